@@ -1,0 +1,13 @@
+"""The session model: pure Python, never imports Textual.
+
+Layers, bottom up: ``records`` (one line → JSON object or a reason it is
+bad), ``line_index`` (byte offsets of lines, torn tail, reload detection),
+``formats`` (one adapter per on-disk format), ``tree`` (the entry tree in
+compact arrays), ``context`` and ``tools`` (what the model would be sent and
+whether its tool calls are answered), ``session`` (ties them together).
+"""
+
+from .problems import Problem, ProblemKind
+from .session import Session, SessionError, open_session
+
+__all__ = ["Problem", "ProblemKind", "Session", "SessionError", "open_session"]

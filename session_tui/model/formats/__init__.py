@@ -1,0 +1,27 @@
+"""Format adapters and sniffing (formats.md §8.2)."""
+
+from __future__ import annotations
+
+from .base import Format
+from .chat import FORMAT as CHAT
+from .tree import FORMAT as TREE
+
+FORMATS: dict[str, Format] = {f.name: f for f in (TREE, CHAT)}
+DEFAULT = TREE  # an empty file is an empty native session
+
+
+def get_format(name: str) -> Format:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS)})") from None
+
+
+def sniff(objs: list[dict]) -> Format | None:
+    """The format whose signature the first parsed records match, or None."""
+    if not objs:
+        return None
+    for fmt in FORMATS.values():
+        if fmt.sniff(objs):
+            return fmt
+    return None

@@ -1,0 +1,82 @@
+"""What every format adapter provides. One module per format implements it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..records import JSONDecodeError, describe_bad, loads
+from ..segment import LineKind
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..segment import Segment
+    from ..session import Session
+
+
+def unparsable(raw: bytes, error: Exception, line: int, seg: Segment) -> int:
+    """A line orjson rejected: blank, or bad with a reason."""
+    if not raw.strip():
+        return LineKind.BLANK
+    seg.bad.append((line, describe_bad(raw, error)))
+    return LineKind.BAD
+
+
+def not_an_object(obj, line: int, seg: Segment) -> int:
+    seg.bad.append((line, f"JSON {type(obj).__name__} is not an object"))
+    return LineKind.BAD
+
+
+class Format:
+    """A format adapter: how records of one on-disk format map onto the tree.
+
+    ``classify`` runs once per line while indexing (the hot loop) and records
+    only the entry skeleton; everything else reads full records back by
+    offset on demand (``Session.record``).
+    """
+
+    name = ""
+    #: no ids on disk: each entry's parent is the entry before it
+    linear = False
+
+    def sniff(self, objs: list[dict]) -> bool:
+        """Whether the first parsed records of a file look like this format."""
+        raise NotImplementedError
+
+    def scan_lines(self, pieces: list[bytes], line: int, seg: Segment) -> None:
+        """Parse each line of ``pieces`` (line numbers from ``line``) into
+        ``seg``: the hot loop of indexing, so it stays lean."""
+        kinds = bytearray()
+        classify = self.classify
+        for line, raw in enumerate(pieces, line):
+            try:
+                obj = loads(raw)
+            except JSONDecodeError as exc:
+                kinds.append(unparsable(raw, exc, line, seg))
+                continue
+            kinds.append(classify(obj, line, seg) if type(obj) is dict else not_an_object(obj, line, seg))
+        seg.line_kinds.frombytes(kinds)
+
+    def classify(self, obj: dict, line: int, seg: Segment) -> int:
+        """Record what ``obj`` (line ``line``) adds to ``seg``; return its LineKind."""
+        raise NotImplementedError
+
+    def entry_id(self, record: dict) -> str | None:
+        raise NotImplementedError
+
+    def active_leaf(self, session: Session) -> int:
+        """Entry index of the active leaf, or -1 for an empty session."""
+        raise NotImplementedError
+
+    def context(self, session: Session, leaf: int) -> list[tuple[int, dict]]:
+        """(entry index, message) pairs the model would be sent from ``leaf``."""
+        raise NotImplementedError
+
+    def tool_call_ids(self, message: dict) -> list[str]:
+        """Ids of the tool calls a context message makes."""
+        raise NotImplementedError
+
+    def tool_result_id(self, message: dict) -> str | None:
+        """The call id a context message answers, if it is a tool result."""
+        raise NotImplementedError
+
+    def describe_leaf_rule(self) -> str:
+        raise NotImplementedError

@@ -1,0 +1,50 @@
+"""`chat`: plain OpenAI chat-completions JSONL, one message per line.
+
+No header, ids or parent links: the file is one linear branch, and the
+active leaf is the last message. An optional ``<stem>.meta.json`` sidecar
+is shown as found and never changed (formats.md §2).
+"""
+
+from __future__ import annotations
+
+from ..segment import LineKind
+from . import openai_messages
+from .openai_messages import shape_of
+from .base import Format
+
+
+class ChatFormat(Format):
+    name = "chat"
+    linear = True
+
+    def sniff(self, objs: list[dict]) -> bool:
+        first = objs[0]
+        return "role" in first and "type" not in first
+
+    def classify(self, obj: dict, line: int, seg) -> int:
+        if "role" not in obj:
+            return LineKind.UNKNOWN
+        seg.entry_lines.append(line)
+        seg.shapes.append(shape_of(obj))
+        return LineKind.ENTRY
+
+    def entry_id(self, record: dict) -> str | None:
+        return None
+
+    def active_leaf(self, session) -> int:
+        return session.tree.count - 1
+
+    def context(self, session, leaf: int) -> list[tuple[int, dict]]:
+        return [(i, session.record(i)) for i in range(leaf + 1)]
+
+    def tool_call_ids(self, message: dict) -> list[str]:
+        return openai_messages.tool_call_ids(message)
+
+    def tool_result_id(self, message: dict) -> str | None:
+        return openai_messages.tool_result_id(message)
+
+    def describe_leaf_rule(self) -> str:
+        return "the last message"
+
+
+FORMAT = ChatFormat()

@@ -1,0 +1,33 @@
+"""OpenAI chat-completions messages, shared by the `tree` and `chat` formats."""
+
+from __future__ import annotations
+
+from ..segment import Shape
+
+_OF_ROLE = Shape.OF_ROLE
+_OTHER = Shape.OTHER
+_CALLS = Shape.CALLS
+
+
+def shape_of(message) -> int:
+    """Shape byte (role and tool flags) of one OpenAI chat message."""
+    if type(message) is not dict:
+        return Shape.NONE
+    shape = _OF_ROLE.get(message.get("role"), _OTHER)
+    if message.get("tool_calls"):
+        shape |= _CALLS
+    return shape
+
+
+def tool_call_ids(message: dict) -> list[str]:
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)]
+
+
+def tool_result_id(message: dict) -> str | None:
+    if message.get("role") in ("tool", "function"):
+        call_id = message.get("tool_call_id")
+        return call_id if isinstance(call_id, str) else None
+    return None

@@ -1,0 +1,177 @@
+"""`tree`: session-tui's native format (formats.md §1).
+
+A header line, then an append-only log of ``message`` and ``summary``
+entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
+"""
+
+from __future__ import annotations
+
+from ..segment import LineKind, Shape
+from . import openai_messages
+from .openai_messages import shape_of
+from ..records import JSONDecodeError, loads
+from .base import Format, not_an_object, unparsable
+
+SUMMARY_ROLE = "user"
+_SUMMARY = Shape.SUMMARY
+_OTHER = Shape.OTHER
+_CALLS = Shape.CALLS
+_ENTRY_KIND = bytes([LineKind.ENTRY])
+
+
+class TreeFormat(Format):
+    name = "tree"
+
+    def sniff(self, objs: list[dict]) -> bool:
+        first = objs[0]
+        kind = first.get("type")
+        if kind == "session":
+            # pi's header has `timestamp`; ours has `createdAt`.
+            return "createdAt" in first and "timestamp" not in first
+        return kind in ("message", "summary", "active_leaf") and "createdAt" in first
+
+    def scan_lines(self, pieces: list[bytes], line: int, seg) -> None:
+        # Format.scan_lines with classify() inlined for messages, and every
+        # line presumed an entry until shown otherwise: this loop runs once
+        # per line of the file.
+        first = line
+        kinds = bytearray(_ENTRY_KIND) * len(pieces)
+        add_line, add_id, add_shape = seg.entry_lines.append, seg.ids.append, seg.shapes.append
+        far = seg.far
+        of_role = Shape.OF_ROLE
+        last_id = seg._last_id
+        for line, raw in enumerate(pieces, line):
+            try:
+                obj = loads(raw)
+            except JSONDecodeError as exc:
+                kinds[line - first] = unparsable(raw, exc, line, seg)
+                continue
+            if obj.__class__ is not dict:
+                kinds[line - first] = not_an_object(obj, line, seg)
+            elif obj.get("type") == "message" and (eid := obj.get("id")).__class__ is str and eid:
+                message = obj.get("message")
+                if message.__class__ is dict:
+                    shape = of_role.get(message.get("role"), _OTHER)
+                    if message.get("tool_calls"):
+                        shape |= _CALLS
+                else:
+                    shape = 0
+                pid = obj.get("parentId")
+                if pid is None or pid != last_id:
+                    far.append((len(seg.shapes), pid if pid.__class__ is str else None))
+                add_line(line)
+                add_id(eid)
+                add_shape(shape)
+                last_id = eid
+            else:
+                seg._last_id = last_id
+                kinds[line - first] = self.classify(obj, line, seg)
+                last_id = seg._last_id
+        seg._last_id = last_id
+        seg.line_kinds.frombytes(kinds)
+
+    def classify(self, obj: dict, line: int, seg) -> int:
+        kind = obj.get("type")
+        if kind == "message" or kind == "summary":
+            eid = obj.get("id")
+            if eid.__class__ is not str or not eid:
+                seg.bad.append((line, f"{kind} record without an id"))
+                return LineKind.BAD
+            pid = obj.get("parentId")
+            shape = shape_of(obj.get("message")) if kind == "message" else _SUMMARY
+            seg.add_entry(line, eid, pid if pid.__class__ is str else None, shape)
+            return LineKind.ENTRY
+        if kind == "active_leaf":
+            seg.pointers.append((line, obj.get("activeLeafId")))
+            return LineKind.POINTER
+        if kind == "session":
+            if seg.header is None:
+                seg.header = obj
+            return LineKind.HEADER
+        return LineKind.UNKNOWN
+
+    def entry_id(self, record: dict) -> str | None:
+        return record.get("id")
+
+    def active_leaf(self, session) -> int:
+        """The later in file order of the last entry and the last pointer
+        whose target exists (§1.5)."""
+        tree = session.tree
+        if not tree.count:
+            return -1
+        last_line = tree.entry_line[tree.count - 1]
+        for line, target in reversed(session.pointers):
+            if line < last_line:
+                break
+            found = session.find(target) if isinstance(target, str) else None
+            if found is not None:
+                return found
+        return tree.count - 1
+
+    def context(self, session, leaf: int) -> list[tuple[int, dict]]:
+        return build_context(session, leaf)[0]
+
+    def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
+        return build_context(session, leaf)[1]
+
+    def tool_call_ids(self, message: dict) -> list[str]:
+        return openai_messages.tool_call_ids(message)
+
+    def tool_result_id(self, message: dict) -> str | None:
+        return openai_messages.tool_result_id(message)
+
+    def describe_leaf_rule(self) -> str:
+        return "the later of the last entry and the last valid active_leaf pointer"
+
+
+def build_context(session, leaf: int) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
+    """Messages for ``leaf`` with summaries applied (§1.6), and notes about
+    summaries that could not be applied (0-based line, text)."""
+    tree = session.tree
+    path = tree.path_to(leaf)
+    shapes = tree.shape
+    summaries = [k for k, e in enumerate(path) if shapes[e] & _SUMMARY]
+    notes: list[tuple[int, str]] = []
+    texts: dict[int, str] = {}
+    ranges: dict[int, tuple[int, int]] = {}
+    if summaries:
+        position = {e: k for k, e in enumerate(path)}
+        for k in summaries:
+            record = session.record(path[k])
+            text = record.get("summary")
+            texts[k] = text if isinstance(text, str) else ""
+            from_id, to_id = record.get("fromId"), record.get("toId")
+            if from_id is None and to_id is None:
+                ranges[k] = (0, k - 1)
+                continue
+            a = position.get(session.find(from_id)) if isinstance(from_id, str) else None
+            b = position.get(session.find(to_id)) if isinstance(to_id, str) else None
+            if a is None or b is None or a > b or b >= k:
+                notes.append((tree.entry_line[path[k]],
+                              "summary range fromId..toId is not on the path before it; not applied"))
+                continue
+            ranges[k] = (a, b)
+    # A summary inside a later summary's range disappears with that range.
+    live: list[tuple[int, int, int]] = []
+    for k in reversed(summaries):
+        if k in ranges and not any(a <= k <= b for _, a, b in live):
+            live.append((k, *ranges[k]))
+    hidden = bytearray(len(path))
+    starts: dict[int, list[int]] = {}
+    for k, a, b in live:
+        hidden[a:b + 1] = b"\x01" * (b + 1 - a)
+        starts.setdefault(max(a, 0) if b >= a else k, []).append(k)
+    out: list[tuple[int, dict]] = []
+    for k, entry in enumerate(path):
+        for s in sorted(starts.get(k, ())):
+            out.append((path[s], {"role": SUMMARY_ROLE, "content": texts[s]}))
+        if hidden[k] or shapes[entry] & _SUMMARY:
+            continue
+        message = session.record(entry).get("message")
+        if isinstance(message, dict):
+            message = {key: value for key, value in message.items() if key != "usage"}
+            out.append((entry, message))
+    return out, notes
+
+
+FORMAT = TreeFormat()

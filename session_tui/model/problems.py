@@ -1,0 +1,26 @@
+"""Problems found in a session file, as reported by `check` and the UI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class ProblemKind(str, Enum):
+    TORN_TAIL = "torn_tail"
+    BAD_LINE = "bad_line"
+    MISSING_PARENT = "missing_parent"
+    CYCLE = "cycle"
+    DUPLICATE_ID = "duplicate_id"
+    DANGLING_TOOL_CALL = "dangling_tool_call"
+    ORPHAN_TOOL_RESULT = "orphan_tool_result"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    line: int  # 1-based physical line
+    kind: ProblemKind
+    message: str
+
+    def as_json(self) -> dict:
+        return {"kind": self.kind.value, "line": self.line, "message": self.message}

@@ -1,0 +1,42 @@
+"""Turning one physical line into a JSON object, or saying why it is bad."""
+
+from __future__ import annotations
+
+import orjson
+
+BOM = b"\xef\xbb\xbf"
+JSONDecodeError = orjson.JSONDecodeError
+loads = orjson.loads
+
+
+class BadLine(Exception):
+    """A line that is not one JSON object; ``str()`` is the reason."""
+
+
+def is_blank(raw: bytes) -> bool:
+    return not raw.strip()
+
+
+def describe_bad(raw: bytes, error: Exception | None) -> str:
+    """A short, human reason for a line that did not parse as one object."""
+    if b"\x00" in raw:
+        return f"NUL bytes in line ({raw.count(0)} of {len(raw)} bytes)"
+    if error is None:
+        return "not a JSON object"
+    text = str(error)
+    if "trailing characters" in text:
+        return "two JSON values fused on one line (" + text.split(":", 1)[-1].strip() + ")"
+    if "UTF-8" in text or "utf-8" in text:
+        return "invalid UTF-8"
+    return "invalid JSON: " + text
+
+
+def parse_object(raw: bytes) -> dict:
+    """Parse one line; raise BadLine with a reason unless it is a JSON object."""
+    try:
+        obj = loads(raw)
+    except JSONDecodeError as exc:
+        raise BadLine(describe_bad(raw, exc)) from None
+    if type(obj) is not dict:
+        raise BadLine(f"JSON {type(obj).__name__} is not an object")
+    return obj

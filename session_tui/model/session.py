@@ -1,0 +1,361 @@
+"""A session file: its line index, format, entry tree and problems.
+
+``Session.refresh()`` reads only the bytes appended since the last call;
+when the file shrank, was replaced or its first line changed, it reloads
+from scratch. Full records are read back by offset (``os.pread``) when they
+are asked for; only the skeleton of each entry is kept in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from typing import Callable
+
+from . import parallel
+from .formats import DEFAULT, Format, get_format, sniff
+from .line_index import LineIndex
+from .problems import Problem, ProblemKind
+from .records import BOM, BadLine, is_blank, parse_object
+from .segment import LineBlocks, LineKind, Segment, scan
+from .tools import ToolIssue, pair_tool_calls
+from .tree import SessionTree
+
+SNIFF_RECORDS = 5
+SNIFF_MAX_BYTES = 64 << 20
+
+
+class SessionError(Exception):
+    """A file that cannot be read as a session; ``str()`` is a one-line reason."""
+
+
+class Cancelled(Exception):
+    """Indexing was stopped by ``should_stop``; the session holds a valid prefix."""
+
+
+@dataclass
+class Change:
+    """What one ``refresh()`` did."""
+
+    new_entries: int = 0
+    reloaded: str | None = None  # why the file was read again from the start
+    grew: bool = False
+
+
+class Session:
+    def __init__(self, path: str | os.PathLike, format: str | None = None, *, parallel_ok: bool = True):
+        self.path = os.fspath(path)
+        self._forced = get_format(format) if format else None
+        self.parallel_ok = parallel_ok
+        self._fd: int | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.format: Format | None = self._forced
+        self.lines = LineIndex()
+        self.tree = SessionTree(linear=bool(self.format and self.format.linear))
+        self.pointers: list[tuple[int, object]] = []
+        self.bad: list[tuple[int, str]] = []
+        self.header: dict | None = None
+        self._context_cache: tuple | None = None
+
+    # -- lifecycle ----------------------------------------------------------------
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _open(self) -> tuple[int, os.stat_result]:
+        try:
+            path_stat = os.stat(self.path)
+        except FileNotFoundError:
+            raise SessionError(f"{self.path}: no such file") from None
+        except OSError as exc:
+            raise SessionError(f"{self.path}: {exc.strerror or exc}") from None
+        if stat.S_ISDIR(path_stat.st_mode):
+            raise SessionError(f"{self.path}: is a directory")
+        if self._fd is not None:
+            st = os.fstat(self._fd)
+            if (st.st_dev, st.st_ino) == (path_stat.st_dev, path_stat.st_ino):
+                return self._fd, st
+            self.close()
+        try:
+            self._fd = os.open(self.path, os.O_RDONLY)
+        except OSError as exc:
+            raise SessionError(f"{self.path}: {exc.strerror or exc}") from None
+        return self._fd, os.fstat(self._fd)
+
+    # -- reading ------------------------------------------------------------------
+    def refresh(self, should_stop: Callable[[], bool] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Change:
+        """Index what was appended since the last call (everything, the first
+        time). ``should_stop`` is polled between blocks (raise Cancelled);
+        ``progress(done, total)`` is called after each block."""
+        change = Change()
+        before = self.tree.count
+        fd, st = self._open()
+        reason = self.lines.changed(fd, st)
+        if reason:
+            self._reset()
+            change.reloaded = reason
+            before = 0
+        lines = self.lines
+        size = st.st_size
+        if lines.open_end and size > lines.end:
+            if os.pread(fd, 1, lines.end) == b"\n":
+                lines.end += 1
+                lines.open_end = False
+            else:  # the "complete" last line goes on: read it all again
+                self._reset()
+                change.reloaded = "the last line was extended"
+                before = 0
+                lines = self.lines
+        if size > lines.end + len(lines.torn) or (change.reloaded and size):
+            change.grew = True
+            if self.format is None:
+                self._sniff(fd, size)
+            self._read(fd, lines.end, size, should_stop, progress)
+        lines.remember(fd, st)
+        change.new_entries = self.tree.count - before
+        self._context_cache = None
+        return change
+
+    def _sniff(self, fd: int, size: int) -> None:
+        objs: list[dict] = []
+        pos = 0
+        buf = b""
+        while len(objs) < SNIFF_RECORDS and pos < min(size, SNIFF_MAX_BYTES):
+            block = os.pread(fd, min(1 << 20, size - pos), pos)
+            if not block:
+                break
+            buf += block
+            pos += len(block)
+            *complete, buf = buf.split(b"\n")
+            for raw in complete:
+                if not objs and raw.startswith(BOM):
+                    raw = raw[len(BOM):]
+                try:
+                    objs.append(parse_object(raw))
+                except BadLine:
+                    continue
+        if not objs and buf.strip():
+            try:  # a single record without its newline
+                objs.append(parse_object(buf.removeprefix(BOM)))
+            except BadLine:
+                pass
+        if not objs:
+            if pos >= size and not self._has_complete_line(fd, size):
+                self._set_format(DEFAULT)  # empty, or one torn line
+                return
+            raise SessionError(f"{self.path}: not a session (no JSON object in its first lines)")
+        fmt = sniff(objs)
+        if fmt is None:
+            keys = ", ".join(list(objs[0])[:5])
+            raise SessionError(f"{self.path}: not a recognised session format (first record has keys: {keys})")
+        self._set_format(fmt)
+
+    @staticmethod
+    def _has_complete_line(fd: int, size: int) -> bool:
+        return b"\n" in os.pread(fd, min(size, 1 << 20), 0)
+
+    def _set_format(self, fmt: Format) -> None:
+        self.format = fmt
+        self.tree = SessionTree(linear=fmt.linear)
+
+    def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
+        far = None
+        if self.parallel_ok and start == 0 and stop >= parallel.PARALLEL_MIN_BYTES and parallel.available():
+            # The far part must end at a line end; what follows is read here.
+            window = min(stop, 1 << 20)
+            cut = os.pread(fd, window, stop - window).rfind(b"\n")
+            if cut >= 0:
+                last_nl = stop - window + cut + 1
+                mid = parallel.split_point(fd, 0, last_nl)
+                if mid is not None:
+                    far = (mid, last_nl, parallel.FarScan(self.format.name, self.path, mid, last_nl))
+        try:
+            if far:
+                mid, last_nl, scanner = far
+                self._read_blocks(fd, start, mid, should_stop, progress, stop)
+                seg = scanner.result()
+                far = None
+                if seg is not None:
+                    seg.shift_lines(len(self.lines))
+                    self._merge(seg)
+                    self.lines.end = start = last_nl
+                else:
+                    start = mid
+            self._read_blocks(fd, start, stop, should_stop, progress, stop)
+        finally:
+            if far:
+                far[2].cancel()
+
+    def _read_blocks(self, fd: int, start: int, stop: int, should_stop, progress, total: int) -> None:
+        lines = self.lines
+        blocks = LineBlocks(fd, start, stop)
+        for pieces, base, end in blocks:
+            self._merge(scan(self.format, pieces, base, len(lines)))
+            lines.end = end
+            if progress is not None:
+                progress(end, total)
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+        lines.torn = b""
+        if blocks.fragment and blocks.pos >= stop:
+            self._tail(blocks.fragment)
+
+    def _tail(self, fragment: bytes) -> None:
+        """The bytes after the last newline: a record lacking only its
+        newline is committed; anything else is a torn tail, held back."""
+        lines = self.lines
+        if is_blank(fragment):
+            return
+        raw = fragment[len(BOM):] if lines.end == 0 and fragment.startswith(BOM) else fragment
+        try:
+            parse_object(raw)
+        except BadLine:
+            lines.torn = fragment
+            return
+        base = lines.end
+        self._merge(scan(self.format, [fragment], base, len(lines)))
+        lines.end = base + len(fragment)
+        lines.open_end = True
+
+    def _merge(self, seg: Segment) -> None:
+        lines = self.lines
+        lines.line_starts.extend(seg.line_starts)
+        lines.line_kinds.extend(seg.line_kinds)
+        if seg.header is not None and self.header is None:
+            self.header = seg.header
+        if seg.pointers:
+            self.pointers.extend(seg.pointers)
+        if seg.bad:
+            self.bad.extend(seg.bad)
+        for line, reason in self.tree.extend(seg, self._read_id):
+            if reason == "duplicate id":
+                lines.line_kinds[line] = LineKind.DUPLICATE
+            else:
+                lines.line_kinds[line] = LineKind.BAD
+                self.bad.append((line, reason))
+
+    # -- records ------------------------------------------------------------------
+    def raw_line(self, line: int) -> bytes:
+        """The bytes of 0-based committed ``line`` (no newline)."""
+        offset, length = self.lines.span(line)
+        data = os.pread(self._fd, length, offset)
+        if line == 0 and data.startswith(BOM):
+            data = data[len(BOM):]
+        return data.removesuffix(b"\r")
+
+    def record(self, entry: int) -> dict:
+        """The full record of entry ``entry``, read back from disk."""
+        return parse_object(self.raw_line(self.tree.entry_line[entry]))
+
+    def _read_id(self, entry: int) -> str | None:
+        return self.format.entry_id(self.record(entry))
+
+    def find(self, entry_id: str) -> int | None:
+        """Entry index of ``entry_id``, verified against the record on disk."""
+        if self.format is None or self.format.linear:
+            return None
+        found = self.tree.find(entry_id)
+        if found is not None and self._read_id(found) != entry_id:
+            return None
+        return found
+
+    def line_of(self, entry: int) -> int:
+        """1-based physical line of ``entry``."""
+        return self.tree.entry_line[entry] + 1
+
+    # -- views --------------------------------------------------------------------
+    @property
+    def entries(self) -> int:
+        return self.tree.count
+
+    def active_leaf(self) -> int:
+        return self.format.active_leaf(self) if self.format else -1
+
+    def active_path(self) -> list[int]:
+        leaf = self.active_leaf()
+        return self.tree.path_to(leaf) if leaf >= 0 else []
+
+    def context_items(self, leaf: int | None = None) -> list[tuple[int, dict]]:
+        """(entry, message) pairs the model would be sent from ``leaf``
+        (default: the active leaf), summaries applied."""
+        leaf = self.active_leaf() if leaf is None else leaf
+        if leaf < 0:
+            return []
+        if self._context_cache and self._context_cache[0] == leaf:
+            return self._context_cache[1]
+        items = self.format.context(self, leaf)
+        self._context_cache = (leaf, items)
+        return items
+
+    def context_at(self, leaf: int | None = None) -> list[dict]:
+        """The messages the model would be sent from ``leaf`` (the store
+        design's ``messagesForActiveBranch``)."""
+        return [message for _, message in self.context_items(leaf)]
+
+    def tool_issues(self, leaf: int | None = None) -> tuple[list[ToolIssue], list[ToolIssue]]:
+        """(dangling calls, orphan results) in the context at ``leaf``."""
+        return pair_tool_calls(self.format, self.context_items(leaf)) if self.format else ([], [])
+
+    def notes(self) -> list[tuple[int, str]]:
+        """Things worth knowing that are not problems: ignored pointers,
+        summaries that could not be applied. (1-based line, text)."""
+        out = []
+        for line, target in self.pointers:
+            if not isinstance(target, str) or self.find(target) is None:
+                out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
+        leaf = self.active_leaf()
+        if leaf >= 0 and hasattr(self.format, "context_notes"):
+            out.extend((line + 1, text) for line, text in self.format.context_notes(self, leaf))
+        return sorted(out)
+
+    def problems(self) -> list[Problem]:
+        out: list[Problem] = []
+        lines = self.lines
+        if lines.torn:
+            out.append(Problem(len(lines) + 1, ProblemKind.TORN_TAIL,
+                               f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"))
+        out.extend(Problem(line + 1, ProblemKind.BAD_LINE, reason) for line, reason in self.bad)
+        tree = self.tree
+        for entry, parent_id in tree.missing_parents():
+            out.append(Problem(self.line_of(entry), ProblemKind.MISSING_PARENT,
+                               f"parent {parent_id} not found: shown as a root"))
+        for line, parent_id in tree.cycles:
+            out.append(Problem(line + 1, ProblemKind.CYCLE,
+                               f"parent {parent_id} would close a cycle: link dropped, shown as a root"))
+        for line, entry_id in tree.duplicates:
+            first = tree.find(entry_id)
+            where = f" (first on line {self.line_of(first)})" if first is not None else ""
+            out.append(Problem(line + 1, ProblemKind.DUPLICATE_ID,
+                               f"id {entry_id} already used{where}: this record is ignored"))
+        dangling, orphans = self.tool_issues()
+        out.extend(Problem(self.line_of(d.entry), ProblemKind.DANGLING_TOOL_CALL,
+                           f"tool call {d.call_id} has no result") for d in dangling)
+        out.extend(Problem(self.line_of(o.entry), ProblemKind.ORPHAN_TOOL_RESULT,
+                           f"tool result for {o.call_id} answers no call before it") for o in orphans)
+        out.sort(key=lambda p: (p.line, p.kind.value))
+        return out
+
+
+def open_session(path: str | os.PathLike, format: str | None = None, **kwargs) -> Session:
+    """Open and fully index a session file; raise SessionError with a
+    one-line reason if it cannot be read as one."""
+    session = Session(path, format, **kwargs)
+    session.refresh()
+    return session

@@ -1,0 +1,260 @@
+"""The entry tree in compact arrays: parents, children, roots, leaves.
+
+One slot per entry in each ``array``; the only Python objects per entry are
+in the id lookup (a dict from a 60-bit hash of the id to the entry index).
+Children are implicit where they can be: entry ``i`` whose parent is
+``i - 1`` (a linear run, by far the common case) is recorded only in
+``parent``; any other link also goes into ``_others`` (parent → children),
+which is small: one list per fork. Nothing here is recursive, so a
+200,000-deep chain costs no stack.
+
+Parent links are resolved against the entries seen so far; an entry whose
+parent has not appeared is a root and waits in ``_pending``. If the parent
+appears later in the file the link is made then, unless it would close a
+cycle: the entry stays a root and the cycle is reported. Entries are always
+added in file order, so the result does not depend on how the file was cut
+into reads. ``extend`` takes a whole batch at C speed when the batch has
+nothing unusual in it, and goes entry by entry otherwise.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Callable, Iterator
+
+from .segment import KEY_MASK as _KEY_MASK
+from .segment import Segment, Shape
+
+NONE = -1
+_mask = _KEY_MASK.__and__
+_SUMMARY = Shape.SUMMARY
+
+
+def id_key(entry_id: str) -> int:
+    return hash(entry_id) & _KEY_MASK
+
+
+class SessionTree:
+    def __init__(self, linear: bool = False):
+        self.linear = linear
+        self.entry_line = array("I")  # 0-based physical line of each entry
+        self.parent = array("i")
+        self.shape = array("B")  # role, tool flags, summary bit (segment.Shape)
+        self._by_key: dict[int, int] = {}
+        self._collided: dict[str, int] = {}  # exact ids whose 60-bit key is shared
+        self._pending: dict[int, list[int]] = {}  # parent key -> waiting children
+        self._pending_ids: dict[int, str] = {}  # waiting child -> its parent id
+        self._others: dict[int, list[int]] = {}  # parent -> children not right after it
+        self._adjacent = 0  # entries whose parent is the entry before them
+        self.roots: set[int] = set()
+        self.summaries = 0
+        self.duplicates: list[tuple[int, str]] = []  # (line, id) of dropped records
+        self.cycles: list[tuple[int, str]] = []  # (line, parent id) of broken links
+
+    @property
+    def count(self) -> int:
+        return len(self.parent)
+
+    # -- building -----------------------------------------------------------------
+    def extend(self, seg: Segment, read_id: Callable[[int], str | None]) -> list[tuple[int, str]]:
+        """Add the entries of ``seg`` (in file order).
+
+        Returns (line, reason) of records not added: ids already used (the
+        first one wins). ``read_id(entry)`` reads an entry's id back from
+        disk; it is only called when two ids share a key.
+        """
+        if not seg.shapes:
+            return []
+        if self.linear:
+            self._extend_linear(seg)
+            return []
+        if self._extend_batch(seg):
+            return []
+        return self._extend_one_by_one(seg, read_id)
+
+    def _extend_arrays(self, seg: Segment) -> None:
+        self.entry_line.extend(seg.entry_lines)
+        self.shape.frombytes(seg.shapes)
+        self.summaries += seg.shapes.count(_SUMMARY)
+
+    def _extend_linear(self, seg: Segment) -> None:
+        start, n = self.count, seg.entry_count
+        self._extend_arrays(seg)
+        self.parent.extend(range(start - 1, start + n - 1))
+        if not start:
+            self.roots.add(0)
+        self._adjacent += n - (0 if start else 1)
+
+    def _extend_batch(self, seg: Segment) -> bool:
+        """The whole segment at C speed, if its ids are new and unique, its
+        far parents already known (or null) and nobody waits for its ids.
+        Returns False, having changed nothing, otherwise."""
+        by_key = self._by_key
+        n = seg.entry_count
+        keys = seg.keys if seg.keys is not None and seg.key_check == hash("session-tui") else None
+        if keys is None:
+            keys = list(map(_mask, map(hash, seg.ids)))
+        if not by_key.keys().isdisjoint(keys) or self._collided:
+            return False
+        if self._pending and not self._pending.keys().isdisjoint(keys):
+            return False
+        start = self.count
+        size = len(by_key)
+        by_key.update(zip(keys, range(start, start + n)))
+        far = []
+        for k, pid in seg.far:
+            p = NONE if pid is None else by_key.get(hash(pid) & _KEY_MASK, NONE)
+            if p >= start + k or (p == NONE and pid is not None):
+                far = None  # a forward or missing parent: decide entry by entry
+                break
+            far.append((start + k, p))
+        if far is None or len(by_key) != size + n:
+            for key in keys:
+                by_key.pop(key, None)
+            return False
+        self._extend_arrays(seg)
+        self.parent.extend(range(start - 1, start + n - 1))
+        parent = self.parent
+        adjacent = n
+        for child, p in far:
+            parent[child] = p
+            if p == NONE:
+                self.roots.add(child)
+                adjacent -= 1
+            elif p != child - 1:
+                self._others.setdefault(p, []).append(child)
+                adjacent -= 1
+        self._adjacent += adjacent
+        return True
+
+    def _extend_one_by_one(self, seg: Segment, read_id) -> list[tuple[int, str]]:
+        by_key = self._by_key
+        pending = self._pending
+        collided = self._collided
+        rejected: list[tuple[int, str]] = []
+        for line, eid, pid, shape in zip(seg.entry_lines, seg.ids, seg.parent_ids(), seg.shapes):
+            i = self.count
+            key = hash(eid) & _KEY_MASK
+            other = by_key.get(key)
+            if other is None and not (collided and eid in collided):
+                by_key[key] = i
+            elif other is not None and eid not in collided and read_id(other) != eid:
+                collided[eid] = i  # two ids share a key: not a duplicate
+            else:
+                self.duplicates.append((line, eid))
+                rejected.append((line, "duplicate id"))
+                continue
+            self.entry_line.append(line)
+            self.shape.append(shape)
+            if shape == _SUMMARY:
+                self.summaries += 1
+            self.parent.append(NONE)
+            p = NONE
+            if pid is not None:
+                p = self.find(pid)
+                if p is None:
+                    pending.setdefault(hash(pid) & _KEY_MASK, []).append(i)
+                    self._pending_ids[i] = pid
+                    p = NONE
+                elif p == i:
+                    self.cycles.append((line, pid))
+                    p = NONE
+            if p == NONE:
+                self.roots.add(i)
+            else:
+                self._link(i, p)
+            if pending:
+                waiting = pending.pop(key, None)
+                if waiting:
+                    self._adopt(i, waiting)
+        return rejected
+
+    def _link(self, child: int, parent: int) -> None:
+        self.parent[child] = parent
+        self.roots.discard(child)
+        if parent == child - 1:
+            self._adjacent += 1
+        else:
+            self._others.setdefault(parent, []).append(child)
+
+    def _adopt(self, parent: int, waiting: list[int]) -> None:
+        """``parent`` just appeared: link the entries that named it."""
+        for child in waiting:
+            pid = self._pending_ids.pop(child)
+            if self._is_ancestor(child, parent):
+                self.cycles.append((self.entry_line[child], pid))
+            else:
+                self._link(child, parent)
+
+    def _is_ancestor(self, candidate: int, node: int) -> bool:
+        parent = self.parent
+        while node != NONE:
+            if node == candidate:
+                return True
+            node = parent[node]
+        return False
+
+    # -- queries ------------------------------------------------------------------
+    def find(self, entry_id: str) -> int | None:
+        """Entry index of ``entry_id`` (unverified: see ``Session.find``)."""
+        if self._collided:
+            hit = self._collided.get(entry_id)
+            if hit is not None:
+                return hit
+        return self._by_key.get(hash(entry_id) & _KEY_MASK)
+
+    def _has_next_child(self, entry: int) -> bool:
+        return entry + 1 < len(self.parent) and self.parent[entry + 1] == entry
+
+    def children(self, entry: int) -> list[int]:
+        """Children of ``entry`` in file order."""
+        out = [entry + 1] if self._has_next_child(entry) else []
+        others = self._others.get(entry)
+        if others:
+            out.extend(others)
+            out.sort()
+        return out
+
+    def child_count(self, entry: int) -> int:
+        return self._has_next_child(entry) + len(self._others.get(entry, ()))
+
+    def is_leaf(self, entry: int) -> bool:
+        return self.child_count(entry) == 0
+
+    def is_branch_point(self, entry: int) -> bool:
+        return self.child_count(entry) >= 2
+
+    @property
+    def leaves(self) -> int:
+        with_children = self._adjacent + sum(1 for p in self._others if not self._has_next_child(p))
+        return self.count - with_children
+
+    @property
+    def branch_points(self) -> int:
+        return sum(1 for p, kids in self._others.items() if len(kids) + self._has_next_child(p) >= 2)
+
+    def branch_point_entries(self) -> list[int]:
+        return sorted(p for p, kids in self._others.items() if len(kids) + self._has_next_child(p) >= 2)
+
+    def path_to(self, leaf: int) -> list[int]:
+        """Entry indexes root → ``leaf``."""
+        path = []
+        parent = self.parent
+        node = leaf
+        while node != NONE:
+            path.append(node)
+            node = parent[node]
+        path.reverse()
+        return path
+
+    def missing_parents(self) -> Iterator[tuple[int, str]]:
+        """(entry, parent id) of entries whose parent never appeared."""
+        return iter(sorted(self._pending_ids.items()))
+
+    def leaf_entries(self) -> Iterator[int]:
+        """Every leaf, in file order (O(entries))."""
+        parent = self.parent
+        n = len(parent)
+        for i in range(n):
+            if not (i + 1 < n and parent[i + 1] == i) and i not in self._others:
+                yield i
