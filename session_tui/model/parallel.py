@@ -18,7 +18,7 @@ import os
 from .segment import Segment, scan_file_range
 
 PARALLEL_MIN_BYTES = 48 << 20
-FIRST_SHARE = 0.42  # this process also merges, so it scans a little less
+FIRST_SHARE = 0.47  # this process also merges the child's part
 
 
 def available() -> bool:
