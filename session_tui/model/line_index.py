@@ -43,7 +43,7 @@ class LineIndex:
             return None
         if (st.st_dev, st.st_ino) != self.identity:
             return "the file was replaced"
-        if st.st_size < self.end + len(self.torn):
+        if st.st_size < self.end:
             return "the file shrank"
         if self.head and os.pread(fd, len(self.head), 0) != self.head:
             return "the first line changed"

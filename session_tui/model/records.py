@@ -24,6 +24,9 @@ def describe_bad(raw: bytes, error: Exception | None) -> str:
     if error is None:
         return "not a JSON object"
     text = str(error)
+    head = raw[:8]
+    if len(head) == 8 and raw.find(head, 1) > 0:
+        return "two records fused on one line (a torn write, then the next record appended to it)"
     if "trailing characters" in text:
         return "two JSON values fused on one line (" + text.split(":", 1)[-1].strip() + ")"
     if "UTF-8" in text or "utf-8" in text:

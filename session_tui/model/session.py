@@ -41,6 +41,7 @@ class Change:
     new_entries: int = 0
     reloaded: str | None = None  # why the file was read again from the start
     grew: bool = False
+    bytes_read: int = 0  # bytes of the file this refresh scanned
 
 
 class Session:
@@ -48,11 +49,13 @@ class Session:
         self.path = os.fspath(path)
         self._forced = get_format(format) if format else None
         self.parallel_ok = parallel_ok
+        self.bytes_scanned = 0  # over the life of this object, reloads included
         self._fd: int | None = None
         self._reset()
 
     def _reset(self) -> None:
         self.format: Format | None = self._forced
+        self._guessed = False  # format assumed for a file with no complete line yet
         self.lines = LineIndex()
         self.tree = SessionTree(linear=bool(self.format and self.format.linear))
         self.pointers: list[tuple[int, object]] = []
@@ -106,6 +109,7 @@ class Session:
         ``progress(done, total)`` is called after each block."""
         change = Change()
         before = self.tree.count
+        scanned = self.bytes_scanned
         fd, st = self._open()
         reason = self.lines.changed(fd, st)
         if reason:
@@ -123,13 +127,16 @@ class Session:
                 change.reloaded = "the last line was extended"
                 before = 0
                 lines = self.lines
-        if size > lines.end + len(lines.torn) or (change.reloaded and size):
-            change.grew = True
-            if self.format is None:
+        if change.reloaded or size != lines.end + len(lines.torn):
+            change.grew = size > lines.end + len(lines.torn)
+            if self.format is None or (self._guessed and not len(lines)):
                 self._sniff(fd, size)
             self._read(fd, lines.end, size, should_stop, progress)
+        elif self.format is None:  # an empty file: an empty native session, for now
+            self._set_format(DEFAULT, guessed=True)
         lines.remember(fd, st)
         change.new_entries = self.tree.count - before
+        change.bytes_read = self.bytes_scanned - scanned
         self._context_cache = None
         return change
 
@@ -158,7 +165,7 @@ class Session:
                 pass
         if not objs:
             if pos >= size and not self._has_complete_line(fd, size):
-                self._set_format(DEFAULT)  # empty, or one torn line
+                self._set_format(DEFAULT, guessed=True)  # one torn line: decide when it completes
                 return
             raise SessionError(f"{self.path}: not a session (no JSON object in its first lines)")
         fmt = sniff(objs)
@@ -171,8 +178,9 @@ class Session:
     def _has_complete_line(fd: int, size: int) -> bool:
         return b"\n" in os.pread(fd, min(size, 1 << 20), 0)
 
-    def _set_format(self, fmt: Format) -> None:
+    def _set_format(self, fmt: Format, guessed: bool = False) -> None:
         self.format = fmt
+        self._guessed = guessed
         self.tree = SessionTree(linear=fmt.linear)
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
@@ -196,6 +204,7 @@ class Session:
                     seg.shift_lines(len(self.lines))
                     self._merge(seg)
                     self.lines.end = start = last_nl
+                    self.bytes_scanned += last_nl - mid
                 else:
                     start = mid
             self._read_blocks(fd, start, stop, should_stop, progress, stop)
@@ -213,6 +222,7 @@ class Session:
                 progress(end, total)
             if should_stop is not None and should_stop():
                 raise Cancelled()
+        self.bytes_scanned += blocks.pos - start
         lines.torn = b""
         if blocks.fragment and blocks.pos >= stop:
             self._tail(blocks.fragment)
@@ -279,6 +289,19 @@ class Session:
     def line_of(self, entry: int) -> int:
         """1-based physical line of ``entry``."""
         return self.tree.entry_line[entry] + 1
+
+    def sidecar(self) -> tuple[str, dict] | None:
+        """(path, object) of the format's metadata sidecar when it exists and
+        holds a JSON object; it is shown, never required, never changed."""
+        path = self.format.sidecar_path(self.path) if self.format else None
+        if not path:
+            return None
+        try:
+            with open(path, "rb") as f:
+                obj = parse_object(f.read(1 << 20).strip())
+        except (OSError, BadLine):
+            return None
+        return path, obj
 
     # -- views --------------------------------------------------------------------
     @property

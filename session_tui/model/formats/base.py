@@ -80,3 +80,7 @@ class Format:
 
     def describe_leaf_rule(self) -> str:
         raise NotImplementedError
+
+    def sidecar_path(self, path: str) -> str | None:
+        """A metadata file that belongs to the session file, if the format has one."""
+        return None

@@ -46,5 +46,9 @@ class ChatFormat(Format):
     def describe_leaf_rule(self) -> str:
         return "the last message"
 
+    def sidecar_path(self, path: str) -> str | None:
+        stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
+        return stem + ".meta.json"
+
 
 FORMAT = ChatFormat()

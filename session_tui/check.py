@@ -1,0 +1,157 @@
+"""`session-tui check`: a headless linter over the session model.
+
+One report per session file, as text for people or as one JSON object per
+line (the contract in design.md §4). Exit status: 0 no problems, 1 problems
+found, 2 a path unreadable or not a session.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Iterator, TextIO
+
+import orjson
+
+from .model import Session, SessionError, open_session
+from .model.sanitize import inert
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
+SESSION_SUFFIX = ".jsonl"
+
+
+def session_files(path: str) -> Iterator[str]:
+    """``path`` itself, or every ``*.jsonl`` under a directory (sorted, not
+    following symlinked directories)."""
+    if not os.path.isdir(path):
+        yield path
+        return
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(SESSION_SUFFIX):
+                yield os.path.join(root, name)
+
+
+@dataclass
+class Report:
+    path: str
+    format: str
+    entries: int
+    leaves: int
+    branch_points: int
+    summaries: int
+    active_leaf: str | None
+    active_leaf_line: int | None
+    dangling_tool_calls: list[dict]
+    problems: list[dict]
+    # for people only (not in the JSON contract)
+    context_messages: int = 0
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    sidecar: tuple[str, list[str]] | None = None
+
+    CONTRACT = ("path", "format", "entries", "leaves", "branch_points", "summaries", "active_leaf",
+                "active_leaf_line", "dangling_tool_calls", "problems")
+
+    def as_json(self) -> dict:
+        return {key: getattr(self, key) for key in self.CONTRACT}
+
+
+def report(session: Session, path: str) -> Report:
+    leaf = session.active_leaf()
+    active_id = None
+    if leaf >= 0 and not session.format.linear:
+        active_id = session.format.entry_id(session.record(leaf))
+    dangling, _ = session.tool_issues()
+    return Report(
+        path=path,
+        format=session.format.name,
+        entries=session.entries,
+        leaves=session.tree.leaves,
+        branch_points=session.tree.branch_points,
+        summaries=session.tree.summaries,
+        active_leaf=active_id,
+        active_leaf_line=session.line_of(leaf) if leaf >= 0 else None,
+        dangling_tool_calls=[{"call_id": d.call_id, "line": session.line_of(d.entry)} for d in dangling],
+        problems=[p.as_json() for p in session.problems()],
+        context_messages=len(session.context_items()),
+        notes=session.notes(),
+        sidecar=_sidecar_summary(session),
+    )
+
+
+def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:
+    found = session.sidecar()
+    return (os.path.basename(found[0]), list(found[1])) if found else None
+
+
+_C1 = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
+def to_json_line(rep: Report) -> str:
+    """One JSON line; C1 controls escaped too, so no byte of it acts on a terminal."""
+    text = orjson.dumps(rep.as_json()).decode()
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def to_text(rep: Report) -> str:
+    out = [inert(rep.path, keep_newlines=False)]
+    out.append("  " + " · ".join([
+        f"format {rep.format}", _plural(rep.entries, "entry", "entries"), _plural(rep.leaves, "leaf", "leaves"),
+        _plural(rep.branch_points, "branch point"), _plural(rep.summaries, "summary", "summaries")]))
+    if rep.active_leaf_line is None:
+        out.append("  empty session")
+    else:
+        leaf = inert(rep.active_leaf, keep_newlines=False) if rep.active_leaf else "(no ids in this format)"
+        out.append(f"  active leaf {leaf} (line {rep.active_leaf_line}); "
+                   f"context at leaf: {_plural(rep.context_messages, 'message')}")
+    if rep.sidecar:
+        name, keys = rep.sidecar
+        out.append(f"  sidecar {inert(name, keep_newlines=False)}: "
+                   + inert(", ".join(keys[:12]) or "(empty)", keep_newlines=False))
+    if rep.problems:
+        out.append(f"  {_plural(len(rep.problems), 'problem')}:")
+        for p in rep.problems:
+            out.append(f"    line {p['line']}: {p['kind']}: {inert(p['message'], keep_newlines=False)}")
+    else:
+        out.append("  no problems")
+    for line, text in rep.notes:
+        out.append(f"    note, line {line}: {inert(text, keep_newlines=False)}")
+    return "\n".join(out)
+
+
+def run_check(paths: list[str], *, as_json: bool = False, format: str | None = None,
+              out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    status = EXIT_OK
+    first = True
+    for given in paths:
+        found = False
+        for path in session_files(given):
+            found = True
+            try:
+                with open_session(path, format) as session:
+                    rep = report(session, path)
+            except SessionError as exc:
+                print(f"session-tui check: {inert(str(exc), keep_newlines=False)}", file=err)
+                status = EXIT_ERROR
+                continue
+            if as_json:
+                print(to_json_line(rep), file=out)
+            else:
+                if not first:
+                    print(file=out)
+                print(to_text(rep), file=out)
+            first = False
+            if rep.problems and status == EXIT_OK:
+                status = EXIT_PROBLEMS
+        if not found:
+            print(f"session-tui check: {inert(given, keep_newlines=False)}: no session files (*.jsonl) in it",
+                  file=err)
+            status = EXIT_ERROR
+    return status
