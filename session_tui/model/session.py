@@ -20,7 +20,7 @@ from .problems import Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object
 from .segment import LineBlocks, LineKind, Segment, scan
 from .tools import ToolIssue, pair_tool_calls
-from .tree import SessionTree
+from .tree import NeedsIds, SessionTree
 
 SNIFF_RECORDS = 5
 SNIFF_MAX_BYTES = 64 << 20
@@ -200,13 +200,16 @@ class Session:
                 self._read_blocks(fd, start, mid, should_stop, progress, stop)
                 seg = scanner.result()
                 far = None
+                start = mid
                 if seg is not None:
                     seg.shift_lines(len(self.lines))
-                    self._merge(seg)
+                    try:
+                        self._merge(seg)
+                    except NeedsIds:  # duplicates or links across the halves: rescan here
+                        seg = None
+                if seg is not None:
                     self.lines.end = start = last_nl
                     self.bytes_scanned += last_nl - mid
-                else:
-                    start = mid
             self._read_blocks(fd, start, stop, should_stop, progress, stop)
         finally:
             if far:
@@ -245,16 +248,25 @@ class Session:
         lines.open_end = True
 
     def _merge(self, seg: Segment) -> None:
+        """Add a scanned segment. The tree may refuse a segment from the scan
+        worker (NeedsIds): then the lines are taken back out."""
         lines = self.lines
+        before = len(lines)
         lines.line_starts.extend(seg.line_starts)
         lines.line_kinds.extend(seg.line_kinds)
+        try:
+            rejected = self.tree.extend(seg, self._read_id)
+        except NeedsIds:
+            del lines.line_starts[before:]
+            del lines.line_kinds[before:]
+            raise
         if seg.header is not None and self.header is None:
             self.header = seg.header
         if seg.pointers:
             self.pointers.extend(seg.pointers)
         if seg.bad:
             self.bad.extend(seg.bad)
-        for line, reason in self.tree.extend(seg, self._read_id):
+        for line, reason in rejected:
             if reason == "duplicate id":
                 lines.line_kinds[line] = LineKind.DUPLICATE
             else:

@@ -30,6 +30,11 @@ _mask = _KEY_MASK.__and__
 _SUMMARY = Shape.SUMMARY
 
 
+class NeedsIds(Exception):
+    """A segment scanned elsewhere (ids left out) cannot take the fast path:
+    scan that part again here."""
+
+
 def id_key(entry_id: str) -> int:
     return hash(entry_id) & _KEY_MASK
 
@@ -70,6 +75,8 @@ class SessionTree:
             return []
         if self._extend_batch(seg):
             return []
+        if len(seg.ids) != seg.entry_count:
+            raise NeedsIds()
         return self._extend_one_by_one(seg, read_id)
 
     def _extend_arrays(self, seg: Segment) -> None:

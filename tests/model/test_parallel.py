@@ -1,0 +1,45 @@
+"""The two-process initial index gives exactly the sequential result."""
+
+from __future__ import annotations
+
+import pytest
+
+from session_tui.model import Session, parallel
+
+from .helpers import chain, message, pointer
+from .test_properties import snapshot
+
+
+@pytest.fixture
+def parallel_always(monkeypatch):
+    if not parallel.available():
+        pytest.skip("needs two cores and fork")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+
+
+def both_ways(path) -> tuple[dict, dict, int]:
+    with Session(path, parallel_ok=False) as one:
+        one.refresh()
+        sequential = snapshot(one)
+    with Session(path) as two:
+        change = two.refresh()
+        return sequential, snapshot(two), change.bytes_read
+
+
+def test_plain_chain(tmp_path, parallel_always):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(5000) + message("x", "m10") + pointer("m20") + b"{bad\n" + message("y", "m4999"))
+    sequential, split, read = both_ways(path)
+    assert split == sequential and read == path.stat().st_size
+
+
+@pytest.mark.parametrize("second_half", [
+    message("m3", "m2"),  # a duplicate of an id in the first half
+    message("late-parent", None),  # the first half waits for it (forward reference)
+])
+def test_across_the_halves_falls_back_to_a_local_scan(tmp_path, parallel_always, second_half):
+    path = tmp_path / "s.jsonl"
+    first = chain(3000) + message("waiting", "late-parent")
+    path.write_bytes(first + chain(3000, prefix="n")[len(chain(0)):] + second_half + b'{"type":"mess')
+    sequential, split, _ = both_ways(path)
+    assert split == sequential

@@ -1,0 +1,35 @@
+"""The model never imports Textual (design.md §3)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import REPO
+
+MODEL = REPO / "session_tui" / "model"
+
+
+def test_importing_the_model_and_check_loads_no_textual():
+    code = ("import sys, session_tui.model, session_tui.check, session_tui.cli; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
+            "print(bad); raise SystemExit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_model_module_names_textual_or_the_ui():
+    for path in MODEL.rglob("*.py"):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+                if node.level and node.module and node.module.startswith("ui"):
+                    names.append("ui")
+            for name in names:
+                assert not name.startswith(("textual", "rich", "session_tui.ui")), f"{path}: imports {name}"
