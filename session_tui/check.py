@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, TextIO
+from typing import TextIO
 
 import orjson
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class ProblemKind(str, Enum):
+class ProblemKind(StrEnum):
     TORN_TAIL = "torn_tail"
     BAD_LINE = "bad_line"
     MISSING_PARENT = "missing_parent"

@@ -15,7 +15,6 @@ from itertools import accumulate, chain
 
 from .records import BOM
 
-
 BLOCK = 8 << 20
 KEY_MASK = (1 << 60) - 1  # id keys below 2**60 are the smallest Python ints that hold them
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from . import parallel
 from .formats import DEFAULT, Format, get_format, sniff

@@ -20,7 +20,7 @@ nothing unusual in it, and goes entry by entry otherwise.
 from __future__ import annotations
 
 from array import array
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from .segment import KEY_MASK as _KEY_MASK
 from .segment import Segment, Shape
@@ -107,7 +107,7 @@ class SessionTree:
             return False
         start = self.count
         size = len(by_key)
-        by_key.update(zip(keys, range(start, start + n)))
+        by_key.update(zip(keys, range(start, start + n), strict=True))
         far = []
         for k, pid in seg.far:
             p = NONE if pid is None else by_key.get(hash(pid) & _KEY_MASK, NONE)
@@ -139,7 +139,7 @@ class SessionTree:
         pending = self._pending
         collided = self._collided
         rejected: list[tuple[int, str]] = []
-        for line, eid, pid, shape in zip(seg.entry_lines, seg.ids, seg.parent_ids(), seg.shapes):
+        for line, eid, pid, shape in zip(seg.entry_lines, seg.ids, seg.parent_ids(), seg.shapes, strict=True):
             i = self.count
             key = hash(eid) & _KEY_MASK
             other = by_key.get(key)

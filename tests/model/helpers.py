@@ -26,7 +26,8 @@ def summary(eid: str, parent: str | None, text: str = "sum", from_id=None, to_id
 
 
 def pointer(target: str) -> bytes:
-    return orjson.dumps({"type": "active_leaf", "activeLeafId": target, "createdAt": "2026-03-14T11:06:00.000Z"}) + b"\n"
+    record = {"type": "active_leaf", "activeLeafId": target, "createdAt": "2026-03-14T11:06:00.000Z"}
+    return orjson.dumps(record) + b"\n"
 
 
 def call(eid: str, parent: str | None, *call_ids: str) -> bytes:

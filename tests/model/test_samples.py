@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from session_tui.model import open_session
-
 from tests.support import SAMPLES, check_json
 
 TREE = SAMPLES / "tree"

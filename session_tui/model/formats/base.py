@@ -41,12 +41,12 @@ class Format:
         """Whether the first parsed records of a file look like this format."""
         raise NotImplementedError
 
-    def scan_lines(self, pieces: list[bytes], line: int, seg: Segment) -> None:
-        """Parse each line of ``pieces`` (line numbers from ``line``) into
+    def scan_lines(self, pieces: list[bytes], first_line: int, seg: Segment) -> None:
+        """Parse each line of ``pieces`` (line numbers from ``first_line``) into
         ``seg``: the hot loop of indexing, so it stays lean."""
         kinds = bytearray()
         classify = self.classify
-        for line, raw in enumerate(pieces, line):
+        for line, raw in enumerate(pieces, first_line):
             try:
                 obj = loads(raw)
             except JSONDecodeError as exc:

@@ -8,12 +8,11 @@ is shown as found and never changed (formats.md §2).
 from __future__ import annotations
 
 from ..segment import LineKind
-from . import openai_messages
-from .openai_messages import shape_of
 from .base import Format
+from .openai_messages import OpenAIMessages, shape_of
 
 
-class ChatFormat(Format):
+class ChatFormat(OpenAIMessages, Format):
     name = "chat"
     linear = True
 
@@ -36,12 +35,6 @@ class ChatFormat(Format):
 
     def context(self, session, leaf: int) -> list[tuple[int, dict]]:
         return [(i, session.record(i)) for i in range(leaf + 1)]
-
-    def tool_call_ids(self, message: dict) -> list[str]:
-        return openai_messages.tool_call_ids(message)
-
-    def tool_result_id(self, message: dict) -> str | None:
-        return openai_messages.tool_result_id(message)
 
     def describe_leaf_rule(self) -> str:
         return "the last message"

@@ -31,3 +31,13 @@ def tool_result_id(message: dict) -> str | None:
         call_id = message.get("tool_call_id")
         return call_id if isinstance(call_id, str) else None
     return None
+
+
+class OpenAIMessages:
+    """Tool pairing for formats whose messages are OpenAI chat messages."""
+
+    def tool_call_ids(self, message: dict) -> list[str]:
+        return tool_call_ids(message)
+
+    def tool_result_id(self, message: dict) -> str | None:
+        return tool_result_id(message)

@@ -6,11 +6,10 @@ entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
 
 from __future__ import annotations
 
-from ..segment import LineKind, Shape
-from . import openai_messages
-from .openai_messages import shape_of
 from ..records import JSONDecodeError, loads
+from ..segment import LineKind, Shape
 from .base import Format, not_an_object, unparsable
+from .openai_messages import OpenAIMessages, shape_of
 
 SUMMARY_ROLE = "user"
 _SUMMARY = Shape.SUMMARY
@@ -19,7 +18,7 @@ _CALLS = Shape.CALLS
 _ENTRY_KIND = bytes([LineKind.ENTRY])
 
 
-class TreeFormat(Format):
+class TreeFormat(OpenAIMessages, Format):
     name = "tree"
 
     def sniff(self, objs: list[dict]) -> bool:
@@ -30,24 +29,23 @@ class TreeFormat(Format):
             return "createdAt" in first and "timestamp" not in first
         return kind in ("message", "summary", "active_leaf") and "createdAt" in first
 
-    def scan_lines(self, pieces: list[bytes], line: int, seg) -> None:
+    def scan_lines(self, pieces: list[bytes], first_line: int, seg) -> None:
         # Format.scan_lines with classify() inlined for messages, and every
         # line presumed an entry until shown otherwise: this loop runs once
         # per line of the file.
-        first = line
         kinds = bytearray(_ENTRY_KIND) * len(pieces)
         add_line, add_id, add_shape = seg.entry_lines.append, seg.ids.append, seg.shapes.append
         far = seg.far
         of_role = Shape.OF_ROLE
         last_id = seg._last_id
-        for line, raw in enumerate(pieces, line):
+        for line, raw in enumerate(pieces, first_line):
             try:
                 obj = loads(raw)
             except JSONDecodeError as exc:
-                kinds[line - first] = unparsable(raw, exc, line, seg)
+                kinds[line - first_line] = unparsable(raw, exc, line, seg)
                 continue
             if obj.__class__ is not dict:
-                kinds[line - first] = not_an_object(obj, line, seg)
+                kinds[line - first_line] = not_an_object(obj, line, seg)
             elif obj.get("type") == "message" and (eid := obj.get("id")).__class__ is str and eid:
                 message = obj.get("message")
                 if message.__class__ is dict:
@@ -65,7 +63,7 @@ class TreeFormat(Format):
                 last_id = eid
             else:
                 seg._last_id = last_id
-                kinds[line - first] = self.classify(obj, line, seg)
+                kinds[line - first_line] = self.classify(obj, line, seg)
                 last_id = seg._last_id
         seg._last_id = last_id
         seg.line_kinds.frombytes(kinds)
@@ -113,12 +111,6 @@ class TreeFormat(Format):
 
     def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
         return build_context(session, leaf)[1]
-
-    def tool_call_ids(self, message: dict) -> list[str]:
-        return openai_messages.tool_call_ids(message)
-
-    def tool_result_id(self, message: dict) -> str | None:
-        return openai_messages.tool_result_id(message)
 
     def describe_leaf_rule(self) -> str:
         return "the later of the last entry and the last valid active_leaf pointer"
