@@ -3,9 +3,9 @@
 Parsing JSON is most of the cost of indexing and ``orjson`` holds the GIL,
 so on a multi-core machine the initial index of a large file scans its
 second part in a forked process while this process scans the first. The
-child returns a Segment with local line numbers and the id keys already
-hashed (a forked child shares this process's hash seed; ``key_check``
-proves it); the caller shifts and merges it in file order, so the result is
+child returns a Segment with the id keys already hashed (a forked child
+shares this process's hash seed; ``key_check`` proves it); the caller
+merges it in file order, so the result is
 exactly that of one sequential scan. If the child fails, the caller scans
 that part itself.
 """
@@ -18,7 +18,7 @@ import os
 from .segment import Segment, scan_file_range
 
 PARALLEL_MIN_BYTES = 48 << 20
-FIRST_SHARE = 0.47  # this process also merges the child's part
+FIRST_SHARE = 0.5  # of the bytes; this process also merges, the child also counts lines and pickles
 
 
 def available() -> bool:
@@ -29,9 +29,10 @@ def available() -> bool:
     return cores > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def split_point(fd: int, start: int, stop: int, share: float = FIRST_SHARE) -> int | None:
-    """A line start near ``share`` of [start, stop), or None if none is found."""
-    pos = start + int((stop - start) * share)
+def split_point(fd: int, start: int, stop: int, share: float | None = None) -> int | None:
+    """A line start near ``share`` (default FIRST_SHARE) of [start, stop), or
+    None if none is found."""
+    pos = start + int((stop - start) * (FIRST_SHARE if share is None else share))
     while pos < stop:
         block = os.pread(fd, min(1 << 20, stop - pos), pos)
         if not block:
@@ -46,7 +47,7 @@ def split_point(fd: int, start: int, stop: int, share: float = FIRST_SHARE) -> i
 
 def _child(conn, fmt_name: str, path: str, start: int, stop: int) -> None:
     try:
-        conn.send(scan_file_range(fmt_name, path, start, stop, 0))
+        conn.send(scan_file_range(fmt_name, path, start, stop))
     except BaseException as exc:  # report, never hang the parent
         conn.send(RuntimeError(f"scan worker failed: {exc!r}"))
     finally:

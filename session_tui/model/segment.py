@@ -96,13 +96,6 @@ class Segment:
             out[k] = pid
         return out
 
-    def shift_lines(self, delta: int) -> None:
-        """Renumber lines by ``delta`` (a region scanned with local numbers)."""
-        if not delta:
-            return
-        self.entry_lines = array("I", [n + delta for n in self.entry_lines])
-        self.pointers = [(n + delta, t) for n, t in self.pointers]
-        self.bad = [(n + delta, r) for n, r in self.bad]
 
 
 class LineBlocks:
@@ -136,11 +129,7 @@ class LineBlocks:
 
 def scan(fmt, pieces: list[bytes], base_offset: int, base_line: int, seg: Segment | None = None) -> Segment:
     """Scan complete lines ``pieces`` (newlines stripped) that start at byte
-    ``base_offset`` and line ``base_line`` (0-based) of the file.
-
-    A line number is only used to label what is found; a region scanned in
-    another process uses local numbers and is shifted when merged.
-    """
+    ``base_offset`` and line ``base_line`` (0-based) of the file."""
     seg = seg or Segment()
     if not pieces:
         return seg
@@ -153,14 +142,28 @@ def scan(fmt, pieces: list[bytes], base_offset: int, base_line: int, seg: Segmen
     return seg
 
 
-def scan_file_range(fmt_name: str, path: str, start: int, end: int, base_line: int) -> Segment:
+def count_lines(fd: int, stop: int) -> int:
+    """Newlines in bytes [0, stop)."""
+    count = pos = 0
+    while pos < stop:
+        data = os.pread(fd, min(BLOCK, stop - pos), pos)
+        if not data:
+            break
+        count += data.count(b"\n")
+        pos += len(data)
+    return count
+
+
+def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
     """Scan bytes [start, end) of a file (complete lines); runs in a worker
-    process. Returns id keys instead of ids: they are all the merge needs."""
+    process. Line numbers are absolute (the lines before ``start`` are
+    counted first). Returns id keys instead of ids: all the merge needs."""
     from .formats import get_format
 
     fmt = get_format(fmt_name)
     fd = os.open(path, os.O_RDONLY)
     try:
+        base_line = count_lines(fd, start)
         seg = Segment()
         for pieces, base, _end in LineBlocks(fd, start, end):
             scan(fmt, pieces, base, base_line + len(seg.line_kinds), seg)

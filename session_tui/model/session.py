@@ -202,7 +202,6 @@ class Session:
                 far = None
                 start = mid
                 if seg is not None:
-                    seg.shift_lines(len(self.lines))
                     try:
                         self._merge(seg)
                     except NeedsIds:  # duplicates or links across the halves: rescan here

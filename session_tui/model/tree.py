@@ -1,7 +1,11 @@
 """The entry tree in compact arrays: parents, children, roots, leaves.
 
 One slot per entry in each ``array``; the only Python objects per entry are
-in the id lookup (a dict from a 60-bit hash of the id to the entry index).
+in ``_members``, the set of id keys (a 60-bit hash of each id) that finds
+duplicates. An id is found by its key in the recent part of ``_keys`` (an
+array in entry order): parents and pointers almost always name a recent
+entry. The first lookup that misses there builds a full key → entry dict,
+which then replaces the set.
 Children are implicit where they can be: entry ``i`` whose parent is
 ``i - 1`` (a linear run, by far the common case) is recorded only in
 ``parent``; any other link also goes into ``_others`` (parent → children),
@@ -26,6 +30,7 @@ from .segment import KEY_MASK as _KEY_MASK
 from .segment import Segment, Shape
 
 NONE = -1
+RECENT = (128, 4096)  # windows of newest entries a lookup searches before building a full index
 _mask = _KEY_MASK.__and__
 _SUMMARY = Shape.SUMMARY
 
@@ -45,7 +50,8 @@ class SessionTree:
         self.entry_line = array("I")  # 0-based physical line of each entry
         self.parent = array("i")
         self.shape = array("B")  # role, tool flags, summary bit (segment.Shape)
-        self._by_key: dict[int, int] = {}
+        self._keys = array("q")  # id key of each entry
+        self._members: set[int] | dict[int, int] = set()  # id keys; a key -> entry dict once built
         self._collided: dict[str, int] = {}  # exact ids whose 60-bit key is shared
         self._pending: dict[int, list[int]] = {}  # parent key -> waiting children
         self._pending_ids: dict[int, str] = {}  # waiting child -> its parent id
@@ -96,28 +102,27 @@ class SessionTree:
         """The whole segment at C speed, if its ids are new and unique, its
         far parents already known (or null) and nobody waits for its ids.
         Returns False, having changed nothing, otherwise."""
-        by_key = self._by_key
+        members = self._members
         n = seg.entry_count
         keys = seg.keys if seg.keys is not None and seg.key_check == hash("session-tui") else None
         if keys is None:
-            keys = list(map(_mask, map(hash, seg.ids)))
-        if not by_key.keys().isdisjoint(keys) or self._collided:
+            keys = array("q", map(_mask, map(hash, seg.ids)))
+        if self._collided or (isinstance(members, dict) and not members.keys().isdisjoint(keys)):
             return False
         if self._pending and not self._pending.keys().isdisjoint(keys):
             return False
         start = self.count
-        size = len(by_key)
-        by_key.update(zip(keys, range(start, start + n), strict=True))
+        size = len(members)
+        self._add_keys(keys, start)  # a key seen before shows as a size short of size + n
         far = []
         for k, pid in seg.far:
-            p = NONE if pid is None else by_key.get(hash(pid) & _KEY_MASK, NONE)
-            if p >= start + k or (p == NONE and pid is not None):
+            p = NONE if pid is None else self._index_of_key(hash(pid) & _KEY_MASK, start + k)
+            if p is None or p >= start + k:
                 far = None  # a forward or missing parent: decide entry by entry
                 break
             far.append((start + k, p))
-        if far is None or len(by_key) != size + n:
-            for key in keys:
-                by_key.pop(key, None)
+        if far is None or len(self._members) != size + n:
+            self._drop_keys(keys, start)
             return False
         self._extend_arrays(seg)
         self.parent.extend(range(start - 1, start + n - 1))
@@ -135,18 +140,19 @@ class SessionTree:
         return True
 
     def _extend_one_by_one(self, seg: Segment, read_id) -> list[tuple[int, str]]:
-        by_key = self._by_key
         pending = self._pending
         collided = self._collided
         rejected: list[tuple[int, str]] = []
         for line, eid, pid, shape in zip(seg.entry_lines, seg.ids, seg.parent_ids(), seg.shapes, strict=True):
             i = self.count
             key = hash(eid) & _KEY_MASK
-            other = by_key.get(key)
+            other = self._index_of_key(key) if key in self._members else None
             if other is None and not (collided and eid in collided):
-                by_key[key] = i
+                self._add_keys((key,), i)
             elif other is not None and eid not in collided and read_id(other) != eid:
                 collided[eid] = i  # two ids share a key: not a duplicate
+                self._keys.append(key)
+                self._full_index()  # the window search needs unique keys
             else:
                 self.duplicates.append((line, eid))
                 rejected.append((line, "duplicate id"))
@@ -201,6 +207,54 @@ class SessionTree:
             node = parent[node]
         return False
 
+    # -- the id index ---------------------------------------------------------------
+    def _add_keys(self, keys, start: int) -> None:
+        self._keys.extend(keys)
+        if isinstance(self._members, dict):
+            self._members.update(zip(keys, range(start, start + len(keys)), strict=True))
+        else:
+            self._members.update(keys)
+
+    def _drop_keys(self, keys, start: int) -> None:
+        """Undo ``_add_keys(keys, start)`` (rare: the batch goes entry by entry)."""
+        del self._keys[start:]
+        members = self._members
+        if isinstance(members, dict):  # the keys were checked to be new
+            for key in keys:
+                members.pop(key, None)
+            return
+        batch = set(keys)
+        members.difference_update(batch)
+        members.update(key for key in self._keys if key in batch)  # keys that were there before
+
+    def _full_index(self) -> dict[int, int]:
+        """Replace the key set by a key → entry dict (first entry wins)."""
+        if not isinstance(self._members, dict):
+            index: dict[int, int] = {}
+            for i, key in enumerate(self._keys):
+                index.setdefault(key, i)
+            self._members = index
+        return self._members
+
+    def _index_of_key(self, key: int, before: int | None = None) -> int | None:
+        """The entry with id key ``key``; the search starts with the RECENT
+        entries before entry ``before`` (default: the newest)."""
+        members = self._members
+        if isinstance(members, dict):
+            return members.get(key)
+        if key not in members:
+            return None
+        keys = self._keys
+        stop = len(keys) if before is None else before
+        for window in RECENT:
+            start = max(0, stop - window)
+            try:
+                return start + keys[start:stop].index(key)
+            except ValueError:
+                if not start:
+                    return None
+        return self._full_index().get(key)
+
     # -- queries ------------------------------------------------------------------
     def find(self, entry_id: str) -> int | None:
         """Entry index of ``entry_id`` (unverified: see ``Session.find``)."""
@@ -208,7 +262,7 @@ class SessionTree:
             hit = self._collided.get(entry_id)
             if hit is not None:
                 return hit
-        return self._by_key.get(hash(entry_id) & _KEY_MASK)
+        return self._index_of_key(hash(entry_id) & _KEY_MASK)
 
     def _has_next_child(self, entry: int) -> bool:
         return entry + 1 < len(self.parent) and self.parent[entry + 1] == entry
