@@ -15,7 +15,7 @@ from itertools import accumulate, chain
 
 from .records import BOM
 
-BLOCK = 8 << 20
+BLOCK = 1 << 20  # small enough to stay in cache; a longer line is carried over
 KEY_MASK = (1 << 60) - 1  # id keys below 2**60 are the smallest Python ints that hold them
 
 
@@ -106,8 +106,8 @@ class LineBlocks:
     line-length cap: a line longer than a block is carried over.
     """
 
-    def __init__(self, fd: int, start: int, stop: int, block: int = BLOCK):
-        self.fd, self.start, self.stop, self.block = fd, start, stop, block
+    def __init__(self, fd: int, start: int, stop: int, block: int | None = None):
+        self.fd, self.start, self.stop, self.block = fd, start, stop, block or BLOCK
         self.fragment = b""
         self.pos = start
 

@@ -219,13 +219,18 @@ class SessionTree:
         """Undo ``_add_keys(keys, start)`` (rare: the batch goes entry by entry)."""
         del self._keys[start:]
         members = self._members
-        if isinstance(members, dict):  # the keys were checked to be new
-            for key in keys:
-                members.pop(key, None)
-            return
         batch = set(keys)
-        members.difference_update(batch)
-        members.update(key for key in self._keys if key in batch)  # keys that were there before
+        # Take the batch out, then put back the keys that were there before it
+        # (the set or dict may have been replaced by a full index meanwhile).
+        if isinstance(members, dict):
+            for key in batch:
+                members.pop(key, None)
+            for i, key in enumerate(self._keys):
+                if key in batch:
+                    members.setdefault(key, i)
+        else:
+            members.difference_update(batch)
+            members.update(key for key in self._keys if key in batch)
 
     def _full_index(self) -> dict[int, int]:
         """Replace the key set by a key → entry dict (first entry wins)."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_tui.model import Session, SessionError
+from session_tui.model import Session, SessionError, segment, tree
 
 from .helpers import call, header, message, pointer, result, summary
 
@@ -24,7 +25,9 @@ def tree_files(draw) -> bytes:
     ids: list[str] = []
     for i in range(n):
         eid = f"e{i}"
-        parent = draw(st.sampled_from([None] + ids)) if ids else None
+        if ids and draw(st.integers(0, 9)) == 0:
+            eid = draw(st.sampled_from(ids))  # a copied record: duplicate id
+        parent = draw(st.sampled_from([None, "ghost", f"e{i + 1}"] + ids)) if ids else None
         kind = draw(st.sampled_from(["user", "call", "result", "summary", "pointer", "unicode"]))
         if kind == "call":
             lines.append(call(eid, parent, f"c{i}"))
@@ -77,22 +80,38 @@ def read_whole(path: str) -> dict:
 
 
 def assert_links_match_records(s: Session) -> None:
-    """Oracle: in these valid files every parent precedes its child, so each
-    entry's parent is exactly the entry its record names."""
+    """Oracle: an entry whose record names an earlier entry (or nothing) as
+    its parent has exactly that parent; leaves are the childless entries."""
     for i in range(s.entries):
         pid = s.record(i)["parentId"]
-        assert s.tree.parent[i] == (s.find(pid) if pid else -1)
+        named = s.find(pid) if pid else None
+        if named is None or named < i:
+            assert s.tree.parent[i] == (-1 if named is None else named)
     assert s.tree.leaves == sum(1 for i in range(s.entries) if not s.tree.children(i))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@contextmanager
+def read_blocks_of(size: int, recent: tuple = tree.RECENT):
+    """Read the file in blocks of ``size`` bytes (default 1 MiB), and look
+    ids up in windows of ``recent`` entries: small values push small files
+    through the paths big files take (many blocks, the full id index)."""
+    saved = segment.BLOCK, tree.RECENT
+    segment.BLOCK, tree.RECENT = size, recent
+    try:
+        yield
+    finally:
+        segment.BLOCK, tree.RECENT = saved
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.one_of(tree_files(), chat_files()), cuts=st.lists(st.integers(0, 10_000), max_size=8),
-       torn=st.booleans())
-def test_any_split_into_appends_equals_a_whole_read(data, cuts, torn):
+       torn=st.booleans(), block=st.sampled_from([1 << 20, 7, 64, 300]),
+       recent=st.sampled_from([tree.RECENT, (2,), (1, 3)]))
+def test_any_split_into_appends_equals_a_whole_read(data, cuts, torn, block, recent):
     if torn:  # end in a torn fragment too
         data += b'{"type":"message","id":"zz'
     points = sorted({c % (len(data) + 1) for c in cuts} | {len(data)})
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, read_blocks_of(block, recent):
         path = os.path.join(tmp, "s.jsonl")
         with open(path, "wb"):
             pass
@@ -107,6 +126,8 @@ def test_any_split_into_appends_equals_a_whole_read(data, cuts, torn):
                 assert s.entries <= data.count(b"\n") + 1
             incremental = snapshot(s)
         assert incremental == read_whole(path)
+        with read_blocks_of(1 << 20):
+            assert incremental == read_whole(path)
 
 
 @settings(max_examples=300, deadline=None)
