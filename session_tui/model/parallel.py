@@ -3,9 +3,9 @@
 Parsing JSON is most of the cost of indexing and ``orjson`` holds the GIL,
 so on a multi-core machine the initial index of a large file scans its
 second part in a forked process while this process scans the first. The
-child returns a Segment with the id keys already hashed (a forked child
-shares this process's hash seed; ``key_check`` proves it); the caller
-merges it in file order, so the result is
+child returns a Segment numbered from line 0, with the id keys already
+hashed (a forked child shares this process's hash seed; ``key_check``
+proves it); the caller renumbers and merges it in file order, so the result is
 exactly that of one sequential scan. If the child fails, the caller scans
 that part itself.
 """
@@ -18,7 +18,7 @@ import os
 from .segment import Segment, scan_file_range
 
 PARALLEL_MIN_BYTES = 48 << 20
-FIRST_SHARE = 0.5  # of the bytes; this process also merges, the child also counts lines and pickles
+FIRST_SHARE = 0.47  # of the bytes: this process also merges the child's part
 
 
 def available() -> bool:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, islice
 
 from .records import BOM
 
-BLOCK = 1 << 20  # small enough to stay in cache; a longer line is carried over
+READ_BUFFER = 1 << 20  # the line reader's buffer
+BLOCK_LINES = 4096  # lines per scanned block
 KEY_MASK = (1 << 60) - 1  # id keys below 2**60 are the smallest Python ints that hold them
 
 
@@ -89,6 +91,13 @@ class Segment:
     def entry_count(self) -> int:
         return len(self.shapes)
 
+    def shift_lines(self, delta: int) -> None:
+        """Renumber the lines of a segment scanned from line 0 by ``delta``."""
+        if delta:
+            self.entry_lines = array("I", map(delta.__add__, self.entry_lines))
+            self.pointers = [(line + delta, target) for line, target in self.pointers]
+            self.bad = [(line + delta, reason) for line, reason in self.bad]
+
     def parent_ids(self) -> list:
         """Parent id of each entry (rebuilt from ``far``; for the slow path)."""
         out = [None] + self.ids[:-1]
@@ -101,72 +110,68 @@ class Segment:
 class LineBlocks:
     """Iterate over runs of complete lines in bytes [start, stop) of a file.
 
-    Yields (lines, offset of the first, offset after the last newline); the
-    bytes after the last newline are left in ``fragment`` at the end. No
-    line-length cap: a line longer than a block is carried over.
+    Yields (lines, starts, end): up to ``BLOCK_LINES`` lines, each with its
+    newline, their start offsets, and the offset after the last. What
+    follows the last newline before ``stop`` is left in ``fragment``; ``pos``
+    is where reading ended. No line-length cap. A buffered file object reads
+    lines faster than splitting blocks by hand (fewer copies).
     """
 
-    def __init__(self, fd: int, start: int, stop: int, block: int | None = None):
-        self.fd, self.start, self.stop, self.block = fd, start, stop, block or BLOCK
+    def __init__(self, fd: int, start: int, stop: int):
+        self.fd, self.start, self.stop = fd, start, stop
         self.fragment = b""
         self.pos = start
 
     def __iter__(self):
-        fd, stop = self.fd, self.stop
-        carry = b""
-        while self.pos < stop:
-            data = os.pread(fd, min(self.block, stop - self.pos), self.pos)
-            if not data:
-                break
-            self.pos += len(data)
-            buf = carry + data if carry else data
-            pieces = buf.split(b"\n")
-            carry = pieces.pop()
-            if pieces:
-                yield pieces, self.pos - len(buf), self.pos - len(carry)
-        self.fragment = carry
+        stop = self.stop
+        with open(self.fd, "rb", buffering=READ_BUFFER, closefd=False) as f:
+            f.seek(self.start)
+            while self.pos < stop:
+                lines = list(islice(f, BLOCK_LINES))
+                if not lines:
+                    break
+                ends = array("Q", accumulate(map(len, lines), initial=self.pos))
+                if ends[-1] > stop:  # the file grew since it was measured: stop at ``stop``
+                    count = bisect_right(ends, stop) - 1
+                    if ends[count] < stop:
+                        self.fragment = lines[count][: stop - ends[count]]
+                    del lines[count:]
+                    del ends[count + 1:]
+                elif not lines[-1].endswith(b"\n"):  # the end of the file, no newline
+                    self.fragment = lines.pop()
+                    del ends[-1]
+                if lines:
+                    yield lines, ends[:-1], ends[-1]
+                self.pos = ends[-1] + len(self.fragment)
+                if self.fragment:
+                    break
 
 
-def scan(fmt, pieces: list[bytes], base_offset: int, base_line: int, seg: Segment | None = None) -> Segment:
-    """Scan complete lines ``pieces`` (newlines stripped) that start at byte
-    ``base_offset`` and line ``base_line`` (0-based) of the file."""
+def scan(fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | None = None) -> Segment:
+    """Scan complete ``lines`` (newlines kept) starting at byte offsets
+    ``starts``, the first being line ``base_line`` (0-based) of the file."""
     seg = seg or Segment()
-    if not pieces:
+    if not lines:
         return seg
-    seg.line_starts.extend(
-        accumulate(chain((base_offset,), map((1).__add__, map(len, pieces[:-1]))))
-    )
-    if base_offset == 0 and pieces[0].startswith(BOM):
-        pieces[0] = pieces[0][len(BOM):]
-    fmt.scan_lines(pieces, base_line, seg)
+    seg.line_starts.extend(starts)
+    if starts[0] == 0 and lines[0].startswith(BOM):
+        lines[0] = lines[0][len(BOM):]
+    fmt.scan_lines(lines, base_line, seg)
     return seg
-
-
-def count_lines(fd: int, stop: int) -> int:
-    """Newlines in bytes [0, stop)."""
-    count = pos = 0
-    while pos < stop:
-        data = os.pread(fd, min(BLOCK, stop - pos), pos)
-        if not data:
-            break
-        count += data.count(b"\n")
-        pos += len(data)
-    return count
 
 
 def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
     """Scan bytes [start, end) of a file (complete lines); runs in a worker
-    process. Line numbers are absolute (the lines before ``start`` are
-    counted first). Returns id keys instead of ids: all the merge needs."""
+    process. Line numbers start at 0 (the caller shifts them). Returns id
+    keys instead of ids: all the merge needs."""
     from .formats import get_format
 
     fmt = get_format(fmt_name)
     fd = os.open(path, os.O_RDONLY)
     try:
-        base_line = count_lines(fd, start)
         seg = Segment()
-        for pieces, base, _end in LineBlocks(fd, start, end):
-            scan(fmt, pieces, base, base_line + len(seg.line_kinds), seg)
+        for lines, starts, _end in LineBlocks(fd, start, end):
+            scan(fmt, lines, starts, len(seg.line_kinds), seg)
         if seg.ids:
             seg.keys = array("q", map(KEY_MASK.__and__, map(hash, seg.ids)))
             seg.key_check = hash("session-tui")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -202,6 +203,7 @@ class Session:
                 far = None
                 start = mid
                 if seg is not None:
+                    seg.shift_lines(len(self.lines))
                     try:
                         self._merge(seg)
                     except NeedsIds:  # duplicates or links across the halves: rescan here
@@ -217,8 +219,8 @@ class Session:
     def _read_blocks(self, fd: int, start: int, stop: int, should_stop, progress, total: int) -> None:
         lines = self.lines
         blocks = LineBlocks(fd, start, stop)
-        for pieces, base, end in blocks:
-            self._merge(scan(self.format, pieces, base, len(lines)))
+        for block, starts, end in blocks:
+            self._merge(scan(self.format, block, starts, len(lines)))
             lines.end = end
             if progress is not None:
                 progress(end, total)
@@ -242,7 +244,7 @@ class Session:
             lines.torn = fragment
             return
         base = lines.end
-        self._merge(scan(self.format, [fragment], base, len(lines)))
+        self._merge(scan(self.format, [fragment], array("Q", [base]), len(lines)))
         lines.end = base + len(fragment)
         lines.open_end = True
 

@@ -16,7 +16,7 @@ def unparsable(raw: bytes, error: Exception, line: int, seg: Segment) -> int:
     """A line orjson rejected: blank, or bad with a reason."""
     if not raw.strip():
         return LineKind.BLANK
-    seg.bad.append((line, describe_bad(raw, error)))
+    seg.bad.append((line, describe_bad(raw.rstrip(b"\r\n"), error)))
     return LineKind.BAD
 
 
