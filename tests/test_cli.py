@@ -37,6 +37,13 @@ def test_exit_2_for_missing_and_non_session_paths_with_one_line_each(tmp_path):
     assert "not a recognised session format" in lines[3]
 
 
+def test_devices_and_fifos_are_refused(tmp_path):
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    r = run_cli("check", "/dev/zero", str(fifo))
+    assert r.returncode == 2 and r.stderr.count("not a regular file") == 2
+
+
 def test_a_good_file_still_reported_beside_a_bad_path(tmp_path):
     r = run_cli("check", "--json", str(tmp_path / "nope.jsonl"), str(SAMPLES / "chat" / "session-fix-rounding.jsonl"))
     assert r.returncode == 2 and len(r.stdout.splitlines()) == 1

@@ -91,6 +91,8 @@ class Session:
             raise SessionError(f"{self.path}: {exc.strerror or exc}") from None
         if stat.S_ISDIR(path_stat.st_mode):
             raise SessionError(f"{self.path}: is a directory")
+        if not stat.S_ISREG(path_stat.st_mode):
+            raise SessionError(f"{self.path}: not a regular file")
         if self._fd is not None:
             st = os.fstat(self._fd)
             if (st.st_dev, st.st_ino) == (path_stat.st_dev, path_stat.st_ino):
