@@ -51,7 +51,7 @@ class LineIndex:
 
     def remember(self, fd: int, st: os.stat_result) -> None:
         self.identity = (st.st_dev, st.st_ino)
-        if not self.head and self.line_starts:
+        if not self.head and self.line_starts and self.line_starts[0] == 0:
             first_len = self.span(0)[1]
             self.head = os.pread(fd, min(first_len, HEAD_BYTES), 0)
 

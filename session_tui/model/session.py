@@ -46,8 +46,13 @@ class Change:
 
 
 class Session:
-    def __init__(self, path: str | os.PathLike, format: str | None = None, *, parallel_ok: bool = True):
+    def __init__(self, path: str | os.PathLike, format: str | None = None, *, parallel_ok: bool = True,
+                 start: int = 0):
+        """``start``: read from the first line that begins at or after this
+        byte offset (a quick look at the end of a big file; line numbers
+        then count from there, see ``partial``)."""
         self.path = os.fspath(path)
+        self.start = start
         self._forced = get_format(format) if format else None
         self.parallel_ok = parallel_ok
         self.bytes_scanned = 0  # over the life of this object, reloads included
@@ -104,6 +109,14 @@ class Session:
             raise SessionError(f"{self.path}: {exc.strerror or exc}") from None
         return self._fd, os.fstat(self._fd)
 
+    def detect(self) -> str:
+        """Check the file can be read as a session, reading only its first
+        lines; return the format name. Raises SessionError."""
+        fd, st = self._open()
+        if self.format is None and st.st_size:
+            self._sniff(fd, st.st_size)
+        return (self.format or DEFAULT).name
+
     # -- reading ------------------------------------------------------------------
     def refresh(self, should_stop: Callable[[], bool] | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Change:
@@ -130,6 +143,8 @@ class Session:
                 change.reloaded = "the last line was extended"
                 before = 0
                 lines = self.lines
+        if self.start and not len(lines) and not lines.end:
+            lines.end = self._line_start_at(fd, min(self.start, size))
         if change.reloaded or size != lines.end + len(lines.torn):
             change.grew = size > lines.end + len(lines.torn)
             if self.format is None or (self._guessed and not len(lines)):
@@ -176,6 +191,26 @@ class Session:
             keys = ", ".join(list(objs[0])[:5])
             raise SessionError(f"{self.path}: not a recognised session format (first record has keys: {keys})")
         self._set_format(fmt)
+
+    @staticmethod
+    def _line_start_at(fd: int, offset: int) -> int:
+        """The first line start at or after ``offset``."""
+        if offset <= 0:
+            return 0
+        pos = offset - 1
+        while True:
+            block = os.pread(fd, 1 << 16, pos)
+            if not block:
+                return pos
+            cut = block.find(b"\n")
+            if cut >= 0:
+                return pos + cut + 1
+            pos += len(block)
+
+    @property
+    def partial(self) -> bool:
+        """Only the end of the file was read: line numbers are relative."""
+        return bool(len(self.lines) and self.lines.line_starts[0] > 0)
 
     @staticmethod
     def _has_complete_line(fd: int, size: int) -> bool:

@@ -317,6 +317,23 @@ class SessionTree:
         """(entry, parent id) of entries whose parent never appeared."""
         return iter(sorted(self._pending_ids.items()))
 
+    def run_breaks(self) -> list[int]:
+        """Sorted entries at which a linear run ends: the last entry, every
+        entry with a child other than the entry right after it, and every
+        entry whose successor is not its child. Between two breaks, each
+        entry is the parent of the next (O(forks), not O(entries))."""
+        n = self.count
+        if not n:
+            return []
+        ends = {n - 1, *self._others}
+        ends.update(c - 1 for c in self.roots if c)
+        for kids in self._others.values():
+            ends.update(c - 1 for c in kids if c)
+        return sorted(ends)
+
+    def has_other_children(self, entry: int) -> bool:
+        return entry in self._others
+
     def leaf_entries(self) -> Iterator[int]:
         """Every leaf, in file order (O(entries))."""
         parent = self.parent

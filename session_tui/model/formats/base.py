@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..entry_view import EntryView
 from ..records import JSONDecodeError, describe_bad, loads
 from ..segment import LineKind
 
@@ -79,6 +80,10 @@ class Format:
         raise NotImplementedError
 
     def describe_leaf_rule(self) -> str:
+        raise NotImplementedError
+
+    def view(self, record: dict) -> EntryView:
+        """What the view shows of an entry's record."""
         raise NotImplementedError
 
     def sidecar_path(self, path: str) -> str | None:

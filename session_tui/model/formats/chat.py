@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..segment import LineKind
 from .base import Format
-from .openai_messages import OpenAIMessages, shape_of
+from .openai_messages import OpenAIMessages, message_view, shape_of
 
 
 class ChatFormat(OpenAIMessages, Format):
@@ -38,6 +38,9 @@ class ChatFormat(OpenAIMessages, Format):
 
     def describe_leaf_rule(self) -> str:
         return "the last message"
+
+    def view(self, record: dict):
+        return message_view(record)
 
     def sidecar_path(self, path: str) -> str | None:
         stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path

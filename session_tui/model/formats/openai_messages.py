@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..entry_view import EntryView, ToolCall, content_text
 from ..segment import Shape
 
 _OF_ROLE = Shape.OF_ROLE
@@ -41,3 +42,23 @@ class OpenAIMessages:
 
     def tool_result_id(self, message: dict) -> str | None:
         return tool_result_id(message)
+
+
+def message_view(message: dict, **fields) -> EntryView:
+    """An OpenAI chat message as an EntryView."""
+    calls = []
+    raw_calls = message.get("tool_calls")
+    if isinstance(raw_calls, list):
+        for call in raw_calls:
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            arguments = function.get("arguments", "")
+            calls.append(ToolCall(str(call.get("id", "")), str(function.get("name", "?")),
+                                  arguments if isinstance(arguments, str) else str(arguments)))
+    role = message.get("role")
+    usage = message.get("usage")
+    return EntryView(kind="message", role=role if isinstance(role, str) else "?",
+                     text=content_text(message.get("content")), tool_calls=calls,
+                     result_for=tool_result_id(message), tokens=usage if isinstance(usage, dict) else None,
+                     **fields)

@@ -6,10 +6,11 @@ entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
 
 from __future__ import annotations
 
+from ..entry_view import EntryView
 from ..records import JSONDecodeError, loads
 from ..segment import LineKind, Shape
 from .base import Format, not_an_object, unparsable
-from .openai_messages import OpenAIMessages, shape_of
+from .openai_messages import OpenAIMessages, message_view, shape_of
 
 SUMMARY_ROLE = "user"
 _SUMMARY = Shape.SUMMARY
@@ -112,8 +113,22 @@ class TreeFormat(OpenAIMessages, Format):
     def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
         return build_context(session, leaf)[1]
 
+    def view(self, record: dict) -> EntryView:
+        fields = {"id": record.get("id"), "parent_id": record.get("parentId"), "time": record.get("createdAt")}
+        if record.get("type") == "summary":
+            text = record.get("summary")
+            return EntryView(kind="summary", role="summary", text=text if isinstance(text, str) else "",
+                             tokens_before=_int(record.get("tokensBefore")),
+                             tokens_after=_int(record.get("tokensAfter")), **fields)
+        message = record.get("message")
+        return message_view(message if isinstance(message, dict) else {}, **fields)
+
     def describe_leaf_rule(self) -> str:
         return "the later of the last entry and the last valid active_leaf pointer"
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def build_context(session, leaf: int) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:

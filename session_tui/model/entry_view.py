@@ -1,0 +1,50 @@
+"""What the view shows of one entry, the same shape whatever the format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # as recorded (often a JSON string)
+
+
+@dataclass
+class EntryView:
+    kind: str  # "message", "summary", ...
+    role: str  # "user", "assistant", "tool", "system", "summary", ...
+    text: str = ""
+    id: str | None = None
+    parent_id: str | None = None
+    time: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    result_for: str | None = None  # the call id a tool result answers
+    tokens: dict | None = None  # usage as recorded
+    tokens_before: int | None = None  # summaries
+    tokens_after: int | None = None
+
+
+def content_text(content) -> str:
+    """Text of a message ``content``: a string, null, or a list of parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict):
+                kind = part.get("type")
+                if isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+                elif kind in ("image_url", "image", "input_image"):
+                    parts.append("[image]")
+                else:
+                    parts.append(f"[{kind or 'part'}]")
+        return "\n".join(parts)
+    return str(content)

@@ -1,0 +1,105 @@
+"""Finding entries: by text in the file's bytes, and a tool call's partner."""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_left, bisect_right
+
+from .segment import Shape
+
+BLOCK = 1 << 20
+
+
+def _entry_at_line(session, line: int) -> int | None:
+    """The entry on 0-based ``line``, if that line is an entry."""
+    lines = session.tree.entry_line
+    k = bisect_left(lines, line)
+    return k if k < len(lines) and lines[k] == line else None
+
+
+def find_text(session, needle: str, after_entry: int = -1, backwards: bool = False) -> int | None:
+    """The next entry (in file order, wrapping around) after ``after_entry``
+    whose line contains ``needle``, case-insensitively; searches the raw
+    JSON lines, so ids and field values match too."""
+    target = needle.lower().encode()
+    tree, lines = session.tree, session.lines
+    if not target or not tree.count:
+        return None
+    n = tree.count
+    order = (range(after_entry - 1, -1, -1), range(n - 1, after_entry - 1, -1)) if backwards else \
+        (range(after_entry + 1, n), range(0, min(after_entry + 1, n)))
+    for span in order:
+        if not len(span):
+            continue
+        first_line = tree.entry_line[min(span[0], span[-1])]
+        last_line = tree.entry_line[max(span[0], span[-1])]
+        start = lines.line_starts[first_line]
+        stop = sum(lines.span(last_line))
+        found = _scan(session, target, start, stop, backwards)
+        if found is not None:
+            return found
+    return None
+
+
+def _scan(session, target: bytes, start: int, stop: int, backwards: bool) -> int | None:
+    lines = session.lines
+    fd = session._fd
+    overlap = len(target) - 1
+    if not backwards:
+        pos = start
+        while pos < stop:
+            data = os.pread(fd, min(BLOCK + overlap, stop - pos), pos).lower()
+            at = data.find(target)
+            while at >= 0:
+                line = bisect_right(lines.line_starts, pos + at) - 1
+                entry = _entry_at_line(session, line)
+                if entry is not None:
+                    return entry
+                at = data.find(target, at + 1)
+            pos += BLOCK
+        return None
+    end = stop
+    while end > start:
+        begin = max(start, end - BLOCK)
+        data = os.pread(fd, min(end - begin + overlap, stop - begin), begin).lower()
+        at = data.rfind(target)
+        while at >= 0:
+            line = bisect_right(lines.line_starts, begin + at) - 1
+            entry = _entry_at_line(session, line)
+            if entry is not None:
+                return entry
+            at = data.rfind(target, 0, at)
+        end = begin
+    return None
+
+
+def partner(session, entry: int) -> int | None:
+    """For a tool result, the entry that made its call; for an entry making
+    calls, the entry with the first result. None if there is none."""
+    tree, fmt = session.tree, session.format
+    view = fmt.view(session.record(entry))
+    if view.result_for is not None:
+        node = tree.parent[entry]
+        for _ in range(10_000):
+            if node < 0:
+                return None
+            if tree.shape[node] & Shape.CALLS and any(
+                    c.id == view.result_for for c in fmt.view(session.record(node)).tool_calls):
+                return node
+            node = tree.parent[node]
+        return None
+    ids = {c.id for c in view.tool_calls}
+    if not ids:
+        return None
+    # results follow their call: breadth-first over the descendants, nearest first
+    frontier = tree.children(entry)
+    seen = 0
+    while frontier and seen < 10_000:
+        nxt = []
+        for node in frontier:
+            seen += 1
+            if tree.shape[node] & Shape.RESULT and fmt.view(session.record(node)).result_for in ids:
+                return node
+            nxt.extend(tree.children(node))
+        frontier = nxt
+    return None

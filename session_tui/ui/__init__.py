@@ -1,0 +1,1 @@
+"""The Textual UI over the session model. Only this package imports Textual."""

@@ -1,0 +1,62 @@
+"""The Textual app: a session view for a file, a list for a directory."""
+
+from __future__ import annotations
+
+import os
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+
+from .commands import EntryJumpProvider
+from .screens.files import FilesScreen
+from .screens.help import HelpScreen
+from .screens.session import SessionScreen
+
+
+class SessionApp(App):
+    TITLE = "session-tui"
+    COMMANDS = App.COMMANDS | {EntryJumpProvider}
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self, path: str, format: str | None = None, *, watch: bool = True) -> None:
+        super().__init__()
+        self.path = path
+        self.format = format
+        self.watch = watch
+
+    def on_mount(self) -> None:
+        if os.path.isdir(self.path):
+            self.push_screen(FilesScreen(self.path))
+        else:
+            self.open_session_file(self.path)
+
+    def open_session_file(self, path: str) -> None:
+        self.push_screen(SessionScreen(path, self.format, watch=self.watch))
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Keys and marks", self.action_help)
+        if isinstance(screen, SessionScreen):
+            for action, title, help_text in SESSION_ACTIONS:
+                yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
+
+
+SESSION_ACTIONS = [
+    ("go_leaf", "Go to the active leaf", "Move the cursor to the entry the agent continues from (l)"),
+    ("follow", "Toggle follow", "Keep the newest entry in sight as the file grows (f)"),
+    ("next_problem", "Next problem", "Jump to the next dangling call, bad line, torn tail… (e)"),
+    ("previous_problem", "Previous problem", "Jump to the previous problem (E)"),
+    ("problems", "List problems", "Every problem of this session; Enter jumps to it (p)"),
+    ("context", "Show context at the selected entry", "The messages the model would be sent from here (c)"),
+    ("raw", "Toggle raw JSON", "Show the selected entry's record as JSON (r)"),
+    ("partner", "Jump between call and result", "From a tool call to its result and back (x)"),
+    ("open_full", "Read the whole output", "The selected entry's full text, uncapped (o)"),
+    ("search", "Search", "Find entry text or ids (/, then n / N)"),
+]

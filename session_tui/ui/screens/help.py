@@ -1,0 +1,62 @@
+"""The help screen: every key and what the marks mean."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# session-tui
+
+## Moving
+| key | |
+|---|---|
+| `↑` `↓` / `k` `j` | previous / next row |
+| `g` `G` / Home End | first / last row |
+| PgUp PgDn | a page up / down |
+| Enter / Space | fold or unfold a branch (on a fork: all its branches) |
+| Tab | switch between the tree and the detail pane |
+| `l` | go to the active leaf |
+| `e` / `E` | next / previous problem |
+| `/` then `n` / `N` | search entry text and ids; next / previous match |
+| `ctrl+p` | command palette: every action, jump to an entry, themes |
+
+## Looking
+| key | |
+|---|---|
+| `c` | the context the model would be sent from the selected entry |
+| `r` | raw JSON of the selected entry / readable view |
+| `x` | jump from a tool call to its result, and back |
+| `o` | read all of a long output |
+| `p` | the list of problems |
+| `f` | follow the file: keep the newest entry in sight |
+| Esc | stop indexing a big file |
+| `?` | this help · `q` quit |
+
+## Marks
+| mark | |
+|---|---|
+| `●` / `○` | on / off the active branch |
+| `⋔` | a fork: the entry has several children |
+| `▸` / `▾` | an alternative branch, folded / unfolded |
+| `◆` | a summary (compaction) node, with the tokens it replaced |
+| `→ name(args)` / `← name:` | a tool call / a tool result |
+| `⚠` | a problem: dangling call, bad line, missing parent, cycle, … |
+| `… pending` | the last line is incomplete (a torn write, or the agent is writing it) |
+"""
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 90%; background: $surface;
+                                  border: thick $primary; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(HELP)

@@ -1,0 +1,478 @@
+"""The session view: entry tree, detail pane, status line; live tail."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+from textual.worker import get_current_worker
+from watchfiles import awatch
+
+from ...model import Session, SessionError
+from ...model.rows import RowLayout
+from ...model.sanitize import inert
+from ...model.search import find_text, partner
+from ...model.session import Cancelled
+from ..widgets.detail import DetailPane
+from ..widgets.entry_tree import EntryTree
+from ..widgets.status import StatusLine
+from .problems import ProblemsScreen
+from .text_view import TextViewScreen, context_text
+
+SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
+PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
+TAIL_DEBOUNCE_MS = 50
+TAIL_STEP_MS = 5
+DETAIL_DELAY = 0.03
+INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
+
+
+class IndexProgress(Message):
+    def __init__(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        super().__init__()
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgress)
+
+
+class IndexDone(Message):
+    def __init__(self, session: Session | None, error: str | None = None) -> None:
+        self.session, self.error = session, error
+        super().__init__()
+
+
+class ProblemsReady(Message):
+    def __init__(self, generation: int, problems) -> None:
+        self.generation, self.problems = generation, problems
+        super().__init__()
+
+
+class SessionScreen(Screen):
+    BINDINGS = [
+        Binding("l", "go_leaf", "Active leaf"),
+        Binding("f", "follow", "Follow"),
+        Binding("e", "next_problem", "Next problem"),
+        Binding("E", "previous_problem", "Prev problem", show=False),
+        Binding("p", "problems", "Problems"),
+        Binding("c", "context", "Context"),
+        Binding("r", "raw", "Raw"),
+        Binding("x", "partner", "Call↔result"),
+        Binding("o", "open_full", "Full output", show=False),
+        Binding("slash", "search", "Search"),
+        Binding("n", "search_next", "Next match", show=False),
+        Binding("N", "search_previous", "Prev match", show=False),
+        Binding("escape", "escape", "Stop indexing / back", show=False),
+    ]
+    DEFAULT_CSS = """
+    SessionScreen #panes { height: 1fr; }
+    SessionScreen EntryTree { width: 3fr; }
+    SessionScreen DetailPane { width: 2fr; }
+    SessionScreen #search { dock: bottom; display: none; }
+    SessionScreen #search.shown { display: block; }
+    """
+
+    def __init__(self, path: str, format: str | None = None, *, watch: bool = True) -> None:
+        super().__init__()
+        self.path = path
+        self.format = format
+        self.watch = watch
+        self.session: Session | None = None
+        self.rows: RowLayout | None = None
+        self.problems = None
+        self.generation = 0
+        self.following = True
+        self.new_entries = 0
+        self.indexing = ""
+        self.live = "live" if watch else "not watching"
+        self.query_text = ""
+        self._detail_timer = None
+        self._deleted_notified = False
+
+    # -- building -----------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="panes"):
+            yield EntryTree(id="tree")
+            yield DetailPane(id="detail")
+        yield Input(placeholder="search entry text and ids; Enter to find, Esc to close", id="search")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def tree_widget(self) -> EntryTree:
+        return self.query_one(EntryTree)
+
+    def on_mount(self) -> None:
+        self.tree_widget.focus()
+        size = os.path.getsize(self.path)
+        if size <= SYNC_INDEX_BYTES:
+            session = Session(self.path, self.format)
+            session.refresh()
+            self._show(session, cursor_entry=None)
+            self._after_index()
+        else:
+            preview = Session(self.path, self.format, start=max(0, size - PREVIEW_BYTES), parallel_ok=False)
+            preview.refresh()
+            self.indexing = "indexing 0%"
+            self._show(preview, cursor_entry=None)
+            self.index_file()
+
+    def _after_index(self) -> None:
+        self.compute_problems()
+        if self.watch:
+            self.tail()
+
+    def _show(self, session: Session, cursor_entry: int | None, keep_folds: bool = False) -> None:
+        expanded = self.rows.expanded if keep_folds and self.rows is not None else None
+        self.session = session
+        self.rows = RowLayout(session, expanded)
+        target = session.active_leaf() if cursor_entry is None else cursor_entry
+        self.tree_widget.show(session, self.rows, target)
+        self.update_status()
+
+    # -- status -------------------------------------------------------------------
+    def update_status(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        leaf = session.active_leaf()
+        if leaf < 0:
+            leaf_text = "(empty)"
+        else:
+            view_id = None
+            try:
+                view_id = session.format.view(session.record(leaf)).id
+            except Exception:
+                pass
+            where = f"line {session.line_of(leaf)}" if not session.partial else "near the end"
+            leaf_text = f"{inert(str(view_id)[:13], keep_newlines=False)}… ({where})" if view_id else where
+        live = self.live + (" · following" if self.following and self.live == "live" else "")
+        self.query_one(StatusLine).show(path=os.path.basename(self.path), session=session,
+                                        problems=None if self.problems is None else len(self.problems),
+                                        leaf_text=leaf_text, live=live, indexing=self.indexing,
+                                        new=self.new_entries)
+
+    # -- the big-file index ------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def index_file(self) -> None:
+        worker = get_current_worker()
+        session = Session(self.path, self.format)
+
+        def should_stop() -> bool:
+            time.sleep(INDEX_YIELD)  # hand the GIL to the UI between blocks: keys stay live
+            return worker.is_cancelled
+
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - last[0] > 0.1:
+                last[0] = now
+                self.post_message(IndexProgress(done, total))
+
+        try:
+            session.refresh(should_stop=should_stop, progress=progress)
+        except Cancelled:
+            session.close()
+            self.post_message(IndexDone(None, "cancelled"))
+            return
+        except SessionError as exc:
+            self.post_message(IndexDone(None, str(exc)))
+            return
+        self.post_message(IndexDone(session))
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        if self.indexing:
+            self.indexing = f"indexing {100 * message.done // max(message.total, 1)}% (Esc stops)"
+            self.update_status()
+
+    def on_index_done(self, message: IndexDone) -> None:
+        if message.session is None:
+            self.indexing = f"indexing stopped ({message.error}): showing the end of the file"
+            self.update_status()
+            return
+        self.indexing = ""
+        old = self.session
+        cursor = self._map_entry(old, message.session, self.tree_widget.cursor_entry)
+        at_leaf = self.tree_widget.cursor_entry == old.active_leaf()
+        self._show(message.session, None if at_leaf else cursor)
+        old.close()
+        self._after_index()
+        self.on_file_changed()  # catch up with what was written meanwhile
+
+    @staticmethod
+    def _map_entry(old: Session, new: Session, entry: int) -> int | None:
+        """The entry of ``new`` at the same byte offset as ``entry`` of ``old``."""
+        if entry < 0:
+            return None
+        from bisect import bisect_left
+
+        offset = old.lines.line_starts[old.tree.entry_line[entry]]
+        line = bisect_left(new.lines.line_starts, offset)
+        k = bisect_left(new.tree.entry_line, line)
+        return k if k < new.tree.count else None
+
+    def action_escape(self) -> None:
+        if self.indexing.startswith("indexing ") and "%" in self.indexing:
+            self.workers.cancel_group(self, "index")
+        elif len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    # -- problems -----------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="problems", exit_on_error=False)
+    def compute_problems(self) -> None:
+        self.generation += 1
+        generation, session = self.generation, self.session
+        problems = session.problems()
+        self.post_message(ProblemsReady(generation, problems))
+
+    def on_problems_ready(self, message: ProblemsReady) -> None:
+        if message.generation != self.generation:
+            return
+        self.problems = message.problems
+        marks: dict[int, list[str]] = {}
+        session = self.session
+        for p in message.problems:
+            entry = self._entry_for_line(p.line)
+            if entry is not None:
+                marks.setdefault(entry, []).append(p.kind.value)
+        self.tree_widget.set_problems({e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()})
+        self.update_status()
+        if session is self.session:
+            self.refresh_bindings()
+
+    def _entry_for_line(self, line: int) -> int | None:
+        """The entry shown for a 1-based problem line: that entry, or the one
+        before a line that is not an entry (bad line, torn tail: -1)."""
+        from bisect import bisect_right
+
+        session = self.session
+        if line > len(session.lines):
+            return -1 if session.lines.torn else None
+        k = bisect_right(session.tree.entry_line, line - 1) - 1
+        return k if k >= 0 else None
+
+    def _problem_rows(self) -> list[int]:
+        rows = set()
+        for p in self.problems or ():
+            entry = self._entry_for_line(p.line)
+            if entry == -1:
+                rows.add(len(self.rows) - 1)
+            elif entry is not None:
+                row = self.rows.row_of(entry)
+                rows.add(row if row is not None else -1 - entry)
+        return sorted(rows)
+
+    def _jump_problem(self, step: int) -> None:
+        if not self.problems:
+            self.notify("no problems", timeout=2)
+            return
+        cursor = self.tree_widget.cursor
+        rows = self._problem_rows()
+        visible = [r for r in rows if r >= 0]
+        hidden = [-1 - r for r in rows if r < 0]
+        for entry in hidden:  # problems inside folded branches: unfold them
+            self.rows.reveal(entry)
+        if hidden:
+            self.tree_widget.show(self.session, self.rows, self.tree_widget.cursor_entry)
+            visible = [r for r in self._problem_rows() if r >= 0]
+            cursor = self.tree_widget.cursor
+        if step > 0:
+            target = next((r for r in visible if r > cursor), visible[0] if visible else None)
+        else:
+            target = next((r for r in reversed(visible) if r < cursor), visible[-1] if visible else None)
+        if target is not None:
+            self.tree_widget.move_to(target)
+
+    def action_next_problem(self) -> None:
+        self._jump_problem(1)
+
+    def action_previous_problem(self) -> None:
+        self._jump_problem(-1)
+
+    def action_problems(self) -> None:
+        if self.problems is None:
+            self.notify("still looking for problems…", timeout=2)
+            return
+
+        def jump(line: int | None) -> None:
+            if line is not None:
+                entry = self._entry_for_line(line)
+                self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
+
+        self.app.push_screen(ProblemsScreen(self.problems), jump)
+
+    def jump_to_entry(self, entry: int | None, row: bool = False) -> None:
+        if entry is None:
+            return
+        if row:
+            self.tree_widget.move_to(entry)
+            return
+        target = self.rows.reveal(entry)
+        self.tree_widget.show(self.session, self.rows, entry)
+        if target is not None:
+            self.tree_widget.move_to(target)
+        self.tree_widget.focus()
+
+    # -- detail -------------------------------------------------------------------
+    @on(EntryTree.Highlighted)
+    def on_highlight(self, event: EntryTree.Highlighted) -> None:
+        leaf = self.session.active_leaf() if self.session else -1
+        if self.session is not None and not self.indexing:
+            self.following = event.entry == leaf
+            if self.following:
+                self.new_entries = 0
+            self.update_status()
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        self._detail_timer = self.set_timer(DETAIL_DELAY, self.show_detail)
+
+    def show_detail(self) -> None:
+        if self.session is None:
+            return
+        entry = self.tree_widget.cursor_entry
+        try:
+            self.query_one(DetailPane).show_entry(self.session, entry, self.tree_widget.tool_name)
+        except Exception as exc:  # the file changed under us; the next refresh fixes it
+            self.query_one(DetailPane).show_text(Text(f"cannot read this entry: {exc}"), "")
+
+    def action_raw(self) -> None:
+        pane = self.query_one(DetailPane)
+        pane.raw = not pane.raw
+        self.show_detail()
+
+    def action_open_full(self) -> None:
+        pane = self.query_one(DetailPane)
+        entry = self.tree_widget.cursor_entry
+        where = f"line {self.session.line_of(entry)}" if entry >= 0 else "pending line"
+        self.app.push_screen(TextViewScreen(f"{os.path.basename(self.path)} — {where}", pane.full_text))
+
+    def action_partner(self) -> None:
+        entry = self.tree_widget.cursor_entry
+        if entry < 0:
+            return
+        other = partner(self.session, entry)
+        if other is None:
+            self.notify("no matching tool call or result", timeout=2)
+        else:
+            self.jump_to_entry(other)
+
+    def action_context(self) -> None:
+        entry = self.tree_widget.cursor_entry
+        if entry < 0:
+            entry = self.session.active_leaf()
+        if entry < 0:
+            return
+        items = self.session.context_items(entry)
+        title = (f"context at line {self.session.line_of(entry)}: {len(items):,} messages "
+                 f"the model would be sent (summaries applied)")
+        self.app.push_screen(TextViewScreen(title, context_text(self.session, items)))
+
+    # -- moving -------------------------------------------------------------------
+    def action_go_leaf(self) -> None:
+        leaf = self.session.active_leaf()
+        if leaf >= 0:
+            self.jump_to_entry(leaf)
+
+    def action_follow(self) -> None:
+        self.following = not self.following
+        if self.following:
+            self.new_entries = 0
+            self.action_go_leaf()
+        self.update_status()
+
+    # -- search -------------------------------------------------------------------
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.add_class("shown")
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def on_search_submitted(self, event: Input.Submitted) -> None:
+        self.query_text = event.value
+        self._close_search()
+        self._search(backwards=False)
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#search", Input)
+        if event.key == "escape" and box.has_focus:
+            self._close_search()
+            event.stop()
+
+    def _close_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.remove_class("shown")
+        self.tree_widget.focus()
+
+    def _search(self, backwards: bool) -> None:
+        if not self.query_text:
+            return
+        found = find_text(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
+        if found is None:
+            self.notify(f"not found: {inert(self.query_text, keep_newlines=False)}", timeout=2)
+        else:
+            self.jump_to_entry(found)
+
+    def action_search_next(self) -> None:
+        self._search(backwards=False)
+
+    def action_search_previous(self) -> None:
+        self._search(backwards=True)
+
+    # -- live tail ----------------------------------------------------------------
+    @work(exclusive=True, group="tail", exit_on_error=False)
+    async def tail(self) -> None:
+        directory = os.path.dirname(os.path.abspath(self.path)) or "."
+        name = os.path.basename(self.path)
+        async for changes in awatch(directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS,
+                                    recursive=False, ignore_permission_denied=True):
+            if any(os.path.basename(changed) == name for _, changed in changes):
+                self.on_file_changed()
+                await asyncio.sleep(0)
+
+    def on_file_changed(self) -> None:
+        session = self.session
+        if session is None or self.indexing:
+            return
+        cursor_entry = self.tree_widget.cursor_entry
+        was_following = self.following
+        try:
+            change = session.refresh()
+        except SessionError:
+            if not self._deleted_notified:
+                self.notify("the file is gone: showing the last view", severity="warning")
+                self._deleted_notified = True
+            self.live = "deleted"
+            self.update_status()
+            return
+        if self._deleted_notified:
+            self._deleted_notified = False
+            self.live = "live"
+        if change.reloaded:
+            self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
+            self.new_entries = 0
+            self._show(session, cursor_entry=None)
+        elif change.grew or change.bytes_read:
+            self.rows.build()
+            leaf = session.active_leaf()
+            if was_following:
+                target = leaf
+            else:
+                self.new_entries += change.new_entries
+                target = cursor_entry
+            self.tree_widget.forget([cursor_entry, leaf])
+            self.tree_widget.show(session, self.rows, target)
+            self.following = was_following
+        else:
+            return
+        self.update_status()
+        self.compute_problems()

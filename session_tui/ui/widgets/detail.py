@@ -1,0 +1,99 @@
+"""The detail pane: the selected entry in full (capped), or its raw JSON."""
+
+from __future__ import annotations
+
+import orjson
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static, TextArea
+
+from ...model.sanitize import inert
+from ..labels import tokens_text
+
+MAX_LINES = 2000
+MAX_CHARS = 200_000
+
+
+def pretty_arguments(arguments: str) -> str:
+    """Tool arguments pretty-printed when they are JSON, as recorded otherwise."""
+    try:
+        return orjson.dumps(orjson.loads(arguments), option=orjson.OPT_INDENT_2).decode()
+    except (orjson.JSONDecodeError, TypeError):
+        return arguments
+
+
+def entry_body(view, tool_name=None) -> str:
+    """The readable body of an entry: its text, its calls, what it answers."""
+    parts = []
+    if view.result_for is not None:
+        name = tool_name(view.result_for) if tool_name else "tool"
+        parts.append(f"← result of {name} ({view.result_for})\n")
+    if view.text:
+        parts.append(view.text)
+    for call in view.tool_calls:
+        parts.append(f"\n→ {call.name}  (call {call.id})\n{pretty_arguments(call.arguments)}")
+    return "\n".join(parts) if parts else "(no content)"
+
+
+def cap(text: str) -> tuple[str, int]:
+    """``text`` cut to MAX_LINES / MAX_CHARS, and how many lines were cut."""
+    lines = text.count("\n") + 1
+    if lines <= MAX_LINES and len(text) <= MAX_CHARS:
+        return text, 0
+    head = text[:MAX_CHARS]
+    kept = "\n".join(head.split("\n")[:MAX_LINES])
+    return kept, lines - (kept.count("\n") + 1)
+
+
+class DetailPane(Vertical):
+    DEFAULT_CSS = """
+    DetailPane { border-left: solid $panel; }
+    DetailPane #detail-header { height: auto; max-height: 6; padding: 0 1; background: $panel; }
+    DetailPane TextArea { border: none; height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-header", markup=False)
+        yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="detail-body")
+
+    def on_mount(self) -> None:
+        self.full_text = ""
+        self.raw = False
+
+    def show_text(self, header: Text, body: str) -> None:
+        self.full_text = inert(body)
+        shown, cut = cap(self.full_text)
+        if cut:
+            shown += f"\n\n… {cut:,} more lines — press o to read all"
+        self.query_one("#detail-header", Static).update(header)
+        area = self.query_one("#detail-body", TextArea)
+        area.load_text(shown)
+        area.scroll_home(animate=False)
+
+    def show_entry(self, session, entry: int, tool_name=None) -> None:
+        if entry < 0:
+            torn = session.lines.torn
+            self.show_text(Text("pending: the last line has no newline yet", style="bold"),
+                           torn.decode("utf-8", "replace"))
+            return
+        record = session.record(entry)
+        view = session.format.view(record)
+        header = Text()
+        header.append(f"{view.role} ", style="bold")
+        header.append(f"· line {session.line_of(entry)}")
+        if view.time:
+            header.append(f" · {inert(str(view.time), keep_newlines=False)}")
+        tokens = tokens_text(view)
+        if tokens:
+            header.append(f" · {tokens}")
+        if view.id:
+            header.append(f"\nid {inert(str(view.id), keep_newlines=False)}")
+        if view.parent_id:
+            header.append(f"\nparent {inert(str(view.parent_id), keep_newlines=False)}")
+        if self.raw:
+            header.append("\nraw JSON (r: readable view)", style="italic")
+            body = orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()
+        else:
+            body = entry_body(view, (lambda call_id: tool_name(entry, call_id)) if tool_name else None)
+        self.show_text(header, body)

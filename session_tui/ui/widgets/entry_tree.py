@@ -1,0 +1,261 @@
+"""The entry tree: a virtualized Line-API view over the model's RowLayout.
+
+Only the visible rows are rendered; each reads its entry back from disk
+(through a small cache), so a session of millions of entries costs the same
+to draw as one of ten. Session text is shown as plain ``Text`` after
+``inert()``: never markup, never a raw escape sequence.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...model.entry_view import EntryView
+from ...model.rows import Row, RowFlag, RowLayout
+from ...model.segment import Shape
+from ..labels import ROLE_LABELS, one_line, short_args
+
+MAX_GUIDES = 12
+VIEW_CACHE = 4096
+
+
+class EntryTree(ScrollView, can_focus=True):
+    """Rows of a session; the cursor is a row index."""
+
+    COMPONENT_CLASSES = {
+        "entry-tree--cursor", "entry-tree--guide", "entry-tree--active", "entry-tree--inactive",
+        "entry-tree--summary", "entry-tree--problem", "entry-tree--pending", "entry-tree--lineno",
+        "entry-tree--user", "entry-tree--assistant", "entry-tree--tool", "entry-tree--system",
+        "entry-tree--call", "entry-tree--branch",
+    }
+    DEFAULT_CSS = """
+    EntryTree { background: $surface; }
+    EntryTree > .entry-tree--cursor { background: $accent 40%; }
+    EntryTree:focus > .entry-tree--cursor { background: $accent 70%; }
+    EntryTree > .entry-tree--guide { color: $foreground 30%; }
+    EntryTree > .entry-tree--active { color: $success; }
+    EntryTree > .entry-tree--inactive { color: $foreground 40%; }
+    EntryTree > .entry-tree--summary { color: $warning; text-style: bold; }
+    EntryTree > .entry-tree--problem { color: $error; text-style: bold; }
+    EntryTree > .entry-tree--pending { color: $error; text-style: italic; }
+    EntryTree > .entry-tree--lineno { color: $foreground 35%; }
+    EntryTree > .entry-tree--user { color: $primary; text-style: bold; }
+    EntryTree > .entry-tree--assistant { color: $secondary; text-style: bold; }
+    EntryTree > .entry-tree--tool { color: $foreground 60%; }
+    EntryTree > .entry-tree--system { color: $foreground 50%; text-style: italic; }
+    EntryTree > .entry-tree--call { color: $accent; }
+    EntryTree > .entry-tree--branch { color: $warning; }
+    """
+    BINDINGS = [
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("home,g", "first", "First", show=False),
+        Binding("end,G", "last", "Last", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("enter,space", "toggle", "Fold"),
+    ]
+
+    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+
+    class Highlighted(Message):
+        """The cursor moved to ``entry`` (-1: the pending row)."""
+
+        def __init__(self, entry: int) -> None:
+            self.entry = entry
+            super().__init__()
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session = None
+        self.rows: RowLayout | None = None
+        self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
+        self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
+        self._tool_names: dict[str, str] = {}
+
+    # -- data ---------------------------------------------------------------------
+    def show(self, session, rows: RowLayout, cursor_entry: int | None = None) -> None:
+        """Show ``rows`` of ``session`` (a new one, or the same one rebuilt)."""
+        if session is not self.session:
+            self._views.clear()
+            self._tool_names.clear()
+        self.session, self.rows = session, rows
+        self.virtual_size = Size(self.size.width, len(rows))
+        row = rows.row_of(cursor_entry) if cursor_entry is not None and cursor_entry >= 0 else None
+        if row is None:
+            row = min(self.cursor, max(len(rows) - 1, 0))
+        self.cursor = row
+        self.refresh()
+
+    def set_problems(self, problems: dict[int, str]) -> None:
+        self.problems = problems
+        self._views.clear()
+        self.refresh()
+
+    def forget(self, entries) -> None:
+        """Drop cached renderings of ``entries`` (they changed)."""
+        for entry in entries:
+            self._views.pop(entry, None)
+
+    @property
+    def cursor_entry(self) -> int:
+        if not self.rows or not len(self.rows):
+            return -1
+        return self.rows.at(self.cursor).entry
+
+    def row(self, index: int) -> Row:
+        return self.rows.at(index)
+
+    def _view(self, entry: int) -> tuple[EntryView | None, Text]:
+        cached = self._views.get(entry)
+        if cached is not None:
+            self._views.move_to_end(entry)
+            return cached
+        try:
+            view = self.session.format.view(self.session.record(entry))
+        except Exception as exc:  # the line changed under us: show why, never crash the view
+            view, label = None, Text(f"(unreadable: {type(exc).__name__})", style="italic")
+        else:
+            label = self._label(entry, view)
+        self._views[entry] = (view, label)
+        if len(self._views) > VIEW_CACHE:
+            self._views.popitem(last=False)
+        return view, label
+
+    def tool_name(self, entry: int, call_id: str) -> str:
+        """The name of the tool ``call_id`` (looked up among the ancestors of ``entry``)."""
+        if call_id in self._tool_names:
+            return self._tool_names[call_id]
+        tree = self.session.tree
+        node = tree.parent[entry]
+        for _ in range(64):
+            if node < 0:
+                break
+            if tree.shape[node] & Shape.CALLS:
+                for call in self.session.format.view(self.session.record(node)).tool_calls:
+                    self._tool_names[call.id] = call.name
+                if call_id in self._tool_names:
+                    return self._tool_names[call_id]
+            node = tree.parent[node]
+        return "result"
+
+    def _label(self, entry: int, view: EntryView) -> Text:
+        styles = self.get_component_rich_style
+        text = Text(no_wrap=True, overflow="ellipsis")
+        role_style = {"user": "entry-tree--user", "assistant": "entry-tree--assistant", "tool": "entry-tree--tool",
+                      "summary": "entry-tree--summary"}.get(view.role, "entry-tree--system")
+        text.append(f"{ROLE_LABELS.get(view.role, view.role[:4]):<4} ", styles(role_style))
+        if view.kind == "summary":
+            tokens = f" ({view.tokens_before:,} tokens before)" if view.tokens_before is not None else ""
+            text.append(f"◆ summary{tokens}: ", styles("entry-tree--summary"))
+            text.append(one_line(view.text))
+        elif view.result_for is not None:
+            text.append(f"← {self.tool_name(entry, view.result_for)}: ", styles("entry-tree--call"))
+            text.append(one_line(view.text))
+        else:
+            if view.text.strip():
+                text.append(one_line(view.text))
+            for call in view.tool_calls:
+                text.append(f" → {short_args(call.name, 40)}", styles("entry-tree--call"))
+                text.append(f"({short_args(call.arguments)})")
+        problem = self.problems.get(entry)
+        if problem:
+            text.append(f"  ⚠ {problem}", styles("entry-tree--problem"))
+        return text
+
+    # -- rendering ----------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._views.clear()
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.size.width
+        if self.rows is None or index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        row = self.rows.at(index)
+        styles = self.get_component_rich_style
+        base = styles("entry-tree--cursor") if index == self.cursor else Style()
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if row.flags & RowFlag.PENDING:
+            torn = len(self.session.lines.torn)
+            line.append("      ", styles("entry-tree--lineno"))
+            line.append(f"… pending: incomplete last line ({torn:,} bytes, no newline yet)",
+                        styles("entry-tree--pending"))
+        else:
+            entry = row.entry
+            line.append(f"{self.session.line_of(entry):>5} ", styles("entry-tree--lineno"))
+            depth = min(row.depth, MAX_GUIDES)
+            if depth:
+                line.append("│ " * (depth - 1) + ("├ " if row.flags & RowFlag.ALT_HEAD else "│ "),
+                            styles("entry-tree--guide"))
+            if row.flags & RowFlag.ACTIVE:
+                line.append("● ", styles("entry-tree--active"))
+            else:
+                line.append("○ ", styles("entry-tree--inactive"))
+            tree = self.session.tree
+            fork = tree.child_count(entry) >= 2
+            if row.flags & RowFlag.ALT_HEAD:
+                line.append("▸ " if row.flags & RowFlag.FOLDED else "▾ ", styles("entry-tree--branch"))
+            line.append("⋔ " if fork else "  ", styles("entry-tree--branch"))
+            line.append_text(self._view(entry)[1])
+        line.stylize(base)
+        segments = list(line.render(self.app.console))
+        strip = Strip(segments).adjust_cell_length(width, self.rich_style + base)
+        return strip.crop(0, width)
+
+    # -- cursor -------------------------------------------------------------------
+    def watch_cursor(self, old: int, new: int) -> None:
+        if self.rows is None:
+            return
+        self.refresh_line(old - self.scroll_offset.y)
+        self.refresh_line(new - self.scroll_offset.y)
+        self.scroll_to_row(new)
+        self.post_message(self.Highlighted(self.cursor_entry))
+
+    def scroll_to_row(self, row: int) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        top = self.scroll_offset.y
+        if row < top:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+
+    def move_to(self, row: int) -> None:
+        if self.rows is not None and len(self.rows):
+            self.cursor = max(0, min(row, len(self.rows) - 1))
+
+    def action_cursor_up(self) -> None:
+        self.move_to(self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_to(self.cursor + 1)
+
+    def action_first(self) -> None:
+        self.move_to(0)
+
+    def action_last(self) -> None:
+        self.move_to(len(self.rows) - 1 if self.rows else 0)
+
+    def action_page_up(self) -> None:
+        self.move_to(self.cursor - max(1, self.size.height - 1))
+
+    def action_page_down(self) -> None:
+        self.move_to(self.cursor + max(1, self.size.height - 1))
+
+    def action_toggle(self) -> None:
+        entry = self.cursor_entry
+        if entry >= 0 and self.rows.toggle(entry):
+            self.show(self.session, self.rows, entry)
+
+    def on_click(self, event) -> None:
+        self.move_to(event.y + self.scroll_offset.y)

@@ -1,0 +1,38 @@
+"""The status line: what file, how big, how healthy, live or not."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...model.sanitize import inert
+
+
+class StatusLine(Static):
+    DEFAULT_CSS = """
+    StatusLine { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", markup=False, **kwargs)
+
+    def show(self, *, path: str, session, problems: int | None, leaf_text: str, live: str,
+             indexing: str = "", new: int = 0) -> None:
+        tree = session.tree
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(inert(path, keep_newlines=False), style="bold")
+        text.append(f"  {session.format.name if session.format else '?'}")
+        text.append(f"  {tree.count:,} entries · {tree.leaves:,} leaves · {tree.branch_points:,} forks")
+        if problems is None:
+            text.append("  problems …")
+        elif problems:
+            text.append(f"  ⚠ {problems:,} problems", style="bold red")
+        else:
+            text.append("  ✓ no problems", style="green")
+        text.append(f"  leaf {leaf_text}")
+        text.append(f"  {live}", style="bold")
+        if new:
+            text.append(f"  +{new} new", style="reverse")
+        if indexing:
+            text.append(f"  {indexing}", style="italic")
+        self.update(text)
