@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.command import DiscoveryHit, Hit, Provider
+from textual.command import Hit, Provider
 
 from ..model.sanitize import inert
 from ..model.search import find_text
@@ -18,10 +18,6 @@ class EntryJumpProvider(Provider):
 
         screen = self.screen
         return screen if isinstance(screen, SessionScreen) and screen.session is not None else None
-
-    async def discover(self):
-        if self._screen() is not None:
-            yield DiscoveryHit("Jump to entry…", lambda: None, help="Type an entry id or text after opening the palette")
 
     async def search(self, query: str):
         screen = self._screen()
