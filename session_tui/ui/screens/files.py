@@ -63,6 +63,8 @@ class FilesScreen(Screen):
         files = self.query_one(OptionList)
         files.clear_options()
         files.add_options(options or [Option(Text("no *.jsonl files here"), disabled=True)])
+        if options:
+            files.highlighted = 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.app.open_session_file(event.option.id)

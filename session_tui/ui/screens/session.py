@@ -60,13 +60,13 @@ class ProblemsReady(Message):
 class SessionScreen(Screen):
     BINDINGS = [
         Binding("l", "go_leaf", "Active leaf"),
-        Binding("f", "follow", "Follow"),
+        Binding("f", "follow", "Follow", show=False),
         Binding("e", "next_problem", "Next problem"),
         Binding("E", "previous_problem", "Prev problem", show=False),
         Binding("p", "problems", "Problems"),
         Binding("c", "context", "Context"),
-        Binding("r", "raw", "Raw"),
-        Binding("x", "partner", "Call↔result"),
+        Binding("r", "raw", "Raw", show=False),
+        Binding("x", "partner", "Call↔result", show=False),
         Binding("o", "open_full", "Full output", show=False),
         Binding("slash", "search", "Search"),
         Binding("n", "search_next", "Next match", show=False),

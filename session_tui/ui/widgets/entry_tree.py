@@ -151,6 +151,9 @@ class EntryTree(ScrollView, can_focus=True):
     def _label(self, entry: int, view: EntryView) -> Text:
         styles = self.get_component_rich_style
         text = Text(no_wrap=True, overflow="ellipsis")
+        problem = self.problems.get(entry)
+        if problem:
+            text.append(f"⚠ {problem} ", styles("entry-tree--problem"))
         role_style = {"user": "entry-tree--user", "assistant": "entry-tree--assistant", "tool": "entry-tree--tool",
                       "summary": "entry-tree--summary"}.get(view.role, "entry-tree--system")
         text.append(f"{ROLE_LABELS.get(view.role, view.role[:4]):<4} ", styles(role_style))
@@ -167,9 +170,6 @@ class EntryTree(ScrollView, can_focus=True):
             for call in view.tool_calls:
                 text.append(f" → {short_args(call.name, 40)}", styles("entry-tree--call"))
                 text.append(f"({short_args(call.arguments)})")
-        problem = self.problems.get(entry)
-        if problem:
-            text.append(f"  ⚠ {problem}", styles("entry-tree--problem"))
         return text
 
     # -- rendering ----------------------------------------------------------------

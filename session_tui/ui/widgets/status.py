@@ -8,6 +8,10 @@ from textual.widgets import Static
 from ...model.sanitize import inert
 
 
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
 class StatusLine(Static):
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $foreground; padding: 0 1; }
@@ -22,11 +26,12 @@ class StatusLine(Static):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(inert(path, keep_newlines=False), style="bold")
         text.append(f"  {session.format.name if session.format else '?'}")
-        text.append(f"  {tree.count:,} entries · {tree.leaves:,} leaves · {tree.branch_points:,} forks")
+        text.append(f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
+                    f" · {_n(tree.branch_points, 'fork', 'forks')}")
         if problems is None:
             text.append("  problems …")
         elif problems:
-            text.append(f"  ⚠ {problems:,} problems", style="bold red")
+            text.append(f"  ⚠ {_n(problems, 'problem', 'problems')}", style="bold red")
         else:
             text.append("  ✓ no problems", style="green")
         text.append(f"  leaf {leaf_text}")

@@ -1,0 +1,50 @@
+"""Finding entries by text, and a tool call's partner."""
+
+from __future__ import annotations
+
+from session_tui.model import open_session
+from session_tui.model.search import find_text, partner
+from tests.support import SAMPLES
+
+from .helpers import call, chain, header, message, result
+
+
+def test_find_text_forward_backward_and_wrapping():
+    s = open_session(SAMPLES / "tree" / "branched-summary.jsonl")
+    first = find_text(s, "ROUND_HALF_UP")
+    assert s.line_of(first) == 8
+    second = find_text(s, "round_half_up", first)
+    assert s.line_of(second) == 15
+    assert find_text(s, "round_half_up", second, backwards=True) == first
+    last = find_text(s, "round_half_up", s.entries - 1)  # wraps to the start
+    assert last == first
+    assert find_text(s, "no such text anywhere") is None
+
+
+def test_find_text_skips_non_entry_lines(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(header() + b'{"type":"note","text":"needle"}\n' + message("a", None, content="hay")
+                     + message("b", "a", content="needle"))
+    s = open_session(path)
+    assert find_text(s, "needle") == s.find("b")
+
+
+def test_find_text_across_block_boundaries(tmp_path, monkeypatch):
+    from session_tui.model import search
+
+    monkeypatch.setattr(search, "BLOCK", 64)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(50) + message("z", "m49", content="the-needle-is-here"))
+    s = open_session(path)
+    assert find_text(s, "the-needle-is-here") == s.find("z")
+    assert find_text(s, "the-needle-is-here", s.entries - 1, backwards=True) == s.find("z")
+
+
+def test_partner_of_calls_and_results(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(header() + message("u", None) + call("a", "u", "c1", "c2") + result("r1", "a", "c1")
+                     + result("r2", "r1", "c2") + message("x", "u"))
+    s = open_session(path)
+    assert partner(s, s.find("a")) == s.find("r1")
+    assert partner(s, s.find("r2")) == s.find("a")
+    assert partner(s, s.find("x")) is None

@@ -1,0 +1,129 @@
+"""Live tail: real appends to a file in a tmp dir, seen through watchfiles."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from session_tui.model.rows import RowFlag
+from session_tui.ui.app import SessionApp
+from session_tui.ui.screens import session as session_module
+from tests.model.helpers import chain, message
+from tests.support import SAMPLES
+
+from .pilot_support import cursor_line, session_screen, wait_for
+
+
+def append(path, data: bytes) -> None:
+    with open(path, "ab") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+async def started(pilot):
+    screen = await session_screen(pilot)
+    await pilot.pause(0.3)  # let the watcher arm
+    return screen
+
+
+async def test_appended_entries_appear_and_are_followed(tmp_path):
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(3))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        assert len(screen.rows) == 3 and cursor_line(screen) == 4
+        append(path, message("m3", "m2", content="fresh entry"))
+        await wait_for(pilot, lambda: len(screen.rows) == 4, what="the appended row")
+        assert cursor_line(screen) == 5  # following: the cursor is on the new leaf
+        assert "fresh entry" in screen.tree_widget.render_line(3).text
+
+
+async def test_not_following_shows_a_new_badge(tmp_path):
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(3))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        await pilot.press("g")
+        assert not screen.following
+        append(path, message("m3", "m2") + message("m4", "m3"))
+        await wait_for(pilot, lambda: len(screen.rows) == 5, what="the appended rows")
+        assert cursor_line(screen) == 2 and screen.new_entries == 2
+        await pilot.press("f")
+        assert cursor_line(screen) == 6 and screen.new_entries == 0
+
+
+async def test_a_line_written_in_two_halves_is_pending_then_one_row(tmp_path):
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(2))
+    line = message("m2", "m1", content="written in two halves")
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        append(path, line[:30])
+        await wait_for(pilot, lambda: len(screen.rows) == 3, what="the pending row")
+        assert screen.rows.at(2).flags & RowFlag.PENDING
+        assert "pending" in screen.tree_widget.render_line(2).text
+        append(path, line[30:])
+        await wait_for(pilot, lambda: screen.session.entries == 3, what="the completed entry")
+        assert len(screen.rows) == 3 and not screen.rows.at(2).flags & RowFlag.PENDING
+        assert "written in two halves" in screen.tree_widget.render_line(2).text
+
+
+async def test_replace_truncate_and_delete(tmp_path):
+    path = tmp_path / "live.jsonl"
+    shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", path)
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        assert screen.session.entries == 22
+        tmp = tmp_path / "next.jsonl"
+        tmp.write_bytes(chain(4, prefix="r"))
+        os.replace(tmp, path)  # a new inode
+        await wait_for(pilot, lambda: screen.session.entries == 4, what="the reload after os.replace")
+        assert len(screen.rows) == 4
+        with open(path, "r+b") as f:  # truncation
+            f.truncate(len(chain(2, prefix="r")))
+        await wait_for(pilot, lambda: screen.session.entries == 2, what="the reload after truncation")
+        os.unlink(path)
+        await wait_for(pilot, lambda: screen.live == "deleted", what="the deleted notice")
+        assert len(screen.rows) == 2  # the last view stays
+
+
+async def test_quit_while_indexing_a_big_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(chain(60_000))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await session_screen(pilot)
+        assert screen.session.partial and screen.indexing  # the end first
+        assert cursor_line(screen) is not None
+        await pilot.press("k", "k")  # keys work while indexing
+    # leaving the context manager quits: it returned, so no worker hung
+
+
+async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(chain(30_000))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await session_screen(pilot)
+        first_rows = len(screen.rows)
+        assert first_rows < 30_000
+        await wait_for(pilot, lambda: not screen.indexing, timeout=30, what="the full index")
+        assert len(screen.rows) == 30_000 and cursor_line(screen) == 30_001
+
+
+async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, monkeypatch):
+    from session_tui.model import segment
+
+    monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+    monkeypatch.setattr(segment, "BLOCK_LINES", 64)  # many small blocks: a slow index
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(chain(200_000))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "stopped" in screen.indexing, timeout=10, what="indexing to stop")
+        assert screen.session.partial and len(screen.rows) > 0

@@ -1,0 +1,144 @@
+"""The session view driven as a person would: real files, real Pilot."""
+
+from __future__ import annotations
+
+import shutil
+
+from session_tui.ui.app import SessionApp
+from session_tui.ui.screens.help import HelpScreen
+from session_tui.ui.screens.problems import ProblemsScreen
+from session_tui.ui.screens.text_view import TextViewScreen
+from tests.support import SAMPLES
+
+from .pilot_support import cursor_line, session_screen, wait_for
+
+BRANCHED = SAMPLES / "tree" / "branched-summary.jsonl"
+CRASH = SAMPLES / "tree" / "crash-torn.jsonl"
+
+
+def app_for(path, **kwargs) -> SessionApp:
+    return SessionApp(str(path), watch=kwargs.pop("watch", False), **kwargs)
+
+
+async def test_opens_on_the_active_leaf_and_navigates():
+    async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        assert cursor_line(screen) == 24
+        await pilot.press("k")
+        assert cursor_line(screen) == 23
+        await pilot.press("up", "up")
+        assert cursor_line(screen) == 21
+        await pilot.press("g")
+        assert cursor_line(screen) == 2
+        await pilot.press("j")
+        assert cursor_line(screen) == 3
+        await pilot.press("G")
+        assert cursor_line(screen) == 24
+        await pilot.press("pageup")
+        assert screen.tree_widget.cursor == 0
+        await pilot.press("l")
+        assert cursor_line(screen) == 24
+        await wait_for(pilot, lambda: "Committed as 5d2e8a1." in screen.query_one("#detail-body").text,
+                       what="the detail pane")
+
+
+async def test_fold_and_unfold_a_branch():
+    async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        rows = len(screen.rows)
+        await pilot.press("g", *["j"] * 7)
+        assert cursor_line(screen) == 9  # the head of the abandoned branch
+        await pilot.press("enter")
+        assert len(screen.rows) == rows + 3
+        await pilot.press("space")
+        assert len(screen.rows) == rows
+
+
+async def test_search_next_and_previous():
+    async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("g", "slash", *"round_half", "enter")
+        assert cursor_line(screen) == 8
+        await pilot.press("n")
+        assert cursor_line(screen) == 15
+        await pilot.press("N")
+        assert cursor_line(screen) == 8
+        await pilot.press("slash", *"72e56246", "enter")  # an id
+        assert cursor_line(screen) == 2
+
+
+async def test_jump_to_problems_and_the_problems_list():
+    async with app_for(CRASH).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await pilot.press("g", "e")
+        assert cursor_line(screen) == 6  # the dangling call
+        await pilot.press("e")
+        assert screen.tree_widget.cursor_entry == -1  # the pending (torn) row
+        await pilot.press("E")
+        assert cursor_line(screen) == 6
+        await pilot.press("g", "p")
+        assert isinstance(pilot.app.screen, ProblemsScreen)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: pilot.app.screen is screen, what="the list to close")
+        assert cursor_line(screen) == 6
+
+
+async def test_call_result_jump_and_raw_toggle():
+    async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("g", "j", "j")
+        assert cursor_line(screen) == 4
+        await pilot.press("x")
+        assert cursor_line(screen) == 5
+        await pilot.press("x")
+        assert cursor_line(screen) == 4
+        body = screen.query_one("#detail-body")
+        await wait_for(pilot, lambda: "→ run_command" in body.text, what="the call in the detail pane")
+        assert '"command": "pytest -q"' in body.text  # arguments pretty-printed
+        await pilot.press("r")
+        await wait_for(pilot, lambda: '"tool_calls"' in body.text, what="raw JSON")
+
+
+async def test_context_view_and_help():
+    async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
+        await session_screen(pilot)
+        await pilot.press("c")
+        assert isinstance(pilot.app.screen, TextViewScreen)
+        assert "7 messages" in pilot.app.screen.title_text
+        assert "## Goal" in pilot.app.screen.body
+        await pilot.press("escape", "question_mark")
+        assert isinstance(pilot.app.screen, HelpScreen)
+        await pilot.press("escape")
+
+
+async def test_long_output_is_capped_with_a_key_to_read_all():
+    async with app_for(SAMPLES / "tree" / "huge-output.jsonl").run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("k")
+        body = screen.query_one("#detail-body")
+        await wait_for(pilot, lambda: "more lines — press o to read all" in body.text, what="the cap")
+        await pilot.press("o")
+        assert isinstance(pilot.app.screen, TextViewScreen)
+        assert pilot.app.screen.body.count("\n") >= 14000
+
+
+async def test_palette_jumps_to_an_entry_by_id():
+    async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("ctrl+p", *"e7588db2")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: cursor_line(screen) == 19, what="the jump")
+
+
+async def test_directory_lists_sessions_and_opens_one(tmp_path):
+    for name in ("branched-summary.jsonl", "crash-torn.jsonl"):
+        shutil.copy(SAMPLES / "tree" / name, tmp_path / name)
+    async with SessionApp(str(tmp_path), watch=False).run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("enter")
+        screen = await session_screen(pilot)
+        assert screen.session.entries in (6, 22)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "FilesScreen", what="the list")
