@@ -30,9 +30,11 @@ from .text_view import TextViewScreen, context_text
 
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
 PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
-TAIL_DEBOUNCE_MS = 50
-TAIL_STEP_MS = 5
-DETAIL_DELAY = 0.03
+TAIL_DEBOUNCE_MS = 15
+TAIL_STEP_MS = 3
+DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
+DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
+PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
 
@@ -96,6 +98,8 @@ class SessionScreen(Screen):
         self.live = "live" if watch else "not watching"
         self.query_text = ""
         self._detail_timer = None
+        self._problems_timer = None
+        self._moved_by_tail = False
         self._deleted_notified = False
 
     # -- building -----------------------------------------------------------------
@@ -334,7 +338,9 @@ class SessionScreen(Screen):
             self.update_status()
         if self._detail_timer is not None:
             self._detail_timer.stop()
-        self._detail_timer = self.set_timer(DETAIL_DELAY, self.show_detail)
+        delay = DETAIL_DELAY_LIVE if self._moved_by_tail else DETAIL_DELAY
+        self._moved_by_tail = False
+        self._detail_timer = self.set_timer(delay, self.show_detail)
 
     def show_detail(self) -> None:
         if self.session is None:
@@ -462,6 +468,9 @@ class SessionScreen(Screen):
             self.new_entries = 0
             self._show(session, cursor_entry=None)
         elif change.grew or change.bytes_read:
+            tree = session.tree
+            changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)}
+            changed.add(cursor_entry)
             self.rows.build()
             leaf = session.active_leaf()
             if was_following:
@@ -469,10 +478,13 @@ class SessionScreen(Screen):
             else:
                 self.new_entries += change.new_entries
                 target = cursor_entry
-            self.tree_widget.forget([cursor_entry, leaf])
-            self.tree_widget.show(session, self.rows, target)
+            self._moved_by_tail = was_following
+            self.tree_widget.show(session, self.rows, target, changed)
             self.following = was_following
         else:
             return
         self.update_status()
-        self.compute_problems()
+        # Problems need the whole context: look again once the writes pause.
+        if self._problems_timer is not None:
+            self._problems_timer.stop()
+        self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)

@@ -26,6 +26,7 @@ from ..labels import ROLE_LABELS, one_line, short_args
 
 MAX_GUIDES = 12
 VIEW_CACHE = 4096
+STRIP_CACHE = 1024
 
 
 class EntryTree(ScrollView, can_focus=True):
@@ -80,14 +81,24 @@ class EntryTree(ScrollView, can_focus=True):
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
         self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
+        self._strips: OrderedDict[tuple, Strip] = OrderedDict()  # (row, cursor?, width) -> strip
+        self._style_cache: dict[str, Style] = {}
         self._tool_names: dict[str, str] = {}
 
     # -- data ---------------------------------------------------------------------
-    def show(self, session, rows: RowLayout, cursor_entry: int | None = None) -> None:
-        """Show ``rows`` of ``session`` (a new one, or the same one rebuilt)."""
+    def show(self, session, rows: RowLayout, cursor_entry: int | None = None, changed=None) -> None:
+        """Show ``rows`` of ``session`` (a new one, or the same one rebuilt).
+        ``changed``: the only entries whose look may have changed (after an
+        append: the parents of the new entries); None: any of them."""
         if session is not self.session:
-            self._views.clear()
             self._tool_names.clear()
+        if changed is None or session is not self.session:
+            self.clear_caches()
+        else:
+            for key in [k for k in self._strips if k[0].entry in changed or k[0].entry < 0]:
+                del self._strips[key]
+            for entry in changed:
+                self._views.pop(entry, None)
         self.session, self.rows = session, rows
         self.virtual_size = Size(self.size.width, len(rows))
         row = rows.row_of(cursor_entry) if cursor_entry is not None and cursor_entry >= 0 else None
@@ -98,13 +109,9 @@ class EntryTree(ScrollView, can_focus=True):
 
     def set_problems(self, problems: dict[int, str]) -> None:
         self.problems = problems
-        self._views.clear()
+        self.clear_caches()
         self.refresh()
 
-    def forget(self, entries) -> None:
-        """Drop cached renderings of ``entries`` (they changed)."""
-        for entry in entries:
-            self._views.pop(entry, None)
 
     @property
     def cursor_entry(self) -> int:
@@ -175,16 +182,38 @@ class EntryTree(ScrollView, can_focus=True):
     # -- rendering ----------------------------------------------------------------
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._style_cache.clear()
+        self.clear_caches()
+
+    def clear_caches(self) -> None:
         self._views.clear()
+        self._strips.clear()
+
+    def _style(self, name: str) -> Style:
+        style = self._style_cache.get(name)
+        if style is None:
+            style = self._style_cache[name] = (
+                self.rich_style if name == "base" else self.get_component_rich_style(name))
+        return style
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
         width = self.size.width
         if self.rows is None or index >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._style("base"))
         row = self.rows.at(index)
-        styles = self.get_component_rich_style
-        base = styles("entry-tree--cursor") if index == self.cursor else Style()
+        is_cursor = index == self.cursor
+        key = (row, is_cursor, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strips[key] = self._render_row(row, is_cursor, width)
+            if len(self._strips) > STRIP_CACHE:
+                self._strips.popitem(last=False)
+        return strip
+
+    def _render_row(self, row: Row, is_cursor: bool, width: int) -> Strip:
+        styles = self._style
+        base = styles("entry-tree--cursor") if is_cursor else Style()
         line = Text(no_wrap=True, overflow="ellipsis")
         if row.flags & RowFlag.PENDING:
             torn = len(self.session.lines.torn)
@@ -202,15 +231,14 @@ class EntryTree(ScrollView, can_focus=True):
                 line.append("● ", styles("entry-tree--active"))
             else:
                 line.append("○ ", styles("entry-tree--inactive"))
-            tree = self.session.tree
-            fork = tree.child_count(entry) >= 2
+            fork = self.session.tree.child_count(entry) >= 2
             if row.flags & RowFlag.ALT_HEAD:
                 line.append("▸ " if row.flags & RowFlag.FOLDED else "▾ ", styles("entry-tree--branch"))
             line.append("⋔ " if fork else "  ", styles("entry-tree--branch"))
             line.append_text(self._view(entry)[1])
         line.stylize(base)
         segments = list(line.render(self.app.console))
-        strip = Strip(segments).adjust_cell_length(width, self.rich_style + base)
+        strip = Strip(segments).adjust_cell_length(width, styles("base") + base)
         return strip.crop(0, width)
 
     # -- cursor -------------------------------------------------------------------

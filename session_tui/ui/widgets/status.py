@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ...model.sanitize import inert
 
@@ -12,13 +12,24 @@ def _n(count: int, one: str, many: str) -> str:
     return f"{count:,} {one if count == 1 else many}"
 
 
-class StatusLine(Static):
+class StatusLine(Widget):
+    """One line; updating it repaints only itself (no layout pass), which
+    matters when a live file updates it many times a second."""
+
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("", markup=False, **kwargs)
+        super().__init__(**kwargs)
+        self.text = Text()
+
+    def render(self) -> Text:
+        return self.text
+
+    def update(self, text: Text) -> None:
+        self.text = text
+        self.refresh()
 
     def show(self, *, path: str, session, problems: int | None, leaf_text: str, live: str,
              indexing: str = "", new: int = 0) -> None:
