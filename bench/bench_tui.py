@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import os
 import pty
+import select
 import statistics
 import subprocess
 import sys
@@ -161,30 +162,28 @@ async def key_latency(path: str) -> dict[str, float]:
     return result
 
 
-def idle_cpu(path: str, seconds: float = 5.0) -> float:
+def idle_cpu(path: str, seconds: float = 5.0, args: tuple[str, ...] = ()) -> float:
     pid, fd = pty.fork()
     if pid == 0:
         os.environ["TERM"] = "xterm-256color"
-        os.execv(sys.executable, [sys.executable, "-m", "session_tui", path])
+        os.execv(sys.executable, [sys.executable, "-m", "session_tui", *args, path])
+    def drain(until: float) -> None:  # keep the terminal's output flowing
+        while time.time() < until:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    os.read(fd, 65536)
+                except OSError:
+                    return
+
+    def cpu() -> float:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     try:
-        end = time.time() + 3
-        while time.time() < end:  # drain the terminal output while it starts
-            try:
-                os.read(fd, 65536)
-            except OSError:
-                break
-
-        def cpu() -> float:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
+        drain(time.time() + 3)  # start-up
         before, t0 = cpu(), time.time()
-        while time.time() - t0 < seconds:
-            import select
-
-            if select.select([fd], [], [], 0.1)[0]:
-                os.read(fd, 65536)
+        drain(t0 + seconds)
         return 100 * (cpu() - before) / (time.time() - t0)
     finally:
         os.kill(pid, 9)
@@ -224,7 +223,8 @@ def main() -> None:
             print(f"append → row on screen, {label}: median {statistics.median(lat) * 1000:.0f} ms, "
                   f"p95 {pct(lat, 0.95) * 1000:.0f} ms ({len(lat)} rows seen)")
         sample = os.path.join(ROOT, "sample_sessions", "tree", "branched-summary.jsonl")
-        print(f"idle CPU over 5 s: {idle_cpu(sample):.1f} %")
+        print(f"idle CPU over 5 s: {idle_cpu(sample):.1f} % watching the file, "
+              f"{idle_cpu(sample, args=('--no-watch',)):.1f} % with --no-watch")
     finally:
         if tmp:
             os.unlink(path)

@@ -31,7 +31,7 @@ from .text_view import TextViewScreen, context_text
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
 PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
 TAIL_DEBOUNCE_MS = 15
-TAIL_STEP_MS = 3
+TAIL_STEP_MS = 5
 DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
 DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
 PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again
