@@ -123,7 +123,7 @@ async def key_latency(path: str) -> dict[str, float]:
 
     app = SessionApp(path, watch=False)
     result = {}
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=(160, 45)):
         while getattr(app.screen, "rows", None) is None or app.screen.indexing:
             await asyncio.sleep(0.05)
         screen = app.screen
