@@ -151,6 +151,7 @@ async def key_latency(path: str) -> dict[str, float]:
             if row is None:
                 continue
             tree.move_to(row)
+            paint()  # the fork's page is on screen; now time the fold itself
             t = time.perf_counter()
             tree.action_toggle()
             paint()

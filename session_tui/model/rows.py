@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 
 NONE = -1
 
@@ -49,16 +50,23 @@ class RowLayout:
         self.breaks = tree.run_breaks()
         self.active_child: dict[int, int] = {}
         self.active_root = self._walk_active_path() if self.leaf >= 0 else NONE
-        heads, lengths, depths, flags = array("i"), array("I"), array("H"), bytearray()
         stack: list[tuple[int, int, int]] = []
         extra_roots = sorted(tree.roots - {self.active_root})
         stack.extend((r, 0, RowFlag.ALT_HEAD) for r in reversed(extra_roots))
         if self.active_root != NONE:
             stack.append((self.active_root, 0, RowFlag.ACTIVE))
-        breaks = self.breaks
+        self.heads, self.lengths, self.depths, self.flags = self._runs(stack)
+        self.pending = bool(self.session.lines.torn)
+        self._index()
+
+    def _runs(self, stack: list[tuple[int, int, int]]) -> tuple[array, array, array, bytearray]:
+        """Depth-first over runs from ``stack`` (head, depth, flags): each
+        fork's alternatives right after it, its continuation after them."""
+        tree, breaks, expanded = self.session.tree, self.breaks, self.expanded
+        heads, lengths, depths, flags = array("i"), array("I"), array("H"), bytearray()
         while stack:
             head, depth, flag = stack.pop()
-            if flag & RowFlag.ALT_HEAD and head not in self.expanded:
+            if flag & RowFlag.ALT_HEAD and head not in expanded:
                 heads.append(head), lengths.append(1), depths.append(depth), flags.append(flag | RowFlag.FOLDED)
                 continue
             end = breaks[bisect_left(breaks, head)]
@@ -71,18 +79,38 @@ class RowLayout:
             for kid in reversed(kids):
                 if kid != main:
                     stack.append((kid, depth + 1, RowFlag.ALT_HEAD))
-        self.heads, self.lengths, self.depths, self.flags = heads, lengths, depths, flags
-        self.first_rows = array("I", [0])
-        total = 0
-        for length in lengths:
-            total += length
-            self.first_rows.append(total)
-        self.first_rows.pop()
-        self.entry_rows = total
-        self.pending = bool(self.session.lines.torn)
-        order = sorted(range(len(heads)), key=heads.__getitem__)
-        self._by_head = array("i", [heads[k] for k in order])
-        self._by_head_run = array("i", order)
+        return heads, lengths, depths, flags
+
+    def _index(self) -> None:
+        """Row offsets of the runs; the runs sorted by head entry are built
+        when first asked for (a fold needs only the offsets)."""
+        self.first_rows = array("I", accumulate(self.lengths, initial=0))
+        self.entry_rows = self.first_rows.pop()
+        self._sorted = None
+
+    def _heads_index(self) -> tuple[array, array]:
+        if self._sorted is None:
+            order = sorted(range(len(self.heads)), key=self.heads.__getitem__)
+            self._sorted = (array("i", map(self.heads.__getitem__, order)), array("i", order))
+        return self._sorted
+
+    def _run_at(self, row: int) -> int:
+        return bisect_right(self.first_rows, row) - 1
+
+    def _run_of_head(self, entry: int, row: int | None = None) -> int | None:
+        if row is not None:
+            run = self._run_at(row)
+            return run if self.heads[run] == entry else None
+        by_head, by_head_run = self._heads_index()
+        k = bisect_left(by_head, entry)
+        if k < len(by_head) and by_head[k] == entry:
+            return by_head_run[k]
+        return None
+
+    def _splice(self, run: int, count: int, new) -> None:
+        """Replace runs [run, run + count) by the runs ``new``."""
+        for name, values in zip(("heads", "lengths", "depths", "flags"), new, strict=True):
+            getattr(self, name)[run:run + count] = values
 
     def _walk_active_path(self) -> int:
         """Record, for each fork on the active branch, which child continues
@@ -106,7 +134,7 @@ class RowLayout:
     def at(self, row: int) -> Row:
         if row >= self.entry_rows:
             return Row(NONE, 0, RowFlag.PENDING)
-        k = bisect_right(self.first_rows, row) - 1
+        k = self._run_at(row)
         entry = self.heads[k] + row - self.first_rows[k]
         flags = self.flags[k]
         if entry != self.heads[k]:
@@ -117,18 +145,13 @@ class RowLayout:
 
     def row_of(self, entry: int) -> int | None:
         """The row showing ``entry``, or None if it is folded away."""
-        k = bisect_right(self._by_head, entry) - 1
+        by_head, by_head_run = self._heads_index()
+        k = bisect_right(by_head, entry) - 1
         if k < 0:
             return None
-        run = self._by_head_run[k]
+        run = by_head_run[k]
         offset = entry - self.heads[run]
         return self.first_rows[run] + offset if offset < self.lengths[run] else None
-
-    def is_folded_head(self, entry: int) -> bool:
-        return entry in self._alt_heads() and entry not in self.expanded
-
-    def _alt_heads(self) -> set[int]:
-        return {self.heads[k] for k in range(len(self.heads)) if self.flags[k] & RowFlag.ALT_HEAD}
 
     def alternatives_of(self, entry: int) -> list[int]:
         """Children of ``entry`` that start alternative branches."""
@@ -139,22 +162,38 @@ class RowLayout:
         return [k for k in kids if k != main]
 
     # -- folding ------------------------------------------------------------------
-    def toggle(self, entry: int) -> bool:
-        """Fold or unfold at ``entry``: an alternative head toggles its
-        branch; a fork toggles all its alternatives. Returns True if the
-        layout changed."""
-        if entry in self._alt_heads():
-            self.expanded.symmetric_difference_update({entry})
+    def toggle(self, entry: int, row: int | None = None) -> bool:
+        """Fold or unfold at ``entry`` (shown on ``row``, if known): an
+        alternative head toggles its branch; a fork toggles all its
+        alternatives. Returns True if the layout changed. Only the runs of
+        the toggled branches are redone; the entry keeps its row."""
+        run = self._run_of_head(entry, row)
+        if run is not None and self.flags[run] & RowFlag.ALT_HEAD:
+            self._toggle_head(entry, not self.flags[run] & RowFlag.FOLDED)
         else:
             alts = self.alternatives_of(entry)
             if not alts:
                 return False
-            if all(a in self.expanded for a in alts):
-                self.expanded.difference_update(alts)
-            else:
-                self.expanded.update(alts)
-        self.build()
+            fold = all(a in self.expanded for a in alts)
+            for alt in alts:
+                if (alt in self.expanded) == fold:
+                    self._toggle_head(alt, fold)
         return True
+
+    def _toggle_head(self, head: int, fold: bool) -> None:
+        run = self._run_of_head(head)
+        if run is None:  # hidden inside a folded branch: only remember the choice
+            (self.expanded.discard if fold else self.expanded.add)(head)
+            return
+        start = (head, self.depths[run], RowFlag.ALT_HEAD)
+        if fold:
+            count = len(self._runs([start])[0])  # the runs its branch takes now
+            self.expanded.discard(head)
+        else:
+            count = 1
+            self.expanded.add(head)
+        self._splice(run, count, self._runs([start]))
+        self._index()
 
     def reveal(self, entry: int) -> int | None:
         """Unfold whatever hides ``entry``; return its row."""

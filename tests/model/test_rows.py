@@ -76,3 +76,22 @@ def test_rows_match_a_naive_walk_on_the_sample():
     for r in range(1, len(rows)):  # each row's parent is shown above it
         parent = s.tree.parent[shown[r]]
         assert parent == -1 or shown.index(parent) < r
+
+
+def test_toggling_equals_a_fresh_layout(tmp_path):
+    """Folding and unfolding splice runs in place; the result must be the
+    layout a full build gives for the same unfolded set."""
+    lines = [message("r", None)]
+    for i in range(6):  # nested forks: each alternative forks again
+        lines += [message(f"a{i}", "r" if i == 0 else f"a{i - 1}"), message(f"b{i}", f"a{i}"),
+                  message(f"c{i}", f"a{i}"), message(f"d{i}", f"c{i}")]
+    s, rows = layout_of(tmp_path, *lines)
+
+    def snapshot(layout):
+        return [(layout.at(r).entry, layout.at(r).depth, layout.at(r).flags) for r in range(len(layout))]
+
+    order = [e for e in range(s.entries) if s.tree.child_count(e) >= 2] + list(range(s.entries))
+    for step, entry in enumerate(order * 2):
+        rows.toggle(entry)
+        fresh = RowLayout(s, set(rows.expanded))
+        assert snapshot(rows) == snapshot(fresh), f"step {step}: toggled {entry}"

@@ -86,7 +86,8 @@ class EntryTree(ScrollView, can_focus=True):
         self._tool_names: dict[str, str] = {}
 
     # -- data ---------------------------------------------------------------------
-    def show(self, session, rows: RowLayout, cursor_entry: int | None = None, changed=None) -> None:
+    def show(self, session, rows: RowLayout, cursor_entry: int | None = None, changed=None,
+             cursor_row: int | None = None) -> None:
         """Show ``rows`` of ``session`` (a new one, or the same one rebuilt).
         ``changed``: the only entries whose look may have changed (after an
         append: the parents of the new entries); None: any of them."""
@@ -101,7 +102,9 @@ class EntryTree(ScrollView, can_focus=True):
                 self._views.pop(entry, None)
         self.session, self.rows = session, rows
         self.virtual_size = Size(self.size.width, len(rows))
-        row = rows.row_of(cursor_entry) if cursor_entry is not None and cursor_entry >= 0 else None
+        row = cursor_row
+        if row is None and cursor_entry is not None and cursor_entry >= 0:
+            row = rows.row_of(cursor_entry)
         if row is None:
             row = min(self.cursor, max(len(rows) - 1, 0))
         self.cursor = row
@@ -282,8 +285,9 @@ class EntryTree(ScrollView, can_focus=True):
 
     def action_toggle(self) -> None:
         entry = self.cursor_entry
-        if entry >= 0 and self.rows.toggle(entry):
-            self.show(self.session, self.rows, entry)
+        if entry >= 0 and self.rows.toggle(entry, self.cursor):
+            # the entry keeps its row, and rows keep their look: keep the cache
+            self.show(self.session, self.rows, changed=(), cursor_row=self.cursor)
 
     def on_click(self, event) -> None:
         self.move_to(event.y + self.scroll_offset.y)
