@@ -19,13 +19,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gen_tree import generate, parse_size  # noqa: E402
+from gen_tree import bench_file  # noqa: E402
 
 CHILD = r"""
 import json, resource, sys, time, gc
@@ -66,15 +65,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--single", action="store_true", help="also time the index without a second process")
     args = ap.parse_args()
-    path = args.file
-    tmp = None
-    if not path:
-        tmp = tempfile.NamedTemporaryFile(prefix="bench-", suffix=".jsonl", delete=False)
-        tmp.close()
-        path = tmp.name
-        counts = generate(path, parse_size(args.size))
-        print(f"generated {path}: {counts['bytes']:,} bytes, {counts['entries']:,} entries")
-    try:
+    with bench_file(args.file, args.size) as path:
         with open(path, "rb") as f:  # warm the page cache for every contender alike
             while f.read(1 << 24):
                 pass
@@ -98,9 +89,6 @@ def main() -> None:
         print(f"index memory     : {(idx_rss - interp) / entries:.0f} bytes/entry beyond the interpreter "
               f"(peak RSS {idx_rss / 2**20:.0f} MiB, interpreter {interp / 2**20:.0f} MiB; "
               f"scan worker peak {kids / 2**20:.0f} MiB)")
-    finally:
-        if tmp:
-            os.unlink(path)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, ROOT)
 
-from gen_tree import generate, parse_size  # noqa: E402
+from gen_tree import bench_file, generate  # noqa: E402
 
 FIRST_PAINT_CHILD = r"""
 import asyncio, sys, time
@@ -203,14 +204,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip-big", action="store_true", help="only append latency and idle CPU")
     args = ap.parse_args()
-    path, tmp = args.file, None
-    if not args.skip_big and not path:
-        tmp = tempfile.NamedTemporaryFile(prefix="bench-", suffix=".jsonl", delete=False)
-        tmp.close()
-        path = tmp.name
-        counts = generate(path, parse_size(args.size))
-        print(f"generated {path}: {counts['bytes']:,} bytes, {counts['entries']:,} entries")
-    try:
+    with nullcontext() if args.skip_big else bench_file(args.file, args.size) as path:
         if not args.skip_big:
             paint = first_paint(path, args.runs)
             print(f"first paint (process start → last entries on screen): median {statistics.median(paint):.2f} s "
@@ -226,9 +220,6 @@ def main() -> None:
         sample = os.path.join(ROOT, "sample_sessions", "tree", "branched-summary.jsonl")
         print(f"idle CPU over 5 s: {idle_cpu(sample):.1f} % watching the file, "
               f"{idle_cpu(sample, args=('--no-watch',)):.1f} % with --no-watch")
-    finally:
-        if tmp:
-            os.unlink(path)
 
 
 if __name__ == "__main__":

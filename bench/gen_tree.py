@@ -11,8 +11,11 @@ summary entries with a range, and occasional long tool outputs.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import tempfile
 import uuid
+from contextlib import contextmanager
 
 import orjson
 
@@ -108,6 +111,23 @@ def generate(path: str, size: int, seed: int = 7) -> dict:
                 leaf = w.entry(leaf, None, summary="## Goal\n" + _text(rng, 60),
                                tokensBefore=rng.randint(50000, 150000), tokensAfter=rng.randint(2000, 9000))
     return {"bytes": w.written, "entries": w.entries}
+
+
+@contextmanager
+def bench_file(path: str | None, size: str):
+    """``path`` if given, else a generated temporary session of ``size``
+    (removed afterwards)."""
+    if path:
+        yield path
+        return
+    tmp = tempfile.NamedTemporaryFile(prefix="bench-", suffix=".jsonl", delete=False)
+    tmp.close()
+    try:
+        counts = generate(tmp.name, parse_size(size))
+        print(f"generated {tmp.name}: {counts['bytes']:,} bytes, {counts['entries']:,} entries")
+        yield tmp.name
+    finally:
+        os.unlink(tmp.name)
 
 
 def main() -> None:

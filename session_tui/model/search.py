@@ -42,34 +42,26 @@ def find_text(session, needle: str, after_entry: int = -1, backwards: bool = Fal
 
 
 def _scan(session, target: bytes, start: int, stop: int, backwards: bool) -> int | None:
-    lines = session.lines
-    fd = session._fd
+    """The first (or, backwards, last) entry in bytes [start, stop) whose
+    line holds ``target``; reads BLOCK bytes at a time."""
     overlap = len(target) - 1
-    if not backwards:
-        pos = start
-        while pos < stop:
-            data = os.pread(fd, min(BLOCK + overlap, stop - pos), pos).lower()
-            at = data.find(target)
-            while at >= 0:
-                line = bisect_right(lines.line_starts, pos + at) - 1
-                entry = _entry_at_line(session, line)
-                if entry is not None:
-                    return entry
-                at = data.find(target, at + 1)
-            pos += BLOCK
-        return None
-    end = stop
-    while end > start:
-        begin = max(start, end - BLOCK)
-        data = os.pread(fd, min(end - begin + overlap, stop - begin), begin).lower()
-        at = data.rfind(target)
-        while at >= 0:
-            line = bisect_right(lines.line_starts, begin + at) - 1
-            entry = _entry_at_line(session, line)
-            if entry is not None:
-                return entry
-            at = data.rfind(target, 0, at)
-        end = begin
+    blocks = range(start, stop, BLOCK)
+    for begin in (reversed(blocks) if backwards else blocks):
+        data = os.pread(session._fd, min(BLOCK + overlap, stop - begin), begin).lower()
+        found = _entry_in(session, data, begin, target, backwards)
+        if found is not None:
+            return found
+    return None
+
+
+def _entry_in(session, data: bytes, base: int, target: bytes, backwards: bool) -> int | None:
+    starts = session.lines.line_starts
+    at = data.rfind(target) if backwards else data.find(target)
+    while at >= 0:
+        entry = _entry_at_line(session, bisect_right(starts, base + at) - 1)
+        if entry is not None:
+            return entry
+        at = data.rfind(target, 0, at) if backwards else data.find(target, at + 1)
     return None
 
 

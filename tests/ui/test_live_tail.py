@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 
+import pytest
+
 from session_tui.model.rows import RowFlag
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens import session as session_module
@@ -88,9 +90,14 @@ async def test_replace_truncate_and_delete(tmp_path):
         assert len(screen.rows) == 2  # the last view stays
 
 
-async def test_quit_while_indexing_a_big_file(tmp_path, monkeypatch):
+@pytest.fixture
+def big_from_64k(monkeypatch):
+    """Treat files over 64 KiB as big: index in the background, show the last 16 KiB first."""
     monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
     monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+
+
+async def test_quit_while_indexing_a_big_file(tmp_path, big_from_64k):
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(60_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
@@ -101,9 +108,7 @@ async def test_quit_while_indexing_a_big_file(tmp_path, monkeypatch):
     # leaving the context manager quits: it returned, so no worker hung
 
 
-async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, monkeypatch):
-    monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
-    monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, big_from_64k):
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(30_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
@@ -114,11 +119,9 @@ async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, monkeypatch
         assert len(screen.rows) == 30_000 and cursor_line(screen) == 30_001
 
 
-async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, monkeypatch):
+async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, big_from_64k, monkeypatch):
     from session_tui.model import segment
 
-    monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
-    monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
     monkeypatch.setattr(segment, "BLOCK_LINES", 64)  # many small blocks: a slow index
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(200_000))
