@@ -479,7 +479,7 @@ class SessionScreen(Screen):
                 self.new_entries += change.new_entries
                 target = cursor_entry
             self._moved_by_tail = was_following
-            self.tree_widget.show(session, self.rows, target, changed)
+            self.tree_widget.show(session, self.rows, target, changed, tailing=True)
             self.following = was_following
         else:
             return

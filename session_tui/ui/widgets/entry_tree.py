@@ -83,11 +83,12 @@ class EntryTree(ScrollView, can_focus=True):
         self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
         self._strips: OrderedDict[tuple, Strip] = OrderedDict()  # (row, cursor?, width) -> strip
         self._style_cache: dict[str, Style] = {}
+        self._tailing = False
         self._tool_names: dict[str, str] = {}
 
     # -- data ---------------------------------------------------------------------
     def show(self, session, rows: RowLayout, cursor_entry: int | None = None, changed=None,
-             cursor_row: int | None = None) -> None:
+             cursor_row: int | None = None, tailing: bool = False) -> None:
         """Show ``rows`` of ``session`` (a new one, or the same one rebuilt).
         ``changed``: the only entries whose look may have changed (after an
         append: the parents of the new entries); None: any of them."""
@@ -100,15 +101,34 @@ class EntryTree(ScrollView, can_focus=True):
                 del self._strips[key]
             for entry in changed:
                 self._views.pop(entry, None)
+        appended_from = len(self.rows) - 1 if tailing and session is self.session and self.rows else None
         self.session, self.rows = session, rows
-        self.virtual_size = Size(self.size.width, len(rows))
+        if not tailing:
+            self.virtual_size = Size(self.size.width, len(rows))
+        elif len(rows) > self.virtual_size.height:
+            # A new size means a layout pass over the whole screen: while a
+            # live file grows, grow in steps of a third of a page.
+            self.virtual_size = Size(self.size.width, len(rows) + self.size.height // 3)
         row = cursor_row
         if row is None and cursor_entry is not None and cursor_entry >= 0:
             row = rows.row_of(cursor_entry)
         if row is None:
             row = min(self.cursor, max(len(rows) - 1, 0))
+        self._tailing = tailing
+        top = self.scroll_offset.y
         self.cursor = row
-        self.refresh()
+        self._tailing = False
+        if appended_from is not None and self.scroll_offset.y == top:
+            # Only rows were added at the end (and their parents changed):
+            # repaint those lines, not the page.
+            for entry in changed or ():
+                changed_row = rows.row_of(entry) if entry >= 0 else None
+                if changed_row is not None:
+                    self.refresh_line(changed_row - top)
+            start = max(appended_from - top, 0)
+            self.refresh_lines(start, max(self.size.height - start, 0))
+        else:
+            self.refresh()
 
     def set_problems(self, problems: dict[int, str]) -> None:
         self.problems = problems
@@ -259,7 +279,10 @@ class EntryTree(ScrollView, can_focus=True):
         if row < top:
             self.scroll_to(y=row, animate=False, immediate=True)
         elif row >= top + height:
-            self.scroll_to(y=row - height + 1, animate=False, immediate=True)
+            # Following a live file, scroll by a third of a page at a time: the
+            # next appends then paint only their own line, not a whole page.
+            spare = height // 3 if self._tailing else 0
+            self.scroll_to(y=row - height + 1 + spare, animate=False, immediate=True)
 
     def move_to(self, row: int) -> None:
         if self.rows is not None and len(self.rows):
