@@ -365,7 +365,7 @@ class Session:
         leaf = self.active_leaf()
         return self.tree.path_to(leaf) if leaf >= 0 else []
 
-    def context_items(self, leaf: int | None = None) -> list[tuple[int, dict]]:
+    def context_items(self, leaf: int | None = None, should_stop=None) -> list[tuple[int, dict]]:
         """(entry, message) pairs the model would be sent from ``leaf``
         (default: the active leaf), summaries applied."""
         leaf = self.active_leaf() if leaf is None else leaf
@@ -373,7 +373,7 @@ class Session:
             return []
         if self._context_cache and self._context_cache[0] == leaf:
             return self._context_cache[1]
-        items = self.format.context(self, leaf)
+        items = self.format.context(self, leaf, should_stop)
         self._context_cache = (leaf, items)
         return items
 
@@ -382,9 +382,11 @@ class Session:
         design's ``messagesForActiveBranch``)."""
         return [message for _, message in self.context_items(leaf)]
 
-    def tool_issues(self, leaf: int | None = None) -> tuple[list[ToolIssue], list[ToolIssue]]:
+    def tool_issues(self, leaf: int | None = None, should_stop=None) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """(dangling calls, orphan results) in the context at ``leaf``."""
-        return pair_tool_calls(self.format, self.context_items(leaf)) if self.format else ([], [])
+        if not self.format:
+            return [], []
+        return pair_tool_calls(self.format, self.context_items(leaf, should_stop))
 
     def notes(self) -> list[tuple[int, str]]:
         """Things worth knowing that are not problems: ignored pointers,
@@ -398,7 +400,9 @@ class Session:
             out.extend((line + 1, text) for line, text in self.format.context_notes(self, leaf))
         return sorted(out)
 
-    def problems(self) -> list[Problem]:
+    def problems(self, should_stop: Callable[[], bool] | None = None) -> list[Problem]:
+        """Every problem, by line. Reads the context at the active leaf;
+        ``should_stop`` is polled while it does (raise Cancelled)."""
         out: list[Problem] = []
         lines = self.lines
         if lines.torn:
@@ -417,7 +421,7 @@ class Session:
             where = f" (first on line {self.line_of(first)})" if first is not None else ""
             out.append(Problem(line + 1, ProblemKind.DUPLICATE_ID,
                                f"id {entry_id} already used{where}: this record is ignored"))
-        dangling, orphans = self.tool_issues()
+        dangling, orphans = self.tool_issues(should_stop=should_stop)
         out.extend(Problem(self.line_of(d.entry), ProblemKind.DANGLING_TOOL_CALL,
                            f"tool call {d.call_id} has no result") for d in dangling)
         out.extend(Problem(self.line_of(o.entry), ProblemKind.ORPHAN_TOOL_RESULT,

@@ -87,3 +87,18 @@ def test_chat_pairing(tmp_path):
               b'{"role":"assistant","content":null,"tool_calls":[{"id":"k1","type":"function","function":{"name":"f","arguments":"{}"}}]}\n',
               b'{"role":"tool","tool_call_id":"k1","content":"ok"}\n', name="c.jsonl")
     assert s.format.name == "chat" and s.tool_issues() == ([], [])
+
+
+def test_context_and_problems_can_be_stopped(tmp_path):
+    import pytest
+
+    from session_tui.model.session import Cancelled
+
+    from .helpers import chain
+
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(chain(20_000))
+    s = open_session(path)
+    with pytest.raises(Cancelled):
+        s.problems(should_stop=lambda: True)
+    assert s.problems(should_stop=lambda: False) == []

@@ -13,6 +13,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..session import Session
 
 
+STOP_EVERY = 4096  # entries between two polls of should_stop
+
+
+def check_stop(should_stop, count: int) -> None:
+    """Raise Cancelled every STOP_EVERY calls once ``should_stop()`` is true."""
+    if should_stop is not None and not count % STOP_EVERY and should_stop():
+        from ..session import Cancelled
+
+        raise Cancelled()
+
+
 def unparsable(raw: bytes, error: Exception, line: int, seg: Segment) -> int:
     """A line orjson rejected: blank, or bad with a reason."""
     if not raw.strip():
@@ -67,8 +78,9 @@ class Format:
         """Entry index of the active leaf, or -1 for an empty session."""
         raise NotImplementedError
 
-    def context(self, session: Session, leaf: int) -> list[tuple[int, dict]]:
-        """(entry index, message) pairs the model would be sent from ``leaf``."""
+    def context(self, session: Session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+        """(entry index, message) pairs the model would be sent from ``leaf``;
+        ``should_stop`` is polled every few thousand entries (raise Cancelled)."""
         raise NotImplementedError
 
     def tool_call_ids(self, message: dict) -> list[str]:

@@ -8,7 +8,7 @@ is shown as found and never changed (formats.md §2).
 from __future__ import annotations
 
 from ..segment import LineKind
-from .base import Format
+from .base import Format, check_stop
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
 
@@ -33,8 +33,12 @@ class ChatFormat(OpenAIMessages, Format):
     def active_leaf(self, session) -> int:
         return session.tree.count - 1
 
-    def context(self, session, leaf: int) -> list[tuple[int, dict]]:
-        return [(i, session.record(i)) for i in range(leaf + 1)]
+    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+        out = []
+        for i in range(leaf + 1):
+            check_stop(should_stop, i)
+            out.append((i, session.record(i)))
+        return out
 
     def describe_leaf_rule(self) -> str:
         return "the last message"

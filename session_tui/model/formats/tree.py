@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..entry_view import EntryView
 from ..records import JSONDecodeError, loads
 from ..segment import LineKind, Shape
-from .base import Format, not_an_object, unparsable
+from .base import Format, check_stop, not_an_object, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
 SUMMARY_ROLE = "user"
@@ -107,8 +107,8 @@ class TreeFormat(OpenAIMessages, Format):
                 return found
         return tree.count - 1
 
-    def context(self, session, leaf: int) -> list[tuple[int, dict]]:
-        return build_context(session, leaf)[0]
+    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+        return build_context(session, leaf, should_stop)[0]
 
     def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
         return build_context(session, leaf)[1]
@@ -131,7 +131,7 @@ def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def build_context(session, leaf: int) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
+def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
     """Messages for ``leaf`` with summaries applied (§1.6), and notes about
     summaries that could not be applied (0-based line, text)."""
     tree = session.tree
@@ -170,6 +170,7 @@ def build_context(session, leaf: int) -> tuple[list[tuple[int, dict]], list[tupl
         starts.setdefault(max(a, 0) if b >= a else k, []).append(k)
     out: list[tuple[int, dict]] = []
     for k, entry in enumerate(path):
+        check_stop(should_stop, k)
         for s in sorted(starts.get(k, ())):
             out.append((path[s], {"role": SUMMARY_ROLE, "content": texts[s]}))
         if hidden[k] or shapes[entry] & _SUMMARY:

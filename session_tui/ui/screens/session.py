@@ -236,7 +236,11 @@ class SessionScreen(Screen):
     def compute_problems(self) -> None:
         self.generation += 1
         generation, session = self.generation, self.session
-        problems = session.problems()
+        worker = get_current_worker()
+        try:
+            problems = session.problems(should_stop=lambda: worker.is_cancelled or generation != self.generation)
+        except Cancelled:
+            return
         self.post_message(ProblemsReady(generation, problems))
 
     def on_problems_ready(self, message: ProblemsReady) -> None:
