@@ -84,6 +84,7 @@ class EntryTree(ScrollView, can_focus=True):
         self._strips: OrderedDict[tuple, Strip] = OrderedDict()  # (row, cursor?, width) -> strip
         self._style_cache: dict[str, Style] = {}
         self._tailing = False
+        self._shown_rows = 0
         self._tool_names: dict[str, str] = {}
 
     # -- data ---------------------------------------------------------------------
@@ -101,8 +102,9 @@ class EntryTree(ScrollView, can_focus=True):
                 del self._strips[key]
             for entry in changed:
                 self._views.pop(entry, None)
-        appended_from = len(self.rows) - 1 if tailing and session is self.session and self.rows else None
+        appended_from = self._shown_rows - 1 if tailing and session is self.session and self.rows else None
         self.session, self.rows = session, rows
+        self._shown_rows = len(rows)
         if not tailing:
             self.virtual_size = Size(self.size.width, len(rows))
         elif len(rows) > self.virtual_size.height:
@@ -124,9 +126,9 @@ class EntryTree(ScrollView, can_focus=True):
             for entry in changed or ():
                 changed_row = rows.row_of(entry) if entry >= 0 else None
                 if changed_row is not None:
-                    self.refresh_line(changed_row - top)
-            start = max(appended_from - top, 0)
-            self.refresh_lines(start, max(self.size.height - start, 0))
+                    self.refresh_line(changed_row)
+            start = max(appended_from, top)
+            self.refresh_lines(start, max(top + self.size.height - start, 0))
         else:
             self.refresh()
 
@@ -268,8 +270,8 @@ class EntryTree(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         if self.rows is None:
             return
-        self.refresh_line(old - self.scroll_offset.y)
-        self.refresh_line(new - self.scroll_offset.y)
+        self.refresh_line(old)  # row numbers: ScrollView subtracts the scroll offset
+        self.refresh_line(new)
         self.scroll_to_row(new)
         self.post_message(self.Highlighted(self.cursor_entry))
 
