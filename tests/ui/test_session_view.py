@@ -67,6 +67,17 @@ async def test_search_next_and_previous():
         assert cursor_line(screen) == 2
 
 
+
+async def test_a_search_notice_shows_the_query_literally():
+    async with app_for(BRANCHED).run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("slash", *"[/]x", "enter")  # not found: the notice must not read it as markup
+        await pilot.pause(0.3)
+        assert cursor_line(screen) == 24
+        toasts = pilot.app.screen.query("Toast")
+        assert any("[/]x" in str(t.render()) for t in toasts)
+
+
 async def test_jump_to_problems_and_the_problems_list():
     async with app_for(CRASH).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)

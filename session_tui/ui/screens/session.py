@@ -428,7 +428,7 @@ class SessionScreen(Screen):
             return
         found = find_text(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
         if found is None:
-            self.notify(f"not found: {inert(self.query_text, keep_newlines=False)}", timeout=2)
+            self.notify(f"not found: {inert(self.query_text, keep_newlines=False)}", timeout=2, markup=False)
         else:
             self.jump_to_entry(found)
 
