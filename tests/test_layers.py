@@ -11,8 +11,8 @@ from tests.support import REPO
 MODEL = REPO / "session_tui" / "model"
 
 
-def test_importing_the_model_and_check_loads_no_textual():
-    code = ("import sys, session_tui.model, session_tui.check, session_tui.cli; "
+def test_importing_the_model_store_and_check_loads_no_textual():
+    code = ("import sys, session_tui.model, session_tui.store, session_tui.check, session_tui.cli; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
             "print(bad); raise SystemExit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)

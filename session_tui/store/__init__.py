@@ -1,0 +1,11 @@
+"""Writing session files: the only code that does (design.md §6).
+
+``store`` holds the safety rules (lock, checks, append + fsync, backed-up
+atomic rewrites); ``session_store`` is the small public API a harness uses to
+write native ``tree`` sessions through it.
+"""
+
+from .session_store import TreeSessionStore
+from .store import Fingerprint, Refused, Store
+
+__all__ = ["Fingerprint", "Refused", "Store", "TreeSessionStore"]

@@ -1,0 +1,128 @@
+"""The session store: a small API a harness uses to write native ``tree``
+sessions safely (formats.md §1; design.md §2).
+
+Every write goes through ``Store``: the writer lock, one ``write()`` per
+record on ``O_APPEND`` and ``fsync``; a fork is a new file created
+exclusively. The harness is the live writer, so its own appends skip the
+"changed in the last 2 s" check that protects a running agent from edits.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from datetime import UTC, datetime
+
+import orjson
+
+from ..model import Session, SessionError
+from .store import Refused, Store, create_exclusive
+
+_ACTIVE = object()
+
+
+def now() -> str:
+    """ISO 8601 UTC with milliseconds, as the format wants it."""
+    stamp = datetime.now(UTC)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
+
+
+class TreeSessionStore:
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self.store = Store(self.path, force=True)
+        self.session = Session(self.path, "tree")
+        self.session.refresh()
+
+    # -- files --------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | os.PathLike, *, cwd: str | None = None, model: str | None = None,
+               parent_session: dict | None = None) -> TreeSessionStore:
+        """A new session file with its header; never replaces an existing file."""
+        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now()}
+        if cwd is not None:
+            header["cwd"] = cwd
+        if model is not None:
+            header["model"] = model
+        if parent_session is not None:
+            header["parentSession"] = parent_session
+        create_exclusive(os.fspath(path), orjson.dumps(header) + b"\n")
+        return cls(path)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> TreeSessionStore:
+        store = cls(path)
+        if store.session.header is None and store.session.entries:
+            raise SessionError(f"{store.path}: not a tree session (no header)")
+        return store
+
+    # -- reading ------------------------------------------------------------------
+    def refresh(self) -> Session:
+        self.session.refresh()
+        return self.session
+
+    def active_leaf_id(self) -> str | None:
+        leaf = self.refresh().active_leaf()
+        return self.session.record(leaf)["id"] if leaf >= 0 else None
+
+    def messages_for_active_branch(self) -> list[dict]:
+        """The messages the model is sent from the active leaf (summaries applied)."""
+        return self.refresh().context_at()
+
+    # -- writing ------------------------------------------------------------------
+    def _new_id(self) -> str:
+        while True:
+            candidate = str(uuid.uuid4())
+            if self.session.find(candidate) is None:
+                return candidate
+
+    def _parent(self, parent) -> str | None:
+        if parent is _ACTIVE:
+            return self.active_leaf_id()
+        if parent is not None and self.refresh().find(parent) is None:
+            raise Refused(f"{self.path}: no entry {parent!r} to append to")
+        return parent
+
+    def append_message(self, message: dict, parent=_ACTIVE) -> str:
+        """Append an OpenAI chat message as an entry (default parent: the
+        active leaf); it becomes the active leaf. Returns its id."""
+        parent_id = self._parent(parent)
+        entry_id = self._new_id()
+        self.store.append_lines([{"type": "message", "id": entry_id, "parentId": parent_id, "createdAt": now(),
+                                  "message": message}])
+        return entry_id
+
+    def append_summary(self, summary: str, from_id: str | None = None, to_id: str | None = None,
+                       tokens_before: int | None = None, tokens_after: int | None = None) -> str:
+        """Append a summary entry as a child of the active leaf."""
+        record = {"type": "summary", "id": self._new_id(), "parentId": self._parent(_ACTIVE), "createdAt": now(),
+                  "summary": summary}
+        for key, value in (("fromId", from_id), ("toId", to_id), ("tokensBefore", tokens_before),
+                           ("tokensAfter", tokens_after)):
+            if value is not None:
+                record[key] = value
+        self.store.append_lines([record])
+        return record["id"]
+
+    def set_active_leaf(self, entry_id: str) -> None:
+        """Append an ``active_leaf`` pointer: nothing is rewritten."""
+        if self.refresh().find(entry_id) is None:
+            raise Refused(f"{self.path}: no entry {entry_id!r}")
+        self.store.append_lines([{"type": "active_leaf", "activeLeafId": entry_id, "createdAt": now()}])
+
+    def fork(self, entry_id: str, new_path: str | os.PathLike) -> TreeSessionStore:
+        """A new session file holding the path root → ``entry_id``, records
+        copied verbatim, with a header naming its source (formats.md §1.8)."""
+        session = self.refresh()
+        entry = session.find(entry_id)
+        if entry is None:
+            raise Refused(f"{self.path}: no entry {entry_id!r} to fork at")
+        source_id = (session.header or {}).get("id")
+        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now(),
+                  "parentSession": {"id": source_id, "path": os.path.abspath(self.path), "entryId": entry_id}}
+        for key in ("cwd", "model"):
+            if session.header and key in session.header:
+                header[key] = session.header[key]
+        body = [session.raw_line(session.tree.entry_line[e]) + b"\n" for e in session.tree.path_to(entry)]
+        create_exclusive(os.fspath(new_path), orjson.dumps(header) + b"\n" + b"".join(body))
+        return TreeSessionStore(new_path)
