@@ -9,7 +9,7 @@ import sys
 from . import __version__
 from .model.formats import FORMATS
 
-COMMANDS = ("check",)
+COMMANDS = ("check", "set-leaf", "fork", "fix")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +28,66 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
     check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     check.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+
+    edits_epilog = "Exit status: 0 done, 1 refused or nothing to do, 2 error."
+    set_leaf = commands.add_parser("set-leaf", help="make an entry the active leaf (tree: appends a pointer)",
+                                   epilog=edits_epilog)
+    set_leaf.add_argument("file", metavar="FILE")
+    set_leaf.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
+    fork = commands.add_parser("fork", help="copy the path root → ENTRY into a new session file",
+                               epilog=edits_epilog)
+    fork.add_argument("file", metavar="FILE")
+    fork.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
+    fork.add_argument("-o", "--output", metavar="OUT", help="the new file (default: <stem>.fork-<n>.jsonl)")
+    fix = commands.add_parser("fix", help="make a crashed session resumable: close or cut a dangling call, "
+                                          "drop a torn last line", epilog=edits_epilog)
+    fix.add_argument("file", metavar="FILE")
+    how = fix.add_mutually_exclusive_group()
+    how.add_argument("--close", action="store_true", help="append an error result for each dangling call (default)")
+    how.add_argument("--cut", action="store_true", help="go back to before the dangling call")
+    fix.add_argument("--drop-torn", action="store_true", help="save the torn last line aside and cut it")
+    for sub in (set_leaf, fork, fix):
+        sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+        sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+        sub.add_argument("--force", action="store_true", help="write even if the file changed in the last 2 s")
     return parser
+
+
+def run_edit(args) -> int:
+    from .model import SessionError, open_session
+    from .model.sanitize import inert
+    from .store import Refused, edits
+
+    try:
+        with open_session(args.file, args.format) as session:
+            if args.command == "set-leaf":
+                plan = edits.plan_set_leaf(session, edits.resolve_entry(session, args.entry))
+            elif args.command == "fork":
+                plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
+            elif args.cut:
+                plan = edits.plan_cut(session, args.drop_torn)
+            elif args.close or session.tool_issues()[0]:
+                plan = edits.plan_close(session, args.drop_torn)
+            elif args.drop_torn:
+                plan = edits.plan_drop_torn(session)
+            elif session.lines.torn:
+                raise Refused(f"{args.file}: ends in a torn line; add --drop-torn to save it aside and cut it")
+            else:
+                raise Refused(f"{args.file}: no dangling call and no torn line: nothing to do")
+        print(inert(plan.preview()))
+        if args.dry_run:
+            return 0
+        created = edits.apply(plan, force=args.force)
+    except SessionError as exc:
+        print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
+    except Refused as exc:
+        print(f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 1
+    for path in created:
+        print(f"wrote {inert(path, keep_newlines=False)}")
+    print("done")
+    return 0
 
 
 def build_open_parser() -> argparse.ArgumentParser:
@@ -63,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
             args = build_parser().parse_args(argv)
+            if args.command != "check":
+                return run_edit(args)
             from .check import run_check
 
             return run_check(args.paths, as_json=args.json, format=args.format)

@@ -170,3 +170,46 @@ def test_concurrent_writers_never_tear_or_fuse_a_line(tmp_path):
     s = open_session(path)
     assert s.entries == 180 and s.problems() == []
     assert path.read_bytes().count(b"\n") == 181
+
+
+AGENT = r"""
+import os, sys, time
+sys.path.insert(0, sys.argv[3])
+from session_tui.model import open_session
+from session_tui.store import TreeSessionStore, edits
+path, turns = sys.argv[1], int(sys.argv[2])
+if not os.path.exists(path):
+    TreeSessionStore.create(path, model="scripted")
+with open_session(path, "tree") as session:  # resume: repair what a crash left
+    if session.lines.torn:
+        edits.apply(edits.plan_drop_torn(session), force=True)
+with open_session(path, "tree") as session:
+    if session.tool_issues()[0]:
+        edits.apply(edits.plan_close(session), force=True)
+store = TreeSessionStore.open(path)
+for turn in range(turns):
+    store.append_message({"role": "user", "content": f"turn {turn}"})
+    call = f"call_{os.getpid()}_{turn}"
+    store.append_message({"role": "assistant", "content": None, "tool_calls": [
+        {"id": call, "type": "function", "function": {"name": "run", "arguments": "{}"}}]})
+    time.sleep(0.002)
+    store.append_message({"role": "tool", "tool_call_id": call, "content": "ok"})
+    store.append_message({"role": "assistant", "content": f"done {turn}"})
+print("finished", flush=True)
+"""
+
+
+def test_an_agent_killed_mid_run_continues_and_checks_clean(tmp_path):
+    path = tmp_path / "agent.jsonl"
+    first = subprocess.Popen([sys.executable, "-c", AGENT, str(path), "100000", str(REPO)])
+    deadline = time.time() + 30
+    while time.time() < deadline and (not path.exists() or path.stat().st_size < 20_000):
+        time.sleep(0.02)
+    first.send_signal(9)
+    first.wait()
+    second = subprocess.run([sys.executable, "-c", AGENT, str(path), "5", str(REPO)], capture_output=True,
+                            text=True, timeout=60)
+    assert second.returncode == 0 and "finished" in second.stdout, second.stderr
+    s = open_session(path)
+    assert s.problems() == [] and s.entries > 40
+    assert s.context_at()[-1] == {"role": "assistant", "content": "done 4"}
