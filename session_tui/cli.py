@@ -77,7 +77,7 @@ def run_edit(args) -> int:
         print(inert(plan.preview()))
         if args.dry_run:
             return 0
-        created = edits.apply(plan, force=args.force)
+        created = edits.apply(plan, force=args.force).created
     except SessionError as exc:
         print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2

@@ -186,9 +186,36 @@ def _new_id() -> str:
 
 
 # -- applying -------------------------------------------------------------------
-def apply(plan: Plan, force: bool = False) -> list[str]:
-    """Carry out ``plan``; returns the paths of files it created (forks,
-    backups, saved fragments)."""
+@dataclass
+class Done:
+    """What an applied plan did: enough to undo it."""
+
+    plan: Plan
+    created: list[str]  # forks, backups, saved fragments
+    before: bytes | None  # the file's content before, when the edit changed it
+    after: Fingerprint | None  # the file right after the edit
+
+
+def apply(plan: Plan, force: bool = False) -> Done:
+    """Carry out ``plan``."""
+    changes_file = bool(plan.drop_torn or plan.append or plan.rewrite is not None)
+    before = None
+    if changes_file:
+        with open(plan.path, "rb") as f:
+            before = f.read()
+    created = _apply(plan, force)
+    return Done(plan, created, before, Fingerprint.of(plan.path) if changes_file else None)
+
+
+def plan_undo(done: Done) -> Plan:
+    """Put the file back as it was before ``done`` (a backed-up rewrite),
+    if nothing else changed it since."""
+    if done.before is None:
+        raise Refused("a fork is a file of its own: nothing to undo in the session (delete the fork if unwanted)")
+    return Plan(done.plan.path, f"undo: {done.plan.summary}", done.after, rewrite=done.before)
+
+
+def _apply(plan: Plan, force: bool) -> list[str]:
     store = Store(plan.path, force=force)
     created: list[str] = []
     expected = plan.fingerprint

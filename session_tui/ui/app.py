@@ -59,4 +59,8 @@ SESSION_ACTIONS = [
     ("partner", "Jump between call and result", "From a tool call to its result and back (x)"),
     ("open_full", "Read the whole output", "The selected entry's full text, uncapped (o)"),
     ("search", "Search", "Find entry text or ids (/, then n / N)"),
+    ("make_leaf", "Make the selected entry the active leaf", "Append a pointer; nothing is rewritten (a)"),
+    ("fork", "Fork at the selected entry", "Copy root → entry into a new file (F)"),
+    ("trim", "Trim a dangling tool call", "Close it with an error result, or cut back before it (t)"),
+    ("undo", "Undo the last edit", "Put the file back as it was before the last edit made here (u)"),
 ]

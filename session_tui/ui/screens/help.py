@@ -34,6 +34,14 @@ HELP = """\
 | `p` | the list of problems |
 | `f` | follow the file: keep the newest entry in sight |
 | Esc | stop indexing a big file |
+
+## Repairing (each shows its plan first; `u` undoes the last one)
+| key | |
+|---|---|
+| `a` | make the selected entry the active leaf (tree: appends a pointer) |
+| `F` | fork: root → selected entry into a new file |
+| `t` | trim a dangling tool call: close it with an error result, or cut back before it; drops a torn last line first |
+| `u` | undo the last edit made here |
 | `?` | this help · `q` quit |
 
 ## Marks

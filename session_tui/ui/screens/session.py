@@ -22,9 +22,11 @@ from ...model.rows import RowLayout
 from ...model.sanitize import inert
 from ...model.search import find_text, partner
 from ...model.session import Cancelled
+from ...store import Refused, edits
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
 from ..widgets.status import StatusLine
+from .confirm import ConfirmScreen
 from .problems import ProblemsScreen
 from .text_view import TextViewScreen, context_text
 
@@ -74,6 +76,10 @@ class SessionScreen(Screen):
         Binding("n", "search_next", "Next match", show=False),
         Binding("N", "search_previous", "Prev match", show=False),
         Binding("escape", "escape", "Stop indexing / back", show=False),
+        Binding("a", "make_leaf", "Make leaf", show=False),
+        Binding("F", "fork", "Fork", show=False),
+        Binding("t", "trim", "Trim dangling"),
+        Binding("u", "undo", "Undo edit", show=False),
     ]
     DEFAULT_CSS = """
     SessionScreen #panes { height: 1fr; }
@@ -101,6 +107,7 @@ class SessionScreen(Screen):
         self._problems_timer = None
         self._moved_by_tail = False
         self._deleted_notified = False
+        self.last_edit = None  # the last edit made here (edits.Done), for undo
 
     # -- building -----------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -492,3 +499,86 @@ class SessionScreen(Screen):
         if self._problems_timer is not None:
             self._problems_timer.stop()
         self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
+
+    # -- edits --------------------------------------------------------------------
+    def _plan(self, make):
+        """A plan from the current session, or None with the refusal shown."""
+        if self.indexing:
+            self.notify("wait until the file is indexed", timeout=3)
+            return None
+        try:
+            return make()
+        except Refused as exc:
+            self.notify(str(exc), title="Not possible", severity="warning", timeout=6, markup=False)
+            return None
+
+    def _confirm(self, plan, title: str, choices: list[tuple[str, str]], on_choice) -> None:
+        self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), on_choice)
+
+    def _apply(self, plan, force: bool = False) -> None:
+        try:
+            done = edits.apply(plan, force=force)
+        except Refused as exc:
+            if not force and "live agent" in str(exc):
+                self._confirm(plan, "A live agent may be writing this file",
+                              [("force", "Write anyway")], lambda c: c and self._apply(plan, force=True))
+                self.notify(str(exc), severity="warning", timeout=6, markup=False)
+            else:
+                self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
+            return
+        self.last_edit = done
+        self.notify(plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
+                    title="Done", timeout=5, markup=False)
+        self.on_file_changed()  # the view reloads from disk: our write shows once, as anyone's would
+
+    def action_make_leaf(self) -> None:
+        entry = self.tree_widget.cursor_entry
+        if entry < 0:
+            return
+        plan = self._plan(lambda: edits.plan_set_leaf(self.session, entry))
+        if plan:
+            self._confirm(plan, "Move the active leaf", [("confirm", "Move")], lambda c: c and self._apply(plan))
+
+    def action_fork(self) -> None:
+        entry = self.tree_widget.cursor_entry
+        if entry < 0:
+            return
+        plan = self._plan(lambda: edits.plan_fork(self.session, entry))
+        if plan:
+            self._confirm(plan, "Fork into a new file", [("confirm", "Fork")], lambda c: c and self._apply(plan))
+
+    def action_trim(self) -> None:
+        torn = bool(self.session.lines.torn)
+        close = self._plan(lambda: edits.plan_close(self.session, drop_torn=torn))
+        if close is None:
+            if torn:  # nothing dangling, maybe: offer to drop the torn line alone
+                drop = self._plan(lambda: edits.plan_drop_torn(self.session))
+                if drop:
+                    self._confirm(drop, "Drop the torn last line", [("confirm", "Drop it")],
+                                  lambda c: c and self._apply(drop))
+            return
+        cut = self._plan(lambda: edits.plan_cut(self.session, drop_torn=torn))
+        body = "close: " + close.preview() + ("\n\ncut: " + cut.preview() if cut else "")
+        choices = [("close", "Close with error results")] + ([("cut", "Cut back before the call")] if cut else [])
+
+        def chosen(choice: str | None) -> None:
+            if choice == "close":
+                self._apply(close)
+            elif choice == "cut":
+                self._apply(cut)
+
+        self.app.push_screen(ConfirmScreen("Trim the dangling tool call", body, choices), chosen)
+
+    def action_undo(self) -> None:
+        if self.last_edit is None:
+            self.notify("no edit to undo in this run", timeout=3)
+            return
+        done = self.last_edit
+        plan = self._plan(lambda: edits.plan_undo(done))
+        if plan:
+            self._confirm(plan, "Undo the last edit", [("confirm", "Undo")],
+                          lambda c: c and self._undo(plan))
+
+    def _undo(self, plan) -> None:
+        self._apply(plan, force=True)  # our own edit: its recent write is not a live agent
+        self.last_edit = None
