@@ -57,9 +57,12 @@ async def test_make_leaf_on_a_tree_and_refused_on_chat(tmp_path):
     before = chat.read_bytes()
     async with SessionApp(str(chat)).run_test(size=(120, 40)) as pilot:
         await session_screen(pilot)
-        await pilot.press("g", "a")
-        assert not isinstance(pilot.app.screen, ConfirmScreen)  # refused with the reason, nothing asked
-        assert chat.read_bytes() == before
+        await pilot.press("g", "j", "a")
+        assert isinstance(pilot.app.screen, ConfirmScreen) and "Fork" in pilot.app.screen.title_text
+        await pilot.click("#confirm")
+        fork = tmp_path / "session-fix-rounding.fork-1.jsonl"
+        await wait_for(pilot, fork.exists, what="the fork offered instead")
+        assert chat.read_bytes() == before and fork.read_bytes().count(b"\n") == 2
 
 
 async def test_fork_from_the_tui(tmp_path):

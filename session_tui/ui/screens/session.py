@@ -535,6 +535,13 @@ class SessionScreen(Screen):
         entry = self.tree_widget.cursor_entry
         if entry < 0:
             return
+        if self.session.format.linear:  # no leaf to move in place: offer the fork instead
+            plan = self._plan(lambda: edits.plan_fork(self.session, entry))
+            if plan:
+                self._confirm(plan, f"A {self.session.format.name} file is one branch: its leaf cannot move in "
+                              "place. Fork at this entry instead?", [("confirm", "Fork")],
+                              lambda c: c and self._apply(plan))
+            return
         plan = self._plan(lambda: edits.plan_set_leaf(self.session, entry))
         if plan:
             self._confirm(plan, "Move the active leaf", [("confirm", "Move")], lambda c: c and self._apply(plan))
