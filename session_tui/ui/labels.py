@@ -6,7 +6,8 @@ from ..model.entry_view import EntryView
 from ..model.sanitize import inert
 
 ROLE_LABELS = {"system": "sys", "developer": "dev", "user": "user", "assistant": "asst", "tool": "tool",
-               "summary": "sum"}
+               "summary": "sum", "bashExecution": "bash", "model_change": "meta", "thinking_level_change": "meta",
+               "label": "meta", "session_info": "meta", "custom": "meta", "custom_message": "user"}
 
 
 def one_line(text: str, limit: int = 400) -> str:

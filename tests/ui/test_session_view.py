@@ -153,3 +153,15 @@ async def test_directory_lists_sessions_and_opens_one(tmp_path):
         assert screen.session.entries in (6, 22)
         await pilot.press("escape")
         await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "FilesScreen", what="the list")
+
+
+async def test_a_pi_session_opens_on_its_last_entry():
+    from .pilot_support import visible_text
+
+    path = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+    async with app_for(path).run_test(size=(140, 50)) as pilot:
+        screen = await session_screen(pilot)
+        assert cursor_line(screen) == 36
+        await pilot.press("g")
+        text = visible_text(screen)
+        assert "model →" in text and "◆ summary" in text and "⋔" in text

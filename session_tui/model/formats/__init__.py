@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .base import Format
 from .chat import FORMAT as CHAT
+from .pi import FORMAT as PI
 from .tree import FORMAT as TREE
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TREE, CHAT)}
+FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CHAT)}
 DEFAULT = TREE  # an empty file is an empty native session
 
 
