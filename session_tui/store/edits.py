@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import time
+import uuid
 from dataclasses import dataclass, field
 
 import orjson
@@ -17,6 +19,7 @@ from ..model import Session
 from .session_store import now
 from .store import Fingerprint, Refused, Store, create_exclusive, fsync_dir, utc_stamp
 
+LEAF_CUSTOM_TYPE = "session-tui/leaf"
 SYNTHETIC_RESULT = "error: no result recorded: the run stopped before the tool returned"
 
 
@@ -64,21 +67,62 @@ def resolve_entry(session: Session, ref: str) -> int:
     raise Refused(f"{session.path}: no entry {ref!r}")
 
 
-def _tool_message(call_id: str, format_name: str, parent: str | None) -> dict:
-    message = {"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT}
-    if format_name == "chat":
-        return message
-    return {"type": "message", "id": None, "parentId": parent, "createdAt": now(), "message": message}
+def _entry_id(session: Session) -> str:
+    """A new id in the style of the format, unused in the file."""
+    while True:
+        candidate = uuid.uuid4().hex[:8] if session.format.name == "pi" else str(uuid.uuid4())
+        if session.find(candidate) is None:
+            return candidate
+
+
+def _pi_time() -> int:
+    return int(time.time() * 1000)
+
+
+def _leaf_record(session: Session, target: int) -> dict:
+    """The record that makes ``target`` the active leaf, in the form the
+    format's own tool accepts on resume."""
+    if session.format.linear:
+        raise Refused(f"{session.path}: a {session.format.name} file is one linear branch: there is no leaf to "
+                      "move in place; fork at that entry instead")
+    target_id = session.record(target)["id"]
+    if session.format.name == "tree":
+        return {"type": "active_leaf", "activeLeafId": target_id, "createdAt": now()}
+    if session.format.name == "pi":  # pi: whatever is last is the leaf; a custom entry is out of the context
+        return {"type": "custom", "id": _entry_id(session), "parentId": target_id, "timestamp": now(),
+                "customType": LEAF_CUSTOM_TYPE}
+    raise Refused(f"{session.path}: a {session.format.name} file is one linear branch: there is no leaf to "
+                  "move in place; fork at that entry instead")
+
+
+def _result_records(session: Session, owner: int, calls: list[str]) -> list[dict]:
+    """One synthetic error result per dangling call, chained after the leaf."""
+    fmt = session.format.name
+    names = {c.id: c.name for c in session.format.view(session.record(owner)).tool_calls}
+    parent = session.record(session.active_leaf()).get("id") if fmt != "chat" else None
+    out = []
+    for call_id in calls:
+        if fmt == "chat":
+            out.append({"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT})
+            continue
+        entry_id = _entry_id(session)
+        if fmt == "pi":
+            out.append({"type": "message", "id": entry_id, "parentId": parent, "timestamp": now(),
+                        "message": {"role": "toolResult", "toolCallId": call_id, "toolName": names.get(call_id, ""),
+                                    "content": [{"type": "text", "text": SYNTHETIC_RESULT}], "isError": True,
+                                    "timestamp": _pi_time()}})
+        else:
+            out.append({"type": "message", "id": entry_id, "parentId": parent, "createdAt": now(),
+                        "message": {"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT}})
+        parent = entry_id
+    return out
 
 
 # -- plans ----------------------------------------------------------------------
 def plan_set_leaf(session: Session, entry: int) -> Plan:
-    if session.format.name != "tree":
-        raise Refused(f"{session.path}: a {session.format.name} file is one linear branch: there is no leaf to "
-                      "move in place; fork at that entry instead")
-    entry_id = session.record(entry)["id"]
-    return Plan(session.path, f"make line {session.line_of(entry)} ({entry_id}) the active leaf",
-                _fingerprint(session), append=[{"type": "active_leaf", "activeLeafId": entry_id, "createdAt": now()}])
+    record = _leaf_record(session, entry)
+    return Plan(session.path, f"make line {session.line_of(entry)} ({session.record(entry).get('id')}) the "
+                "active leaf", _fingerprint(session), append=[record])
 
 
 def fork_path(source: str) -> str:
@@ -98,14 +142,18 @@ def plan_fork(session: Session, entry: int, out: str | None = None) -> Plan:
     path = session.tree.path_to(entry)
     body = b"".join(session.raw_line(session.tree.entry_line[e]) + b"\n" for e in path)
     files: list[tuple[str, bytes]] = []
+    source = session.header or {}
     if session.format.name == "tree":
-        source = session.header or {}
-        header = {"type": "session", "version": 1, "id": _new_id(), "createdAt": now(),
+        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now(),
                   "parentSession": {"id": source.get("id"), "path": os.path.abspath(session.path),
                                     "entryId": session.record(entry)["id"]}}
         for key in ("cwd", "model"):
             if key in source:
                 header[key] = source[key]
+        files.append((out, orjson.dumps(header) + b"\n" + body))
+    elif session.format.name == "pi":  # pi's own /fork: the source path in the header
+        header = {"type": "session", "version": source.get("version", 3), "id": str(uuid.uuid4()),
+                  "timestamp": now(), "cwd": source.get("cwd", ""), "parentSession": os.path.abspath(session.path)}
         files.append((out, orjson.dumps(header) + b"\n" + body))
     else:
         files.append((out, body))
@@ -142,28 +190,20 @@ def _with_torn(session: Session, plan: Plan, drop_torn: bool) -> Plan:
 
 def plan_close(session: Session, drop_torn: bool = False) -> Plan:
     owner, calls = _trailing_dangling(session)
-    leaf = session.active_leaf()
-    records = []
-    parent = session.record(leaf)["id"] if session.format.name == "tree" else None
-    for call_id in calls:
-        record = _tool_message(call_id, session.format.name, parent)
-        if session.format.name == "tree":
-            record["id"] = parent = _new_id()
-        records.append(record)
     plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
-                "results", _fingerprint(session), append=records)
+                "results", _fingerprint(session), append=_result_records(session, owner, calls))
     return _with_torn(session, plan, drop_torn)
 
 
 def plan_cut(session: Session, drop_torn: bool = False) -> Plan:
     owner, calls = _trailing_dangling(session)
-    if session.format.name == "tree":
+    if not session.format.linear:
         up = session.tree.parent[owner]
         if up < 0:
             raise Refused(f"{session.path}: the dangling call is on the first entry: nothing to move back to")
         plan = Plan(session.path, f"move the active leaf back to line {session.line_of(up)}, before the call on "
                     f"line {session.line_of(owner)} (nothing is deleted)", _fingerprint(session),
-                    append=[{"type": "active_leaf", "activeLeafId": session.record(up)["id"], "createdAt": now()}])
+                    append=[_leaf_record(session, up)])
         return _with_torn(session, plan, drop_torn)
     start = session.lines.line_starts[session.tree.entry_line[owner]]
     with open(session.path, "rb") as f:
@@ -177,12 +217,6 @@ def plan_drop_torn(session: Session) -> Plan:
         raise Refused(f"{session.path}: no torn last line: nothing to do")
     return Plan(session.path, f"drop the torn last line (line {len(session.lines) + 1})", _fingerprint(session),
                 drop_torn=session.lines.torn)
-
-
-def _new_id() -> str:
-    import uuid
-
-    return str(uuid.uuid4())
 
 
 # -- applying -------------------------------------------------------------------

@@ -196,3 +196,36 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
                      (".bak-" in p.name or ".torn-" in p.name)]
             assert saved, f"trial {trial}: changed but nothing saved aside"
     assert outcomes == {True, False}, "the kills should land both before and after the edit"
+
+
+PI = "pi/2026-03-15T16-40-11-052Z_876adc47-614e-495d-ac53-be28b587216d.jsonl"
+PI_BRANCHED = "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+
+
+def test_pi_close_appends_an_error_tool_result(tmp_path):
+    path = sample(tmp_path, PI)
+    original = path.read_bytes()
+    assert run_cli("fix", str(path)).returncode == 0
+    record = json.loads(path.read_bytes()[len(original):])
+    assert record["type"] == "message" and record["parentId"] == "b5e784e5" and len(record["id"]) == 8
+    message = record["message"]
+    assert message["role"] == "toolResult" and message["toolCallId"] == "toolu_01Pr2Jx7Lc4Gw9Hm6Ts3Kd8N"
+    assert message["isError"] is True and message["toolName"]
+    (rep,) = check_json(path)
+    assert rep["problems"] == [] and rep["active_leaf"] == record["id"]
+
+
+def test_pi_leaf_moves_by_a_custom_entry_and_forks_name_their_source(tmp_path):
+    path = sample(tmp_path, PI_BRANCHED)
+    assert run_cli("set-leaf", str(path), "388b8151").returncode == 0
+    record = json.loads(path.read_bytes().splitlines()[-1])
+    assert record["type"] == "custom" and record["customType"] == "session-tui/leaf"
+    assert record["parentId"] == "388b8151"
+    with open_session(path) as s:
+        assert s.record(s.tree.parent[s.active_leaf()])["id"] == "388b8151"
+        assert all(m.get("customType") != "session-tui/leaf" for m in s.context_at())
+    assert run_cli("fork", str(path), "21151c1c").returncode == 0
+    (fork,) = [p for p in tmp_path.iterdir() if ".fork-1." in p.name]
+    with open_session(fork) as f:
+        assert f.format.name == "pi" and f.header["parentSession"] == str(path)
+        assert f.record(f.active_leaf())["id"] == "21151c1c"
