@@ -94,16 +94,41 @@ def build_open_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="session-tui", usage="session-tui [-h] [--format FORMAT] [--no-watch] PATH | session-tui check ...",
         description="Open a session file in the terminal UI, or a directory's list of session files.")
-    parser.add_argument("path", metavar="PATH", help="a session file (*.jsonl) or a directory")
+    parser.add_argument("path", metavar="PATH", nargs="?",
+                        help="a session file (*.jsonl) or a directory (default: the known session folders that "
+                             "exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — or "
+                             "./sample_sessions)")
     parser.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
     parser.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     return parser
 
 
-def open_tui(path: str, format: str | None, watch: bool) -> int:
+KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions")
+
+
+def default_paths() -> list[str]:
+    """The known session folders that exist, else ./sample_sessions."""
+    found = [os.path.expanduser(p) for p in KNOWN_LOCATIONS if os.path.isdir(os.path.expanduser(p))]
+    return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])
+
+
+def open_tui(path: str | None, format: str | None, watch: bool) -> int:
     from .model import Session, SessionError
     from .model.sanitize import inert
 
+    if path is None:
+        paths = default_paths()
+        if not paths:
+            print("session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
+                  "~/.pi/agent/sessions); give a PATH", file=sys.stderr)
+            return 2
+        from .ui.app import SessionApp
+
+        SessionApp(paths, format, watch=watch).run()
+        return 0
+    if not os.path.exists(path):
+        print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
+        return 2
     if not os.path.isdir(path):
         try:
             with Session(path, format) as probe:

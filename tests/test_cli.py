@@ -90,3 +90,20 @@ def test_python_dash_m_and_help():
     assert r.returncode == 0 and "check" in r.stdout
     r = run_cli("check")
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_default_paths_prefer_known_locations(tmp_path, monkeypatch):
+    from session_tui import cli
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert cli.default_paths() == []
+    (tmp_path / "sample_sessions").mkdir()
+    assert cli.default_paths() == ["sample_sessions"]
+    (tmp_path / ".pi" / "agent" / "sessions").mkdir(parents=True)
+    assert cli.default_paths() == [str(tmp_path / ".pi" / "agent" / "sessions")]
+
+
+def test_opening_a_missing_path_is_one_line():
+    r = run_cli("/no/such/session.jsonl")
+    assert r.returncode == 2 and "no such file" in r.stderr and "Traceback" not in r.stderr

@@ -7,6 +7,7 @@ import os
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 
+from ..model import Session, SessionError
 from .commands import EntryJumpProvider
 from .screens.files import FilesScreen
 from .screens.help import HelpScreen
@@ -21,19 +22,27 @@ class SessionApp(App):
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, path: str, format: str | None = None, *, watch: bool = True) -> None:
+    def __init__(self, path: str | list[str], format: str | None = None, *, watch: bool = True) -> None:
         super().__init__()
         self.path = path
         self.format = format
         self.watch = watch
 
     def on_mount(self) -> None:
-        if os.path.isdir(self.path):
-            self.push_screen(FilesScreen(self.path))
+        paths = self.path if isinstance(self.path, list) else [self.path]
+        if all(os.path.isdir(p) for p in paths):
+            self.push_screen(FilesScreen(paths))
         else:
-            self.open_session_file(self.path)
+            self.open_session_file(paths[0])
 
     def open_session_file(self, path: str) -> None:
+        """Open ``path`` in a session view, or say in one line why not."""
+        try:
+            with Session(path, self.format) as probe:
+                probe.detect()
+        except SessionError as exc:
+            self.notify(str(exc), title="Cannot open", severity="error", timeout=6, markup=False)
+            return
         self.push_screen(SessionScreen(path, self.format, watch=self.watch))
 
     def action_help(self) -> None:

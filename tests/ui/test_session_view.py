@@ -165,3 +165,13 @@ async def test_a_pi_session_opens_on_its_last_entry():
         await pilot.press("g")
         text = visible_text(screen)
         assert "model →" in text and "◆ summary" in text and "⋔" in text
+
+
+async def test_a_file_that_is_not_a_session_is_refused_in_the_list(tmp_path):
+    (tmp_path / "notes.jsonl").write_text('{"foo": 1}\n')
+    async with SessionApp([str(tmp_path)], watch=False).run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert pilot.app.screen.__class__.__name__ == "FilesScreen"  # still the list: no crash
+        assert any("not a recognised session format" in str(t.render()) for t in pilot.app.screen.query("Toast"))

@@ -1,4 +1,4 @@
-"""A directory: its session files, newest first; Enter opens one."""
+"""Directories: their session files, newest first; Enter opens one."""
 
 from __future__ import annotations
 
@@ -30,12 +30,13 @@ class FilesScreen(Screen):
     FilesScreen OptionList { height: 1fr; border: none; }
     """
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directories: str | list[str]) -> None:
         super().__init__()
-        self.directory = directory
+        self.directories = [directories] if isinstance(directories, str) else directories
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"{inert(self.directory, keep_newlines=False)} — session files, newest first"),
+        where = ", ".join(self.directories)
+        yield Static(Text(f"{inert(where, keep_newlines=False)} — session files, newest first"),
                      id="title", markup=False)
         yield OptionList(id="files")
         yield Footer()
@@ -46,25 +47,31 @@ class FilesScreen(Screen):
 
     def action_reload(self) -> None:
         found = []
-        for path in session_files(self.directory):
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            found.append((st.st_mtime, st.st_size, path))
+        for directory in self.directories:
+            for path in session_files(directory):
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                found.append((st.st_mtime, st.st_size, path))
         found.sort(reverse=True)
         now = time.time()
         options = []
         for mtime, size, path in found:
             label = Text(no_wrap=True, overflow="ellipsis")
             label.append(f"{_age(now - mtime):>9}  {size:>12,} B  ", style="dim")
-            label.append(inert(os.path.relpath(path, self.directory), keep_newlines=False))
+            label.append(inert(self._shown(path), keep_newlines=False))
             options.append(Option(label, id=path))
         files = self.query_one(OptionList)
         files.clear_options()
         files.add_options(options or [Option(Text("no *.jsonl files here"), disabled=True)])
         if options:
             files.highlighted = 0
+
+    def _shown(self, path: str) -> str:
+        if len(self.directories) == 1:
+            return os.path.relpath(path, self.directories[0])
+        return path.replace(os.path.expanduser("~"), "~", 1)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.app.open_session_file(event.option.id)
