@@ -18,6 +18,7 @@ import orjson
 
 from .model import Session, SessionError, open_session
 from .model.sanitize import inert
+from .model.usage import session_usage, usage_text
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 SESSION_SUFFIX = ".jsonl"
@@ -52,6 +53,7 @@ class Report:
     context_messages: int = 0
     notes: list[tuple[int, str]] = field(default_factory=list)
     sidecar: tuple[str, list[str]] | None = None
+    usage: str = ""
 
     CONTRACT = ("path", "format", "entries", "leaves", "branch_points", "summaries", "active_leaf",
                 "active_leaf_line", "dangling_tool_calls", "problems")
@@ -80,6 +82,7 @@ def report(session: Session, path: str) -> Report:
         context_messages=len(session.context_items()),
         notes=session.notes(),
         sidecar=_sidecar_summary(session),
+        usage=usage_text(session_usage(session)),
     )
 
 
@@ -112,6 +115,8 @@ def to_text(rep: Report) -> str:
         leaf = inert(rep.active_leaf, keep_newlines=False) if rep.active_leaf else "(no ids in this format)"
         out.append(f"  active leaf {leaf} (line {rep.active_leaf_line}); "
                    f"context at leaf: {_plural(rep.context_messages, 'message')}")
+    if rep.usage:
+        out.append(f"  {rep.usage}")
     if rep.sidecar:
         name, keys = rep.sidecar
         out.append(f"  sidecar {inert(name, keep_newlines=False)}: "

@@ -22,6 +22,7 @@ from ...model.rows import RowLayout
 from ...model.sanitize import inert
 from ...model.search import find_text, partner
 from ...model.session import Cancelled
+from ...model.usage import session_usage, usage_text
 from ...store import Refused, edits
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
@@ -58,6 +59,12 @@ class IndexDone(Message):
 class ProblemsReady(Message):
     def __init__(self, generation: int, problems) -> None:
         self.generation, self.problems = generation, problems
+        super().__init__()
+
+
+class UsageReady(Message):
+    def __init__(self, generation: int, text: str) -> None:
+        self.generation, self.text = generation, text
         super().__init__()
 
 
@@ -108,6 +115,7 @@ class SessionScreen(Screen):
         self._moved_by_tail = False
         self._deleted_notified = False
         self.last_edit = None  # the last edit made here (edits.Done), for undo
+        self.usage = ""  # session totals: tokens, time span
 
     # -- building -----------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -170,7 +178,7 @@ class SessionScreen(Screen):
         self.query_one(StatusLine).show(path=os.path.basename(self.path), session=session,
                                         problems=None if self.problems is None else len(self.problems),
                                         leaf_text=leaf_text, live=live, indexing=self.indexing,
-                                        new=self.new_entries)
+                                        new=self.new_entries, usage=self.usage)
 
     # -- the big-file index ------------------------------------------------------------
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
@@ -244,11 +252,13 @@ class SessionScreen(Screen):
         self.generation += 1
         generation, session = self.generation, self.session
         worker = get_current_worker()
+        stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
-            problems = session.problems(should_stop=lambda: worker.is_cancelled or generation != self.generation)
+            problems = session.problems(should_stop=stop)
+            self.post_message(ProblemsReady(generation, problems))
+            self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop))))
         except Cancelled:
             return
-        self.post_message(ProblemsReady(generation, problems))
 
     def on_problems_ready(self, message: ProblemsReady) -> None:
         if message.generation != self.generation:
@@ -264,6 +274,11 @@ class SessionScreen(Screen):
         self.update_status()
         if session is self.session:
             self.refresh_bindings()
+
+    def on_usage_ready(self, message: UsageReady) -> None:
+        if message.generation == self.generation:
+            self.usage = message.text
+            self.update_status()
 
     def _entry_for_line(self, line: int) -> int | None:
         """The entry shown for a 1-based problem line: that entry, or the one

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from ...model.sanitize import inert
+from ...model.usage import human_seconds, step_seconds
 from ..labels import tokens_text
 
 MAX_LINES = 2000
@@ -87,6 +88,10 @@ class DetailPane(Vertical):
         tokens = tokens_text(view)
         if tokens:
             header.append(f" · {tokens}")
+        step = step_seconds(session, entry)
+        if step is not None:
+            kind, seconds = step
+            header.append(f" · {'model took' if kind == 'model' else 'tool ran'} {human_seconds(seconds)}")
         if view.id:
             header.append(f"\nid {inert(str(view.id), keep_newlines=False)}")
         if view.parent_id:

@@ -32,7 +32,7 @@ class StatusLine(Widget):
         self.refresh()
 
     def show(self, *, path: str, session, problems: int | None, leaf_text: str, live: str,
-             indexing: str = "", new: int = 0) -> None:
+             indexing: str = "", new: int = 0, usage: str = "") -> None:
         tree = session.tree
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(inert(path, keep_newlines=False), style="bold")
@@ -46,6 +46,8 @@ class StatusLine(Widget):
         else:
             text.append("  ✓ no problems", style="green")
         text.append(f"  leaf {leaf_text}")
+        if usage:
+            text.append(f"  {usage}", style="dim")
         text.append(f"  {live}", style="bold")
         if new:
             text.append(f"  +{new} new", style="reverse")

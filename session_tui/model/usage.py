@@ -1,0 +1,115 @@
+"""Token usage and step timing, from the entries' own fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from .entry_view import EntryView
+from .segment import Shape
+
+IN_KEYS = ("prompt_tokens", "input_tokens")
+OUT_KEYS = ("completion_tokens", "output_tokens")
+
+
+def tokens_of(view: EntryView) -> tuple[int, int]:
+    """(input, output) tokens an entry records (0, 0 if none)."""
+    usage = view.tokens or {}
+
+    def first(keys) -> int:
+        for key in keys:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return 0
+
+    return first(IN_KEYS), first(OUT_KEYS)
+
+
+def parse_time(value) -> float | None:
+    """Seconds since the epoch from an ISO 8601 string or Unix milliseconds."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value / 1000 if value > 1e11 else float(value)
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def step_seconds(session, entry: int) -> tuple[str, float] | None:
+    """("model", seconds) for an assistant entry (its time minus its
+    parent's), ("tool", seconds) for a tool result (its time minus the
+    call's); None when the times are not recorded."""
+    from .search import partner
+
+    tree, fmt = session.tree, session.format
+    view = fmt.view(session.record(entry))
+    mine = parse_time(view.time)
+    if mine is None:
+        return None
+    if view.result_for is not None:
+        call = partner(session, entry)
+        other = parse_time(fmt.view(session.record(call)).time) if call is not None else None
+        return ("tool", mine - other) if other is not None else None
+    if tree.shape[entry] & Shape.ROLE_MASK == Shape.ASSISTANT and tree.parent[entry] >= 0:
+        other = parse_time(fmt.view(session.record(tree.parent[entry])).time)
+        return ("model", mine - other) if other is not None else None
+    return None
+
+
+@dataclass
+class SessionUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    first: float | None = None  # earliest entry time
+    last: float | None = None
+
+    @property
+    def seconds(self) -> float | None:
+        return self.last - self.first if self.first is not None and self.last is not None else None
+
+
+def session_usage(session, should_stop=None) -> SessionUsage:
+    """Tokens over every entry of the file (all branches: what was spent),
+    and the span of its timestamps. Reads each entry once."""
+    from .formats.base import check_stop
+
+    total = SessionUsage()
+    fmt = session.format
+    for entry in range(session.tree.count):
+        check_stop(should_stop, entry)
+        view = fmt.view(session.record(entry))
+        tokens_in, tokens_out = tokens_of(view)
+        total.input_tokens += tokens_in
+        total.output_tokens += tokens_out
+        when = parse_time(view.time)
+        if when is not None:
+            total.first = when if total.first is None else min(total.first, when)
+            total.last = when if total.last is None else max(total.last, when)
+    return total
+
+
+def human_tokens(n: int) -> str:
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
+
+
+def human_seconds(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def usage_text(usage: SessionUsage) -> str:
+    parts = []
+    if usage.input_tokens or usage.output_tokens:
+        parts.append(f"tokens in {human_tokens(usage.input_tokens)} · out {human_tokens(usage.output_tokens)}")
+    if usage.seconds is not None:
+        parts.append(f"span {human_seconds(usage.seconds)}")
+    return " · ".join(parts)

@@ -1,0 +1,42 @@
+"""Token totals and step timing."""
+
+from __future__ import annotations
+
+import json
+
+from session_tui.model import open_session
+from session_tui.model.usage import parse_time, session_usage, step_seconds, usage_text
+from tests.support import SAMPLES
+
+PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+
+
+def test_pi_token_totals_match_the_file():
+    expected_in = expected_out = 0
+    for line in PI.read_text().splitlines():
+        usage = json.loads(line).get("message", {}).get("usage") if line.strip() else None
+        if usage:
+            expected_in += usage.get("input", 0)
+            expected_out += usage.get("output", 0)
+    with open_session(PI) as s:
+        total = session_usage(s)
+        assert (total.input_tokens, total.output_tokens) == (expected_in, expected_out) and expected_out > 0
+        assert "tokens in" in usage_text(total)
+
+
+def test_model_latency_and_tool_time_from_timestamps():
+    with open_session(SAMPLES / "tree" / "branched-summary.jsonl") as s:
+        call = s.find("c29dea36-11bf-4fdc-a296-d588a8fa3c57")
+        kind, seconds = step_seconds(s, call)
+        parent_time = parse_time(s.record(s.tree.parent[call])["createdAt"])
+        assert kind == "model" and seconds == parse_time(s.record(call)["createdAt"]) - parent_time
+        result = s.tree.children(call)[0]
+        kind, seconds = step_seconds(s, result)
+        assert kind == "tool" and seconds > 0
+        total = session_usage(s)
+        assert total.seconds == parse_time("2026-03-14T11:08:33.000Z") - parse_time("2026-03-14T11:05:00.000Z")
+
+
+def test_times_in_both_shapes():
+    assert parse_time("2026-03-14T11:05:00.000Z") == parse_time(1773486300000)
+    assert parse_time("not a time") is None and parse_time(None) is None
