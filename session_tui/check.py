@@ -65,7 +65,7 @@ class Report:
 def report(session: Session, path: str) -> Report:
     leaf = session.active_leaf()
     active_id = None
-    if leaf >= 0 and not session.format.linear:
+    if leaf >= 0:
         active_id = session.format.entry_id(session.record(leaf))
     dangling, _ = session.tool_issues()
     return Report(

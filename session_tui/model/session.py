@@ -186,7 +186,7 @@ class Session:
                 self._set_format(DEFAULT, guessed=True)  # one torn line: decide when it completes
                 return
             raise SessionError(f"{self.path}: not a session (no JSON object in its first lines)")
-        fmt = sniff(objs)
+        fmt = sniff(objs, self.path)
         if fmt is None:
             keys = ", ".join(list(objs[0])[:5])
             raise SessionError(f"{self.path}: not a recognised session format (first record has keys: {keys})")

@@ -22,10 +22,11 @@ def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssu
     orphans: list[ToolIssue] = []
     open_calls: dict[str, int] = {}
     for entry, message in context:
-        result_id = fmt.tool_result_id(message)
-        if result_id is not None:
-            if open_calls.pop(result_id, None) is None:
-                orphans.append(ToolIssue(entry, result_id))
+        result_ids = fmt.tool_result_ids(message)
+        if result_ids:
+            for result_id in result_ids:
+                if open_calls.pop(result_id, None) is None:
+                    orphans.append(ToolIssue(entry, result_id))
             continue
         dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
         open_calls = {c: entry for c in fmt.tool_call_ids(message)}

@@ -49,7 +49,13 @@ class Plan:
         return "\n".join(out)
 
 
+WRITABLE = ("tree", "pi", "chat")  # formats whose write forms are implemented
+
+
 def _fingerprint(session: Session) -> Fingerprint:
+    """The file as the plan sees it; refuses formats it cannot write yet."""
+    if session.format.name not in WRITABLE:
+        raise Refused(f"{session.path}: editing {session.format.name} files is not supported yet (read-only)")
     return Fingerprint.of(session.path)
 
 
@@ -120,6 +126,7 @@ def _result_records(session: Session, owner: int, calls: list[str]) -> list[dict
 
 # -- plans ----------------------------------------------------------------------
 def plan_set_leaf(session: Session, entry: int) -> Plan:
+    _fingerprint(session)  # refuses read-only formats first
     record = _leaf_record(session, entry)
     return Plan(session.path, f"make line {session.line_of(entry)} ({session.record(entry).get('id')}) the "
                 "active leaf", _fingerprint(session), append=[record])
@@ -136,6 +143,7 @@ def fork_path(source: str) -> str:
 
 
 def plan_fork(session: Session, entry: int, out: str | None = None) -> Plan:
+    _fingerprint(session)  # refuses read-only formats first
     out = out or fork_path(session.path)
     if os.path.lexists(out):
         raise Refused(f"{out}: already exists; not overwritten")
@@ -189,6 +197,7 @@ def _with_torn(session: Session, plan: Plan, drop_torn: bool) -> Plan:
 
 
 def plan_close(session: Session, drop_torn: bool = False) -> Plan:
+    _fingerprint(session)  # refuses read-only formats first
     owner, calls = _trailing_dangling(session)
     plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
                 "results", _fingerprint(session), append=_result_records(session, owner, calls))
@@ -196,6 +205,7 @@ def plan_close(session: Session, drop_torn: bool = False) -> Plan:
 
 
 def plan_cut(session: Session, drop_torn: bool = False) -> Plan:
+    _fingerprint(session)  # refuses read-only formats first
     owner, calls = _trailing_dangling(session)
     if not session.format.linear:
         up = session.tree.parent[owner]
@@ -213,6 +223,7 @@ def plan_cut(session: Session, drop_torn: bool = False) -> Plan:
 
 
 def plan_drop_torn(session: Session) -> Plan:
+    _fingerprint(session)  # refuses read-only formats first
     if not session.lines.torn:
         raise Refused(f"{session.path}: no torn last line: nothing to do")
     return Plan(session.path, f"drop the torn last line (line {len(session.lines) + 1})", _fingerprint(session),

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from .astorlm import FORMAT as ASTORLM
 from .base import Format
 from .chat import FORMAT as CHAT
 from .pi import FORMAT as PI
 from .tree import FORMAT as TREE
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CHAT)}
+FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, ASTORLM, CHAT)}  # astorlm before chat
 DEFAULT = TREE  # an empty file is an empty native session
 
 
@@ -18,11 +19,12 @@ def get_format(name: str) -> Format:
         raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS)})") from None
 
 
-def sniff(objs: list[dict]) -> Format | None:
-    """The format whose signature the first parsed records match, or None."""
+def sniff(objs: list[dict], path: str | None = None) -> Format | None:
+    """The format whose signature the first parsed records match (some
+    also look at a sidecar beside ``path``), or None."""
     if not objs:
         return None
     for fmt in FORMATS.values():
-        if fmt.sniff(objs):
+        if fmt.sniff(objs, path):
             return fmt
     return None

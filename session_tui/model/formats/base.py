@@ -49,8 +49,8 @@ class Format:
     #: no ids on disk: each entry's parent is the entry before it
     linear = False
 
-    def sniff(self, objs: list[dict]) -> bool:
-        """Whether the first parsed records of a file look like this format."""
+    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+        """Whether the first parsed records of a file (at ``path``) look like this format."""
         raise NotImplementedError
 
     def scan_lines(self, pieces: list[bytes], first_line: int, seg: Segment) -> None:
@@ -90,6 +90,11 @@ class Format:
     def tool_result_id(self, message: dict) -> str | None:
         """The call id a context message answers, if it is a tool result."""
         raise NotImplementedError
+
+    def tool_result_ids(self, message: dict) -> list[str]:
+        """Every call id a context message answers (one message may answer several)."""
+        result = self.tool_result_id(message)
+        return [result] if result is not None else []
 
     def describe_leaf_rule(self) -> str:
         raise NotImplementedError

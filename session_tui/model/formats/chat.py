@@ -16,7 +16,7 @@ class ChatFormat(OpenAIMessages, Format):
     name = "chat"
     linear = True
 
-    def sniff(self, objs: list[dict]) -> bool:
+    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
         return "role" in first and "type" not in first
 

@@ -30,7 +30,7 @@ def _calls(message: dict) -> list[dict]:
 class PiFormat(Format):
     name = "pi"
 
-    def sniff(self, objs: list[dict]) -> bool:
+    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
         return first.get("type") == "session" and "timestamp" in first and "createdAt" not in first
 

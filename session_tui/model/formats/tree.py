@@ -22,7 +22,7 @@ _ENTRY_KIND = bytes([LineKind.ENTRY])
 class TreeFormat(OpenAIMessages, Format):
     name = "tree"
 
-    def sniff(self, objs: list[dict]) -> bool:
+    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
         kind = first.get("type")
         if kind == "session":
