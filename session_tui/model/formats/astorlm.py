@@ -15,7 +15,7 @@ import orjson
 from ..entry_view import EntryView, ToolCall
 from ..records import BadLine, parse_object
 from ..segment import LineKind, Shape
-from .base import Format, check_stop
+from .base import LinearFile
 
 
 def _blocks(message: dict) -> list[dict]:
@@ -33,9 +33,8 @@ def sidecar_of(path: str) -> dict | None:
     return meta
 
 
-class AstorlmFormat(Format):
+class AstorlmFormat(LinearFile):
     name = "astorlm"
-    linear = True
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
@@ -62,16 +61,6 @@ class AstorlmFormat(Format):
     def entry_id(self, record: dict) -> str | None:
         entry_id = record.get("id")
         return entry_id if isinstance(entry_id, str) else None
-
-    def active_leaf(self, session) -> int:
-        return session.tree.count - 1
-
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
-        out = []
-        for i in range(leaf + 1):
-            check_stop(should_stop, i)
-            out.append((i, session.record(i)))
-        return out
 
     def tool_call_ids(self, message: dict) -> list[str]:
         if message.get("role") != "assistant":
@@ -108,10 +97,6 @@ class AstorlmFormat(Format):
         role = "tool" if results else str(record.get("role", "?"))
         return EntryView(kind="message", role=role, text="\n".join(texts), id=self.entry_id(record),
                          tool_calls=calls, result_for=results[0] if results else None)
-
-    def sidecar_path(self, path: str) -> str | None:
-        stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
-        return stem + ".meta.json"
 
     def describe_leaf_rule(self) -> str:
         return "the last message (the file is one branch)"

@@ -106,3 +106,25 @@ class Format:
     def sidecar_path(self, path: str) -> str | None:
         """A metadata file that belongs to the session file, if the format has one."""
         return None
+
+
+class LinearFile(Format):
+    """A file that is one branch: one message per line, the last one the
+    active leaf, the context every message up to the leaf as recorded; an
+    optional ``<stem>.meta.json`` beside it."""
+
+    linear = True
+
+    def active_leaf(self, session) -> int:
+        return session.tree.count - 1
+
+    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+        out = []
+        for i in range(leaf + 1):
+            check_stop(should_stop, i)
+            out.append((i, session.record(i)))
+        return out
+
+    def sidecar_path(self, path: str) -> str | None:
+        stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
+        return stem + ".meta.json"

@@ -8,13 +8,12 @@ is shown as found and never changed (formats.md §2).
 from __future__ import annotations
 
 from ..segment import LineKind
-from .base import Format, check_stop
+from .base import LinearFile
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
 
-class ChatFormat(OpenAIMessages, Format):
+class ChatFormat(OpenAIMessages, LinearFile):
     name = "chat"
-    linear = True
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
@@ -30,25 +29,11 @@ class ChatFormat(OpenAIMessages, Format):
     def entry_id(self, record: dict) -> str | None:
         return None
 
-    def active_leaf(self, session) -> int:
-        return session.tree.count - 1
-
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
-        out = []
-        for i in range(leaf + 1):
-            check_stop(should_stop, i)
-            out.append((i, session.record(i)))
-        return out
-
     def describe_leaf_rule(self) -> str:
         return "the last message"
 
     def view(self, record: dict):
         return message_view(record)
-
-    def sidecar_path(self, path: str) -> str | None:
-        stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
-        return stem + ".meta.json"
 
 
 FORMAT = ChatFormat()
