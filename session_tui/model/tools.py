@@ -17,7 +17,11 @@ class ToolIssue:
 
 
 def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssue], list[ToolIssue]]:
-    """(dangling calls, orphan results) in ``context``, in order."""
+    """(dangling calls, orphan results) in ``context``, in order. Formats
+    with ``results_anywhere`` (Codex) pair a call with an output anywhere
+    after it."""
+    if getattr(fmt, "results_anywhere", False):
+        return _pair_anywhere(fmt, context)
     dangling: list[ToolIssue] = []
     orphans: list[ToolIssue] = []
     open_calls: dict[str, int] = {}
@@ -32,3 +36,15 @@ def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssu
         open_calls = {c: entry for c in fmt.tool_call_ids(message)}
     dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
     return dangling, orphans
+
+
+def _pair_anywhere(fmt, context):
+    calls: dict[str, int] = {}
+    orphans: list[ToolIssue] = []
+    for entry, message in context:
+        for call_id in fmt.tool_call_ids(message):
+            calls[call_id] = entry
+        for result_id in fmt.tool_result_ids(message):
+            if calls.pop(result_id, None) is None:
+                orphans.append(ToolIssue(entry, result_id))
+    return [ToolIssue(e, c) for c, e in calls.items()], orphans

@@ -7,7 +7,8 @@ from ..model.sanitize import inert
 
 ROLE_LABELS = {"system": "sys", "developer": "dev", "user": "user", "assistant": "asst", "tool": "tool",
                "summary": "sum", "bashExecution": "bash", "model_change": "meta", "thinking_level_change": "meta",
-               "label": "meta", "session_info": "meta", "custom": "meta", "custom_message": "user"}
+               "label": "meta", "session_info": "meta", "custom": "meta", "custom_message": "user",
+               "reasoning": "rsn", "event": "evt", "turn_context": "ctx"}
 
 
 def one_line(text: str, limit: int = 400) -> str:

@@ -1,0 +1,174 @@
+"""`codex`: OpenAI Codex CLI rollouts (formats.md §6).
+
+Every line ``{"timestamp", "type", "payload"}``; the first ``session_meta`` is
+the header. Linear: no ids, no parent links. The model-visible history is
+rebuilt as Codex does: turns split at ``task_started``, the newest N user
+turns dropped by ``thread_rolled_back``, a ``compacted`` record with
+``replacement_history`` as the new base. Calls pair with outputs by
+``call_id`` anywhere after them (parallel calls interleave).
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from ..entry_view import EntryView, ToolCall, content_text
+from ..records import BadLine, parse_object
+from ..segment import LineKind, Shape
+from .base import LinearFile, check_stop
+
+CALLS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+EVENT_ROWS = ("thread_rolled_back", "turn_aborted")
+TURN_STARTS = ("task_started", "turn_started")
+_ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "developer": Shape.DEVELOPER, "system": Shape.SYSTEM}
+
+
+def _text(content) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) and "text" in p else
+                         (f"[{p.get('type')}]" if isinstance(p, dict) else str(p)) for p in content)
+    return content_text(content)
+
+
+class CodexFormat(LinearFile):
+    name = "codex"
+    results_anywhere = True
+
+    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+        first = objs[0]
+        return first.get("type") == "session_meta" and isinstance(first.get("payload"), dict)
+
+    def classify(self, obj: dict, line: int, seg) -> int:
+        kind = obj.get("type")
+        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        if kind == "session_meta":
+            if seg.header is None:
+                seg.header = obj
+                return LineKind.HEADER
+            return LineKind.META
+        if kind == "response_item":
+            item = payload.get("type")
+            if item == "message":
+                shape = _ROLES.get(payload.get("role"), Shape.OTHER)
+            elif item in CALLS:
+                shape = Shape.ASSISTANT | Shape.CALLS
+            elif item in OUTPUTS:
+                shape = Shape.TOOL | Shape.RESULT
+            else:
+                shape = Shape.OTHER
+        elif kind == "compacted":
+            shape = Shape.SUMMARY
+        elif kind == "turn_context" or (kind == "event_msg" and payload.get("type") in EVENT_ROWS):
+            shape = Shape.OTHER
+        elif kind == "event_msg":
+            return LineKind.META  # UI copies of messages, token counts, lifecycle: not rows
+        else:
+            return LineKind.UNKNOWN
+        seg.entry_lines.append(line)
+        seg.shapes.append(shape)
+        return LineKind.ENTRY
+
+    def entry_id(self, record: dict) -> str | None:
+        return None
+
+    # -- the model-visible history ---------------------------------------------------
+    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+        """(entry, response item) pairs: Codex's reconstruction up to ``leaf``."""
+        from bisect import bisect_right
+
+        tree, lines = session.tree, session.lines
+        last_line = tree.entry_line[leaf]
+        turns: list[list[tuple[int, dict]]] = [[]]
+        for n in range(last_line + 1):
+            check_stop(should_stop, n)
+            if lines.line_kinds[n] not in (LineKind.ENTRY, LineKind.META):
+                continue
+            try:
+                record = parse_object(session.raw_line(n))
+            except BadLine:
+                continue
+            kind = record.get("type")
+            payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+            if kind == "event_msg" and payload.get("type") in TURN_STARTS:
+                turns.append([])
+                continue
+            entry = bisect_right(tree.entry_line, n) - 1
+            if kind == "event_msg" and payload.get("type") == "thread_rolled_back":
+                self._roll_back(turns, payload.get("num_turns"))
+            elif kind == "compacted":
+                replacement = payload.get("replacement_history")
+                if isinstance(replacement, list):
+                    turns = [[(entry, item) for item in replacement if isinstance(item, dict)]]
+                else:
+                    kept = [(e, i) for turn in turns for e, i in turn if i.get("role") == "user"]
+                    turns = [kept + [(entry, {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text",
+                                                           "text": str(payload.get("message", ""))}]})]]
+                turns.append([])
+            elif kind == "response_item":
+                turns[-1].append((entry, payload))
+        return [pair for turn in turns for pair in turn]
+
+    @staticmethod
+    def _roll_back(turns: list[list[tuple[int, dict]]], count) -> None:
+        """Drop the newest ``count`` turns that hold a user message."""
+        left = count if isinstance(count, int) else 0
+        k = len(turns) - 1
+        while left > 0 and k >= 0:
+            if any(item.get("role") == "user" for _, item in turns[k]):
+                del turns[k]
+                left -= 1
+            k -= 1
+        if not turns:
+            turns.append([])
+
+    def tool_call_ids(self, message: dict) -> list[str]:
+        return [message["call_id"]] if message.get("type") in CALLS and isinstance(message.get("call_id"), str) \
+            else []
+
+    def tool_result_id(self, message: dict) -> str | None:
+        call = message.get("call_id")
+        return call if message.get("type") in OUTPUTS and isinstance(call, str) else None
+
+    # -- view -----------------------------------------------------------------------
+    def view(self, record: dict) -> EntryView:
+        kind = record.get("type")
+        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        time = record.get("timestamp")
+        if kind == "compacted":
+            return EntryView(kind="summary", role="summary", text=str(payload.get("message", "")), time=time)
+        if kind == "turn_context":
+            return EntryView(kind="turn_context", role="turn_context", time=time,
+                             text=f"turn: model {payload.get('model', '?')}, cwd {payload.get('cwd', '?')}")
+        if kind == "event_msg":
+            event = payload.get("type")
+            text = (f"rolled back {payload.get('num_turns')} turn(s)" if event == "thread_rolled_back"
+                    else f"turn aborted: {payload.get('reason', '')}")
+            return EntryView(kind=str(event), role="event", text=text, time=time)
+        item = payload.get("type")
+        if item == "message":
+            return EntryView(kind="message", role=str(payload.get("role", "?")), text=_text(payload.get("content")),
+                             time=time)
+        if item == "reasoning":
+            summary = payload.get("summary")
+            return EntryView(kind="reasoning", role="reasoning", time=time,
+                             text="[reasoning] " + _text(summary if isinstance(summary, list) else []))
+        if item in CALLS:
+            arguments = payload.get("arguments", payload.get("input", payload.get("action")))
+            if not isinstance(arguments, str):
+                arguments = orjson.dumps(arguments).decode()
+            name = payload.get("name") or ("shell" if item == "local_shell_call" else item)
+            return EntryView(kind="message", role="assistant", time=time,
+                             tool_calls=[ToolCall(str(payload.get("call_id", "")), str(name), arguments)])
+        if item in OUTPUTS:
+            output = payload.get("output")
+            return EntryView(kind="message", role="tool", time=time, result_for=self.tool_result_id(payload),
+                             text=output if isinstance(output, str) else _text(output))
+        return EntryView(kind=str(item), role=str(item), text=f"{item} item", time=time)
+
+    def describe_leaf_rule(self) -> str:
+        return "the last record (the file is one thread; rollbacks and compaction rebuild the history)"
+
+
+FORMAT = CodexFormat()
