@@ -43,3 +43,9 @@ def test_event_copies_are_not_rows_but_rollbacks_are():
         views = [s.format.view(s.record(e)) for e in range(s.entries)]
         assert any(v.text == "rolled back 1 turn(s)" for v in views)
         assert sum(1 for v in views if v.role == "user") == 5  # no event_msg user_message copies
+
+
+def test_rolled_back_turns_are_off_the_branch():
+    with open_session(ROLLBACK) as s:
+        off = {s.line_of(e) for e in s.format.off_branch(s)}
+        assert off == {21, 23, 24, 26}  # turn 2's items (its turn_context row stays)

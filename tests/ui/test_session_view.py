@@ -175,3 +175,14 @@ async def test_a_file_that_is_not_a_session_is_refused_in_the_list(tmp_path):
         await pilot.pause(0.3)
         assert pilot.app.screen.__class__.__name__ == "FilesScreen"  # still the list: no crash
         assert any("not a recognised session format" in str(t.render()) for t in pilot.app.screen.query("Toast"))
+
+
+async def test_codex_rolled_back_turn_is_greyed():
+    path = SAMPLES / "codex" / "rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
+    async with app_for(path).run_test(size=(140, 50)) as pilot:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.tree_widget.off_branch, what="the rolled-back turn")
+        await pilot.press("g")
+        lines = {text.split()[0]: text for text in (screen.tree_widget.render_line(y).text
+                                                    for y in range(30)) if text.strip()}
+        assert "○" in lines["21"] and "●" in lines["33"]

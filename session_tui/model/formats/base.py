@@ -103,6 +103,11 @@ class Format:
         """What the view shows of an entry's record."""
         raise NotImplementedError
 
+    def off_branch(self, session, should_stop=None) -> set[int]:
+        """Entries on the trunk of a one-branch file that the model no longer
+        sees (Codex: rolled-back turns). Shown greyed, off the active path."""
+        return set()
+
     def sidecar_path(self, path: str) -> str | None:
         """A metadata file that belongs to the session file, if the format has one."""
         return None

@@ -75,6 +75,16 @@ class CodexFormat(LinearFile):
     # -- the model-visible history ---------------------------------------------------
     def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
         """(entry, response item) pairs: Codex's reconstruction up to ``leaf``."""
+        return self._rebuild(session, leaf, should_stop, [])
+
+    def off_branch(self, session, should_stop=None) -> set[int]:
+        """Entries of turns undone by ``thread_rolled_back``: shown greyed."""
+        dropped: list[int] = []
+        if session.tree.count:
+            self._rebuild(session, session.tree.count - 1, should_stop, dropped)
+        return set(dropped)
+
+    def _rebuild(self, session, leaf: int, should_stop, dropped: list[int]) -> list[tuple[int, dict]]:
         from bisect import bisect_right
 
         tree, lines = session.tree, session.lines
@@ -95,7 +105,7 @@ class CodexFormat(LinearFile):
                 continue
             entry = bisect_right(tree.entry_line, n) - 1
             if kind == "event_msg" and payload.get("type") == "thread_rolled_back":
-                self._roll_back(turns, payload.get("num_turns"))
+                self._roll_back(turns, payload.get("num_turns"), dropped)
             elif kind == "compacted":
                 replacement = payload.get("replacement_history")
                 if isinstance(replacement, list):
@@ -111,12 +121,13 @@ class CodexFormat(LinearFile):
         return [pair for turn in turns for pair in turn]
 
     @staticmethod
-    def _roll_back(turns: list[list[tuple[int, dict]]], count) -> None:
+    def _roll_back(turns: list[list[tuple[int, dict]]], count, dropped: list[int]) -> None:
         """Drop the newest ``count`` turns that hold a user message."""
         left = count if isinstance(count, int) else 0
         k = len(turns) - 1
         while left > 0 and k >= 0:
             if any(item.get("role") == "user" for _, item in turns[k]):
+                dropped.extend(entry for entry, _ in turns[k])
                 del turns[k]
                 left -= 1
             k -= 1

@@ -57,8 +57,8 @@ class IndexDone(Message):
 
 
 class ProblemsReady(Message):
-    def __init__(self, generation: int, problems) -> None:
-        self.generation, self.problems = generation, problems
+    def __init__(self, generation: int, problems, off_branch: set[int] | None = None) -> None:
+        self.generation, self.problems, self.off_branch = generation, problems, off_branch or set()
         super().__init__()
 
 
@@ -255,7 +255,7 @@ class SessionScreen(Screen):
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
             problems = session.problems(should_stop=stop)
-            self.post_message(ProblemsReady(generation, problems))
+            self.post_message(ProblemsReady(generation, problems, session.format.off_branch(session, stop)))
             self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop))))
         except Cancelled:
             return
@@ -270,7 +270,8 @@ class SessionScreen(Screen):
             entry = self._entry_for_line(p.line)
             if entry is not None:
                 marks.setdefault(entry, []).append(p.kind.value)
-        self.tree_widget.set_problems({e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()})
+        self.tree_widget.set_problems({e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()},
+                                      message.off_branch)
         self.update_status()
         if session is self.session:
             self.refresh_bindings()

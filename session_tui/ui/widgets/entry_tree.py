@@ -80,6 +80,7 @@ class EntryTree(ScrollView, can_focus=True):
         self.session = None
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
+        self.off_branch: set[int] = set()  # trunk entries the model no longer sees (rolled back)
         self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
         self._strips: OrderedDict[tuple, Strip] = OrderedDict()  # (row, cursor?, width) -> strip
         self._style_cache: dict[str, Style] = {}
@@ -132,8 +133,9 @@ class EntryTree(ScrollView, can_focus=True):
         else:
             self.refresh()
 
-    def set_problems(self, problems: dict[int, str]) -> None:
+    def set_problems(self, problems: dict[int, str], off_branch: set[int] | None = None) -> None:
         self.problems = problems
+        self.off_branch = off_branch or set()
         self.clear_caches()
         self.refresh()
 
@@ -252,7 +254,7 @@ class EntryTree(ScrollView, can_focus=True):
             if depth:
                 line.append("│ " * (depth - 1) + ("├ " if row.flags & RowFlag.ALT_HEAD else "│ "),
                             styles("entry-tree--guide"))
-            if row.flags & RowFlag.ACTIVE:
+            if row.flags & RowFlag.ACTIVE and entry not in self.off_branch:
                 line.append("● ", styles("entry-tree--active"))
             else:
                 line.append("○ ", styles("entry-tree--inactive"))
@@ -260,7 +262,10 @@ class EntryTree(ScrollView, can_focus=True):
             if row.flags & RowFlag.ALT_HEAD:
                 line.append("▸ " if row.flags & RowFlag.FOLDED else "▾ ", styles("entry-tree--branch"))
             line.append("⋔ " if fork else "  ", styles("entry-tree--branch"))
-            line.append_text(self._view(entry)[1])
+            label = self._view(entry)[1]
+            if entry in self.off_branch:  # rolled back: greyed
+                label = Text(label.plain, style=styles("entry-tree--inactive"), no_wrap=True, overflow="ellipsis")
+            line.append_text(label)
         line.stylize(base)
         segments = list(line.render(self.app.console))
         strip = Strip(segments).adjust_cell_length(width, styles("base") + base)
