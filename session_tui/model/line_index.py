@@ -54,6 +54,3 @@ class LineIndex:
         if not self.head and self.line_starts and self.line_starts[0] == 0:
             first_len = self.span(0)[1]
             self.head = os.pread(fd, min(first_len, HEAD_BYTES), 0)
-
-    def memory_bytes(self) -> int:
-        return self.line_starts.itemsize * len(self.line_starts) + len(self.line_kinds)

@@ -33,8 +33,6 @@ class LineKind:
     BAD = 6  # not one JSON object
     DUPLICATE = 7  # an entry whose id was already used (the first one wins)
 
-    NAMES = ("blank", "entry", "header", "pointer", "meta", "unknown", "bad line", "duplicate")
-
 
 class Shape:
     """One byte per entry: role (bits 0-2), tool flags, summary bit."""
@@ -45,14 +43,9 @@ class Shape:
     SUMMARY = 1 << 5  # a summary / compaction node
 
     NONE, SYSTEM, DEVELOPER, USER, ASSISTANT, TOOL, OTHER = range(7)
-    ROLE_NAMES = ("", "system", "developer", "user", "assistant", "tool", "other")
     #: role name -> shape byte (tool results carry the RESULT flag)
     OF_ROLE = {"system": SYSTEM, "developer": DEVELOPER, "user": USER, "assistant": ASSISTANT,
                "tool": TOOL | RESULT, "function": TOOL | RESULT}
-
-    @staticmethod
-    def role(shape: int) -> str:
-        return Shape.ROLE_NAMES[shape & Shape.ROLE_MASK]
 
 
 @dataclass

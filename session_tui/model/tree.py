@@ -40,10 +40,6 @@ class NeedsIds(Exception):
     scan that part again here."""
 
 
-def id_key(entry_id: str) -> int:
-    return hash(entry_id) & _KEY_MASK
-
-
 class SessionTree:
     def __init__(self, linear: bool = False):
         self.linear = linear
@@ -284,12 +280,6 @@ class SessionTree:
     def child_count(self, entry: int) -> int:
         return self._has_next_child(entry) + len(self._others.get(entry, ()))
 
-    def is_leaf(self, entry: int) -> bool:
-        return self.child_count(entry) == 0
-
-    def is_branch_point(self, entry: int) -> bool:
-        return self.child_count(entry) >= 2
-
     @property
     def leaves(self) -> int:
         with_children = self._adjacent + sum(1 for p in self._others if not self._has_next_child(p))
@@ -330,9 +320,6 @@ class SessionTree:
         for kids in self._others.values():
             ends.update(c - 1 for c in kids if c)
         return sorted(ends)
-
-    def has_other_children(self, entry: int) -> bool:
-        return entry in self._others
 
     def leaf_entries(self) -> Iterator[int]:
         """Every leaf, in file order (O(entries))."""

@@ -98,8 +98,5 @@ class AstorlmFormat(LinearFile):
         return EntryView(kind="message", role=role, text="\n".join(texts), id=self.entry_id(record),
                          tool_calls=calls, result_for=results[0] if results else None)
 
-    def describe_leaf_rule(self) -> str:
-        return "the last message (the file is one branch)"
-
 
 FORMAT = AstorlmFormat()

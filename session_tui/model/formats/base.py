@@ -96,8 +96,6 @@ class Format:
         result = self.tool_result_id(message)
         return [result] if result is not None else []
 
-    def describe_leaf_rule(self) -> str:
-        raise NotImplementedError
 
     def view(self, record: dict) -> EntryView:
         """What the view shows of an entry's record."""

@@ -29,8 +29,6 @@ class ChatFormat(OpenAIMessages, LinearFile):
     def entry_id(self, record: dict) -> str | None:
         return None
 
-    def describe_leaf_rule(self) -> str:
-        return "the last message"
 
     def view(self, record: dict):
         return message_view(record)

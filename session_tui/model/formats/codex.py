@@ -178,8 +178,5 @@ class CodexFormat(LinearFile):
                              text=output if isinstance(output, str) else _text(output))
         return EntryView(kind=str(item), role=str(item), text=f"{item} item", time=time)
 
-    def describe_leaf_rule(self) -> str:
-        return "the last record (the file is one thread; rollbacks and compaction rebuild the history)"
-
 
 FORMAT = CodexFormat()

@@ -162,8 +162,5 @@ class PiFormat(Format):
         }.get(kind, f"{kind} record")
         return EntryView(kind=str(kind), role=str(kind), text=text, **fields)
 
-    def describe_leaf_rule(self) -> str:
-        return "the last entry in file order"
-
 
 FORMAT = PiFormat()

@@ -123,9 +123,6 @@ class TreeFormat(OpenAIMessages, Format):
         message = record.get("message")
         return message_view(message if isinstance(message, dict) else {}, **fields)
 
-    def describe_leaf_rule(self) -> str:
-        return "the later of the last entry and the last valid active_leaf pointer"
-
 
 def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -146,9 +146,6 @@ class EntryTree(ScrollView, can_focus=True):
             return -1
         return self.rows.at(self.cursor).entry
 
-    def row(self, index: int) -> Row:
-        return self.rows.at(index)
-
     def _view(self, entry: int) -> tuple[EntryView | None, Text]:
         cached = self._views.get(entry)
         if cached is not None:
