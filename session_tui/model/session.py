@@ -371,11 +371,15 @@ class Session:
         leaf = self.active_leaf() if leaf is None else leaf
         if leaf < 0:
             return []
+        return self._context(leaf, should_stop)[0]
+
+    def _context(self, leaf: int, should_stop=None) -> tuple[list, list]:
+        """(items, notes) at ``leaf``, built once per refresh."""
         if self._context_cache and self._context_cache[0] == leaf:
             return self._context_cache[1]
-        items = self.format.context(self, leaf, should_stop)
-        self._context_cache = (leaf, items)
-        return items
+        built = self.format.context_and_notes(self, leaf, should_stop)
+        self._context_cache = (leaf, built)
+        return built
 
     def context_at(self, leaf: int | None = None) -> list[dict]:
         """The messages the model would be sent from ``leaf`` (the store
@@ -396,8 +400,8 @@ class Session:
             if not isinstance(target, str) or self.find(target) is None:
                 out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
         leaf = self.active_leaf()
-        if leaf >= 0 and hasattr(self.format, "context_notes"):
-            out.extend((line + 1, text) for line, text in self.format.context_notes(self, leaf))
+        if leaf >= 0:
+            out.extend((line + 1, text) for line, text in self._context(leaf)[1])
         return sorted(out)
 
     def problems(self, should_stop: Callable[[], bool] | None = None) -> list[Problem]:

@@ -83,6 +83,11 @@ class Format:
         ``should_stop`` is polled every few thousand entries (raise Cancelled)."""
         raise NotImplementedError
 
+    def context_and_notes(self, session: Session, leaf: int, should_stop=None):
+        """``context`` and notes on what could not be applied while building
+        it — (0-based line, text); formats without such rules have none."""
+        return self.context(session, leaf, should_stop), []
+
     def tool_call_ids(self, message: dict) -> list[str]:
         """Ids of the tool calls a context message makes."""
         raise NotImplementedError

@@ -110,8 +110,8 @@ class TreeFormat(OpenAIMessages, Format):
     def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
         return build_context(session, leaf, should_stop)[0]
 
-    def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
-        return build_context(session, leaf)[1]
+    def context_and_notes(self, session, leaf: int, should_stop=None):
+        return build_context(session, leaf, should_stop)
 
     def view(self, record: dict) -> EntryView:
         fields = {"id": record.get("id"), "parent_id": record.get("parentId"), "time": record.get("createdAt")}
