@@ -237,27 +237,32 @@ class Done:
 
     plan: Plan
     created: list[str]  # forks, backups, saved fragments
-    before: bytes | None  # the file's content before, when the edit changed it
-    after: Fingerprint | None  # the file right after the edit
+    after: Fingerprint | None  # the file right after the edit (None: the edit left it alone)
 
 
 def apply(plan: Plan, force: bool = False) -> Done:
     """Carry out ``plan``."""
-    changes_file = bool(plan.drop_torn or plan.append or plan.rewrite is not None)
-    before = None
-    if changes_file:
-        with open(plan.path, "rb") as f:
-            before = f.read()
     created = _apply(plan, force)
-    return Done(plan, created, before, Fingerprint.of(plan.path) if changes_file else None)
+    changes_file = bool(plan.drop_torn or plan.append or plan.rewrite is not None)
+    return Done(plan, created, Fingerprint.of(plan.path) if changes_file else None)
 
 
 def plan_undo(done: Done) -> Plan:
     """Put the file back as it was before ``done`` (a backed-up rewrite),
-    if nothing else changed it since."""
-    if done.before is None:
+    if nothing else changed it since. The old content is rebuilt only now:
+    a rewrite's backup holds it; otherwise it is the file up to where the
+    edit appended, plus any torn fragment it cut."""
+    plan = done.plan
+    if done.after is None:
         raise Refused("a fork is a file of its own: nothing to undo in the session (delete the fork if unwanted)")
-    return Plan(done.plan.path, f"undo: {done.plan.summary}", done.after, rewrite=done.before)
+    if plan.rewrite is not None:
+        backup = next(p for p in done.created if ".bak-" in os.path.basename(p))
+        with open(backup, "rb") as f:
+            before = f.read()
+    else:
+        with open(plan.path, "rb") as f:
+            before = f.read(plan.fingerprint.size - len(plan.drop_torn)) + plan.drop_torn
+    return Plan(plan.path, f"undo: {plan.summary}", done.after, rewrite=before)
 
 
 def _apply(plan: Plan, force: bool) -> list[str]:

@@ -229,3 +229,18 @@ def test_pi_leaf_moves_by_a_custom_entry_and_forks_name_their_source(tmp_path):
     with open_session(fork) as f:
         assert f.format.name == "pi" and f.header["parentSession"] == str(path)
         assert f.record(f.active_leaf())["id"] == "21151c1c"
+
+
+@pytest.mark.parametrize("rel, make", [
+    ("tree/branched-summary.jsonl", lambda s: edits.plan_set_leaf(s, 1)),  # an append
+    ("chat/session-crash-dangling.jsonl", lambda s: edits.plan_cut(s)),  # a backed-up rewrite
+    ("tree/crash-torn.jsonl", lambda s: edits.plan_close(s, drop_torn=True)),  # a cut fragment + an append
+])
+def test_undo_restores_the_exact_bytes(tmp_path, rel, make):
+    path = sample(tmp_path, rel)
+    original = path.read_bytes()
+    with open_session(path) as s:
+        done = edits.apply(make(s))
+    assert path.read_bytes() != original
+    edits.apply(edits.plan_undo(done), force=True)
+    assert path.read_bytes() == original
