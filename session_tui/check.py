@@ -54,6 +54,8 @@ class Report:
     notes: list[tuple[int, str]] = field(default_factory=list)
     sidecar: tuple[str, list[str]] | None = None
     usage: str = ""
+    title: str | None = None
+    origin: str | None = None
 
     CONTRACT = ("path", "format", "entries", "leaves", "branch_points", "summaries", "active_leaf",
                 "active_leaf_line", "dangling_tool_calls", "problems")
@@ -83,6 +85,8 @@ def report(session: Session, path: str) -> Report:
         notes=session.notes(),
         sidecar=_sidecar_summary(session),
         usage=usage_text(session_usage(session)),
+        title=session.title(),
+        origin=session.origin(),
     )
 
 
@@ -106,6 +110,10 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def to_text(rep: Report) -> str:
     out = [inert(rep.path, keep_newlines=False)]
+    if rep.title:
+        out.append(f"  title: {inert(rep.title, keep_newlines=False)}")
+    if rep.origin:
+        out.append(f"  forked from {inert(rep.origin, keep_newlines=False)}")
     out.append("  " + " · ".join([
         f"format {rep.format}", _plural(rep.entries, "entry", "entries"), _plural(rep.leaves, "leaf", "leaves"),
         _plural(rep.branch_points, "branch point"), _plural(rep.summaries, "summary", "summaries")]))

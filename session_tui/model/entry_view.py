@@ -25,6 +25,7 @@ class EntryView:
     tokens: dict | None = None  # usage as recorded
     tokens_before: int | None = None  # summaries
     tokens_after: int | None = None
+    step: str | None = None  # one model response recorded over several entries shares this key
 
 
 def content_text(content) -> str:

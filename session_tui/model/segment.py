@@ -69,6 +69,7 @@ class Segment:
     pointers: list = field(default_factory=list)  # (line, target id)
     bad: list = field(default_factory=list)  # (line, reason)
     header: dict | None = None
+    titles: list = field(default_factory=list)  # (line, rank, title, entry id it names or None)
     _last_id: object = None
 
     def add_entry(self, line: int, entry_id, parent_id, shape: int) -> None:
@@ -90,6 +91,7 @@ class Segment:
             self.entry_lines = array("I", map(delta.__add__, self.entry_lines))
             self.pointers = [(line + delta, target) for line, target in self.pointers]
             self.bad = [(line + delta, reason) for line, reason in self.bad]
+            self.titles = [(line + delta, *rest) for line, *rest in self.titles]
 
     def parent_ids(self) -> list:
         """Parent id of each entry (rebuilt from ``far``; for the slow path)."""

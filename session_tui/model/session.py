@@ -67,7 +67,10 @@ class Session:
         self.pointers: list[tuple[int, object]] = []
         self.bad: list[tuple[int, str]] = []
         self.header: dict | None = None
+        self.titles: list[tuple[int, int, str, str | None]] = []  # records naming the session
+        self.memo: dict = {}  # what a format keeps between calls; cleared with the tree
         self._context_cache: tuple | None = None
+        self._leaf_cache: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------
     def close(self) -> None:
@@ -156,6 +159,7 @@ class Session:
         change.new_entries = self.tree.count - before
         change.bytes_read = self.bytes_scanned - scanned
         self._context_cache = None
+        self._leaf_cache = None
         return change
 
     def _sniff(self, fd: int, size: int) -> None:
@@ -220,6 +224,7 @@ class Session:
         self.format = fmt
         self._guessed = guessed
         self.tree = SessionTree(linear=fmt.linear)
+        self.memo = {}
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
         far = None
@@ -302,6 +307,8 @@ class Session:
             self.header = seg.header
         if seg.pointers:
             self.pointers.extend(seg.pointers)
+        if seg.titles:
+            self.titles.extend(seg.titles)
         if seg.bad:
             self.bad.extend(seg.bad)
         for line, reason in rejected:
@@ -353,13 +360,45 @@ class Session:
             return None
         return path, obj
 
+    def other_records(self, limit: int) -> list[tuple[int, str]]:
+        """(1-based line, one-line description) of the first ``limit`` lines
+        that are records but not entries: header, metadata, pointers, kinds
+        the format does not know."""
+        kinds = bytes(self.lines.line_kinds)
+        wanted = {LineKind.HEADER, LineKind.META, LineKind.POINTER, LineKind.UNKNOWN}
+        out = []
+        for line, kind in enumerate(kinds):
+            if kind in wanted:
+                raw = self.raw_line(line)
+                try:
+                    obj = parse_object(raw)
+                except BadLine:
+                    continue
+                label = obj.get("type") or obj.get("role") or "record"
+                rest = raw[:160].decode("utf-8", "replace")
+                out.append((line + 1, f"{label}: {rest}{' …' if len(raw) > 160 else ''}"))
+                if len(out) >= limit:
+                    break
+        return out
+
     # -- views --------------------------------------------------------------------
     @property
     def entries(self) -> int:
         return self.tree.count
 
     def active_leaf(self) -> int:
-        return self.format.active_leaf(self) if self.format else -1
+        if self._leaf_cache is None:
+            self._leaf_cache = self.format.active_leaf(self) if self.format else -1
+        return self._leaf_cache
+
+    def title(self) -> str | None:
+        """The session's name from its own records (a title record, a
+        session-info name), if it has one."""
+        return self.format.title(self) if self.format else None
+
+    def origin(self) -> str | None:
+        """Where this session was forked from, as its files record it."""
+        return self.format.origin(self) if self.format else None
 
     def active_path(self) -> list[int]:
         leaf = self.active_leaf()
@@ -396,6 +435,13 @@ class Session:
         """Things worth knowing that are not problems: ignored pointers,
         summaries that could not be applied. (1-based line, text)."""
         out = []
+        if self.format and self.format.duplicates_expected:
+            out.extend((line + 1, f"{entry_id} repeats an earlier record (a copied prefix): the first copy is shown")
+                       for line, entry_id in self.tree.duplicates)
+        out.extend((self.line_of(entry), f"parent {parent_id} is not in this file: shown as a root")
+                   for entry, parent_id in self._missing_parents(expected=True))
+        out.extend((line + 1, f"title {text!r} is for the conversation ending at {names}, not in this file")
+                   for line, _rank, text, names in self.titles if names is not None and self.find(names) is None)
         for line, target in self.pointers:
             if not isinstance(target, str) or self.find(target) is None:
                 out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
@@ -403,6 +449,13 @@ class Session:
         if leaf >= 0:
             out.extend((line + 1, text) for line, text in self._context(leaf)[1])
         return sorted(out)
+
+    def _missing_parents(self, expected: bool):
+        """(entry, parent id) of roots whose parent is not in the file: those
+        the format expects (``expected``) or the others."""
+        for entry, parent_id in self.tree.missing_parents():
+            if self.format.expected_root(self.record(entry)) == expected:
+                yield entry, parent_id
 
     def problems(self, should_stop: Callable[[], bool] | None = None) -> list[Problem]:
         """Every problem, by line. Reads the context at the active leaf;
@@ -414,13 +467,13 @@ class Session:
                                f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"))
         out.extend(Problem(line + 1, ProblemKind.BAD_LINE, reason) for line, reason in self.bad)
         tree = self.tree
-        for entry, parent_id in tree.missing_parents():
+        for entry, parent_id in self._missing_parents(expected=False):
             out.append(Problem(self.line_of(entry), ProblemKind.MISSING_PARENT,
                                f"parent {parent_id} not found: shown as a root"))
         for line, parent_id in tree.cycles:
             out.append(Problem(line + 1, ProblemKind.CYCLE,
                                f"parent {parent_id} would close a cycle: link dropped, shown as a root"))
-        for line, entry_id in tree.duplicates:
+        for line, entry_id in tree.duplicates if not self.format.duplicates_expected else ():
             first = tree.find(entry_id)
             where = f" (first on line {self.line_of(first)})" if first is not None else ""
             out.append(Problem(line + 1, ProblemKind.DUPLICATE_ID,

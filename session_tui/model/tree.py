@@ -321,10 +321,15 @@ class SessionTree:
             ends.update(c - 1 for c in kids if c)
         return sorted(ends)
 
-    def leaf_entries(self) -> Iterator[int]:
-        """Every leaf, in file order (O(entries))."""
-        parent = self.parent
-        n = len(parent)
-        for i in range(n):
-            if not (i + 1 < n and parent[i + 1] == i) and i not in self._others:
-                yield i
+    def leaf_list(self) -> list[int]:
+        """Every leaf, in file order. O(forks + roots): only an entry whose
+        successor is not its child can be a leaf."""
+        n = self.count
+        if not n:
+            return []
+        ends = {n - 1}
+        ends.update(c - 1 for c in self.roots if c)
+        for kids in self._others.values():
+            ends.update(c - 1 for c in kids if c)
+        others = self._others
+        return sorted(e for e in ends if e not in others and not self._has_next_child(e))

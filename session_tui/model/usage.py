@@ -54,7 +54,15 @@ def step_seconds(session, entry: int) -> tuple[str, float] | None:
         other = parse_time(fmt.view(session.record(call)).time) if call is not None else None
         return ("tool", mine - other) if other is not None else None
     if tree.shape[entry] & Shape.ROLE_MASK == Shape.ASSISTANT and tree.parent[entry] >= 0:
-        other = parse_time(fmt.view(session.record(tree.parent[entry])).time)
+        before = fmt.view(session.record(tree.parent[entry]))
+        for _ in range(1000):  # a response recorded over several entries: from before its first one
+            if view.step is None or before.step != view.step or before.parent_id is None:
+                break
+            up = session.find(before.parent_id)
+            if up is None:
+                break
+            before = fmt.view(session.record(up))
+        other = parse_time(before.time)
         return ("model", mine - other) if other is not None else None
     return None
 
@@ -72,22 +80,30 @@ class SessionUsage:
 
 
 def session_usage(session, should_stop=None) -> SessionUsage:
-    """Tokens over every entry of the file (all branches: what was spent),
-    and the span of its timestamps. Reads each entry once."""
+    """Tokens over every entry of the file (all branches: what was spent;
+    a response recorded over several entries once, with its highest output
+    count), and the span of its timestamps. Reads each entry once."""
     from .formats.base import check_stop
 
     total = SessionUsage()
     fmt = session.format
+    steps: dict[str, tuple[int, int]] = {}  # a response over several entries counts once: its highest output
     for entry in range(session.tree.count):
         check_stop(should_stop, entry)
         view = fmt.view(session.record(entry))
-        tokens_in, tokens_out = tokens_of(view)
-        total.input_tokens += tokens_in
-        total.output_tokens += tokens_out
+        tokens = tokens_of(view)
+        if view.step is None:
+            total.input_tokens += tokens[0]
+            total.output_tokens += tokens[1]
+        elif view.step not in steps or tokens[1] > steps[view.step][1]:
+            steps[view.step] = tokens
         when = parse_time(view.time)
         if when is not None:
             total.first = when if total.first is None else min(total.first, when)
             total.last = when if total.last is None else max(total.last, when)
+    for tokens_in, tokens_out in steps.values():
+        total.input_tokens += tokens_in
+        total.output_tokens += tokens_out
     return total
 
 

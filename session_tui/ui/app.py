@@ -71,5 +71,7 @@ SESSION_ACTIONS = [
     ("make_leaf", "Make the selected entry the active leaf", "Append a pointer; nothing is rewritten (a)"),
     ("fork", "Fork at the selected entry", "Copy root → entry into a new file (F)"),
     ("trim", "Trim a dangling tool call", "Close it with an error result, or cut back before it (t)"),
+    ("metadata", "List metadata records", "Records that are not entries: titles, snapshots, headers (m)"),
+    ("open_subagent", "Open the sub-agent transcript", "The transcript the selected Task/Agent call spawned (s)"),
     ("undo", "Undo the last edit", "Put the file back as it was before the last edit made here (u)"),
 ]

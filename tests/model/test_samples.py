@@ -38,7 +38,7 @@ def test_branched_summary_model():
         summary_entry = s.find("79c7d2b4-" + s.record(ctx[1][0])["id"][9:])
         assert s.record(summary_entry)["tokensBefore"] == 18420
         # abandoned branch ends at 9df23958
-        leaves = [s.record(e)["id"][:8] for e in s.tree.leaf_entries()]
+        leaves = [s.record(e)["id"][:8] for e in s.tree.leaf_list()]
         assert leaves == ["9df23958", "0fe3c303"]
 
 
@@ -116,5 +116,5 @@ def test_huge_output_sample():
 def test_directory_means_every_session_file():
     reps = check_json(SAMPLES)
     names = sorted(r["path"].rsplit("/", 1)[1] for r in reps)
-    assert len(reps) == 19 and "with-sidecar.jsonl" in names
+    assert len(reps) == 24 and "with-sidecar.jsonl" in names
     assert not any(n.endswith(".meta.json") for n in names)

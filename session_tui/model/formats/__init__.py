@@ -5,11 +5,12 @@ from __future__ import annotations
 from .astorlm import FORMAT as ASTORLM
 from .base import Format
 from .chat import FORMAT as CHAT
+from .claude import FORMAT as CLAUDE
 from .codex import FORMAT as CODEX
 from .pi import FORMAT as PI
 from .tree import FORMAT as TREE
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, ASTORLM, CHAT)}  # astorlm before chat
+FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, CLAUDE, ASTORLM, CHAT)}  # astorlm before chat
 DEFAULT = TREE  # an empty file is an empty native session
 
 

@@ -10,17 +10,11 @@ from __future__ import annotations
 
 import os
 
-import orjson
-
-from ..entry_view import EntryView, ToolCall
+from ..entry_view import EntryView
 from ..records import BadLine, parse_object
-from ..segment import LineKind, Shape
+from ..segment import LineKind
+from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
 from .base import LinearFile
-
-
-def _blocks(message: dict) -> list[dict]:
-    content = message.get("content")
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def sidecar_of(path: str) -> dict | None:
@@ -33,7 +27,7 @@ def sidecar_of(path: str) -> dict | None:
     return meta
 
 
-class AstorlmFormat(LinearFile):
+class AstorlmFormat(AnthropicMessages, LinearFile):
     name = "astorlm"
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
@@ -48,51 +42,16 @@ class AstorlmFormat(LinearFile):
         role = obj.get("role")
         if role not in ("user", "assistant", "system"):
             return LineKind.UNKNOWN
-        kinds = {b.get("type") for b in _blocks(obj)}
-        shape = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "system": Shape.SYSTEM}[role]
-        if role == "assistant" and "tool_use" in kinds:
-            shape |= Shape.CALLS
-        if role == "user" and "tool_result" in kinds:
-            shape = Shape.TOOL | Shape.RESULT
         seg.entry_lines.append(line)
-        seg.shapes.append(shape)
+        seg.shapes.append(shape_of(obj))
         return LineKind.ENTRY
 
     def entry_id(self, record: dict) -> str | None:
         entry_id = record.get("id")
         return entry_id if isinstance(entry_id, str) else None
 
-    def tool_call_ids(self, message: dict) -> list[str]:
-        if message.get("role") != "assistant":
-            return []
-        return [b["id"] for b in _blocks(message) if b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
-
-    def tool_result_id(self, message: dict) -> str | None:
-        ids = self.tool_result_ids(message)
-        return ids[0] if ids else None
-
-    def tool_result_ids(self, message: dict) -> list[str]:
-        if message.get("role") != "user":
-            return []
-        return [b["tool_use_id"] for b in _blocks(message)
-                if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)]
-
     def view(self, record: dict) -> EntryView:
-        texts, calls = [], []
-        for block in _blocks(record):
-            kind = block.get("type")
-            if kind == "text":
-                texts.append(str(block.get("text", "")))
-            elif kind == "thinking":
-                texts.append("[thinking] " + str(block.get("thinking", "")))
-            elif kind == "redacted_thinking":
-                texts.append("[redacted thinking]")
-            elif kind == "tool_use":
-                calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
-                                      orjson.dumps(block.get("input")).decode()))
-            elif kind == "tool_result":
-                error = " [error]" if block.get("is_error") else ""
-                texts.append(f"{block.get('tool_use_id')}{error}: {block.get('content', '')}")
+        texts, calls = read_blocks(record)
         results = self.tool_result_ids(record)
         role = "tool" if results else str(record.get("role", "?"))
         return EntryView(kind="message", role=role, text="\n".join(texts), id=self.entry_id(record),

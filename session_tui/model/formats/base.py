@@ -48,6 +48,8 @@ class Format:
     name = ""
     #: no ids on disk: each entry's parent is the entry before it
     linear = False
+    #: a repeated id is a copy the tool itself makes (not damage): noted, not a problem
+    duplicates_expected = False
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         """Whether the first parsed records of a file (at ``path``) look like this format."""
@@ -102,9 +104,39 @@ class Format:
         return [result] if result is not None else []
 
 
+    def same_step(self, previous: dict, message: dict) -> bool:
+        """Whether context ``message`` continues ``previous`` as one model
+        response (calls stay open across it)."""
+        return False
+
     def view(self, record: dict) -> EntryView:
         """What the view shows of an entry's record."""
         raise NotImplementedError
+
+    def title(self, session: Session) -> str | None:
+        """The session's title: among its title records (``session.titles``)
+        the highest rank, the latest on a tie; one that names an entry
+        titles only a conversation in this file."""
+        best = None
+        for _line, rank, text, names in session.titles:
+            if names is not None and session.find(names) is None:
+                continue
+            if best is None or rank >= best[0]:
+                best = (rank, text)
+        return best[1] if best else None
+
+    def origin(self, session: Session) -> str | None:
+        """The session this one was forked from, as the file records it."""
+        return None
+
+    def subagents(self, session: Session) -> dict[int, str]:
+        """Transcripts of sub-agents beside the file, by the entry of the
+        call that spawned them."""
+        return {}
+
+    def expected_root(self, record: dict) -> bool:
+        """Whether an entry whose parent is not in the file is normal here."""
+        return False
 
     def off_branch(self, session, should_stop=None) -> set[int]:
         """Entries on the trunk of a one-branch file that the model no longer
@@ -136,3 +168,8 @@ class LinearFile(Format):
     def sidecar_path(self, path: str) -> str | None:
         stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
         return stem + ".meta.json"
+
+    def origin(self, session) -> str | None:
+        found = session.sidecar()
+        parent = found[1].get("parentId") if found else None
+        return f"session {parent}" if isinstance(parent, (str, int)) and parent != "" else None

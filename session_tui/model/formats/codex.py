@@ -69,6 +69,11 @@ class CodexFormat(LinearFile):
         seg.shapes.append(shape)
         return LineKind.ENTRY
 
+    def origin(self, session) -> str | None:
+        payload = (session.header or {}).get("payload")
+        parent = payload.get("forked_from_id") if isinstance(payload, dict) else None
+        return f"session {parent}" if isinstance(parent, str) and parent else None
+
     def entry_id(self, record: dict) -> str | None:
         return None
 

@@ -52,6 +52,8 @@ class PiFormat(Format):
             shape = Shape.SUMMARY
         else:
             shape = Shape.OTHER
+            if kind == "session_info" and isinstance(obj.get("name"), str):
+                seg.titles.append((line, 1, obj["name"], None))
         parent = obj.get("parentId")
         seg.add_entry(line, entry_id, parent if isinstance(parent, str) else None, shape)
         return LineKind.ENTRY
@@ -61,6 +63,10 @@ class PiFormat(Format):
 
     def active_leaf(self, session) -> int:
         return session.tree.count - 1
+
+    def origin(self, session) -> str | None:
+        parent = (session.header or {}).get("parentSession")
+        return parent if isinstance(parent, str) and parent else None
 
     def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
         """pi's buildSessionContext: from the last compaction on the path, its

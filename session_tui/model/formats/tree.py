@@ -113,6 +113,13 @@ class TreeFormat(OpenAIMessages, Format):
     def context_and_notes(self, session, leaf: int, should_stop=None):
         return build_context(session, leaf, should_stop)
 
+    def origin(self, session) -> str | None:
+        parent = (session.header or {}).get("parentSession")
+        if not isinstance(parent, dict):
+            return None
+        where = parent.get("path") or parent.get("id")
+        return f"{where} at entry {parent.get('entryId')}" if where else None
+
     def view(self, record: dict) -> EntryView:
         fields = {"id": record.get("id"), "parent_id": record.get("parentId"), "time": record.get("createdAt")}
         if record.get("type") == "summary":

@@ -32,13 +32,15 @@ HELP = """\
 | `x` | jump from a tool call to its result, and back |
 | `o` | read all of a long output |
 | `p` | the list of problems |
+| `m` | the records that are not entries: titles, snapshots, headers, unknown kinds |
+| `s` | open the sub-agent transcript a call spawned (Claude Code `Task`/`Agent`); Esc comes back |
 | `f` | follow the file: keep the newest entry in sight |
-| Esc | stop indexing a big file |
+| Esc | stop indexing a big file · back to the previous session or list |
 
 ## Repairing (each shows its plan first; `u` undoes the last one)
 | key | |
 |---|---|
-| `a` | make the selected entry the active leaf (tree: appends a pointer) |
+| `a` | make the selected entry the active leaf (tree: a pointer; pi: a `custom` entry); others offer a fork |
 | `F` | fork: root → selected entry into a new file |
 | `t` | trim a dangling tool call: close it with an error result, or cut back before it; drops a torn last line first |
 | `u` | undo the last edit made here |
@@ -52,6 +54,9 @@ HELP = """\
 | `▸` / `▾` | an alternative branch, folded / unfolded |
 | `◆` | a summary (compaction) node, with the tokens it replaced |
 | `→ name(args)` / `← name:` | a tool call / a tool result |
+| `┆` | the same model response as the row above (Claude Code records one response over several lines) |
+| `⤷ sub-agent` | a call that spawned a sub-agent; `s` opens its transcript |
+| grey rows on the trunk | turns the model no longer sees (Codex: undone by a rollback) |
 | `⚠` | a problem: dangling call, bad line, missing parent, cycle, … |
 | `… pending` | the last line is incomplete (a torn write, or the agent is writing it) |
 """

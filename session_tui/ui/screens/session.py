@@ -38,6 +38,7 @@ TAIL_STEP_MS = 5
 DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
 DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
 PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again
+METADATA_LIMIT = 5000  # records listed by `m`
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
 
@@ -57,14 +58,18 @@ class IndexDone(Message):
 
 
 class ProblemsReady(Message):
-    def __init__(self, generation: int, problems, off_branch: set[int] | None = None) -> None:
+    def __init__(self, generation: int, problems, off_branch: set[int] | None = None,
+                 subagents: dict[int, str] | None = None) -> None:
         self.generation, self.problems, self.off_branch = generation, problems, off_branch or set()
+        self.subagents = subagents or {}
         super().__init__()
 
 
 class UsageReady(Message):
-    def __init__(self, generation: int, text: str) -> None:
-        self.generation, self.text = generation, text
+    """Tokens and time, and what the session says about itself."""
+
+    def __init__(self, generation: int, text: str, title: str | None = None, origin: str | None = None) -> None:
+        self.generation, self.text, self.title, self.origin = generation, text, title, origin
         super().__init__()
 
 
@@ -87,6 +92,8 @@ class SessionScreen(Screen):
         Binding("F", "fork", "Fork", show=False),
         Binding("t", "trim", "Trim dangling"),
         Binding("u", "undo", "Undo edit", show=False),
+        Binding("s", "open_subagent", "Sub-agent", show=False),
+        Binding("m", "metadata", "Metadata", show=False),
     ]
     DEFAULT_CSS = """
     SessionScreen #panes { height: 1fr; }
@@ -116,6 +123,8 @@ class SessionScreen(Screen):
         self._deleted_notified = False
         self.last_edit = None  # the last edit made here (edits.Done), for undo
         self.usage = ""  # session totals: tokens, time span
+        self.title: str | None = None  # what the session calls itself
+        self.origin: str | None = None  # the session it was forked from
 
     # -- building -----------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -178,7 +187,8 @@ class SessionScreen(Screen):
         self.query_one(StatusLine).show(path=os.path.basename(self.path), session=session,
                                         problems=None if self.problems is None else len(self.problems),
                                         leaf_text=leaf_text, live=live, indexing=self.indexing,
-                                        new=self.new_entries, usage=self.usage)
+                                        new=self.new_entries, usage=self.usage, title=self.title,
+                                        origin=self.origin)
 
     # -- the big-file index ------------------------------------------------------------
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
@@ -255,8 +265,10 @@ class SessionScreen(Screen):
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
             problems = session.problems(should_stop=stop)
-            self.post_message(ProblemsReady(generation, problems, session.format.off_branch(session, stop)))
-            self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop))))
+            self.post_message(ProblemsReady(generation, problems, session.format.off_branch(session, stop),
+                                            session.format.subagents(session)))
+            self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop)),
+                                         session.title(), session.origin()))
         except Cancelled:
             return
 
@@ -271,14 +283,14 @@ class SessionScreen(Screen):
             if entry is not None:
                 marks.setdefault(entry, []).append(p.kind.value)
         self.tree_widget.set_problems({e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()},
-                                      message.off_branch)
+                                      message.off_branch, message.subagents)
         self.update_status()
         if session is self.session:
             self.refresh_bindings()
 
     def on_usage_ready(self, message: UsageReady) -> None:
         if message.generation == self.generation:
-            self.usage = message.text
+            self.usage, self.title, self.origin = message.text, message.title, message.origin
             self.update_status()
 
     def _entry_for_line(self, line: int) -> int | None:
@@ -551,14 +563,18 @@ class SessionScreen(Screen):
         entry = self.tree_widget.cursor_entry
         if entry < 0:
             return
-        if self.session.format.linear:  # no leaf to move in place: offer the fork instead
+        if self.indexing:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        try:
+            plan = edits.plan_set_leaf(self.session, entry)
+        except Refused as exc:  # no leaf to move in place: offer the fork instead
+            self.notify(str(exc), title="The leaf cannot move in place", timeout=8, markup=False)
             plan = self._plan(lambda: edits.plan_fork(self.session, entry))
             if plan:
-                self._confirm(plan, f"A {self.session.format.name} file is one branch: its leaf cannot move in "
-                              "place. Fork at this entry instead?", [("confirm", "Fork")],
-                              lambda c: c and self._apply(plan))
+                self._confirm(plan, f"A {self.session.format.name} session has no leaf to move in place. "
+                              "Fork at this entry instead?", [("confirm", "Fork")], lambda c: c and self._apply(plan))
             return
-        plan = self._plan(lambda: edits.plan_set_leaf(self.session, entry))
         if plan:
             self._confirm(plan, "Move the active leaf", [("confirm", "Move")], lambda c: c and self._apply(plan))
 
@@ -591,6 +607,25 @@ class SessionScreen(Screen):
                 self._apply(cut)
 
         self.app.push_screen(ConfirmScreen("Trim the dangling tool call", body, choices), chosen)
+
+    def action_open_subagent(self) -> None:
+        """Open the transcript of the sub-agent the selected call spawned."""
+        entry = self.tree_widget.cursor_entry
+        found = self.tree_widget.subagents.get(entry)
+        if found is None and entry >= 0:
+            found = self.tree_widget.subagents.get(partner(self.session, entry))
+        if found is None:
+            self.notify("no sub-agent transcript for this entry", timeout=3)
+            return
+        self.app.open_session_file(found)
+
+    def action_metadata(self) -> None:
+        """The records that are not conversation entries (titles, snapshots,
+        session metadata), one line each."""
+        listing = [f"line {line:>6}  {inert(text, keep_newlines=False)}"
+                   for line, text in self.session.other_records(METADATA_LIMIT)]
+        body = "\n".join(listing) if listing else "(no metadata records)"
+        self.app.push_screen(TextViewScreen(f"{os.path.basename(self.path)} — metadata records", body))
 
     def action_undo(self) -> None:
         if self.last_edit is None:

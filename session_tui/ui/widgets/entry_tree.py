@@ -8,6 +8,7 @@ to draw as one of ten. Session text is shown as plain ``Text`` after
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 
 from rich.style import Style
@@ -21,6 +22,7 @@ from textual.strip import Strip
 
 from ...model.entry_view import EntryView
 from ...model.rows import Row, RowFlag, RowLayout
+from ...model.sanitize import inert
 from ...model.segment import Shape
 from ..labels import ROLE_LABELS, one_line, short_args
 
@@ -81,6 +83,7 @@ class EntryTree(ScrollView, can_focus=True):
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
         self.off_branch: set[int] = set()  # trunk entries the model no longer sees (rolled back)
+        self.subagents: dict[int, str] = {}  # call entry -> the sub-agent transcript it spawned
         self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
         self._strips: OrderedDict[tuple, Strip] = OrderedDict()  # (row, cursor?, width) -> strip
         self._style_cache: dict[str, Style] = {}
@@ -133,9 +136,11 @@ class EntryTree(ScrollView, can_focus=True):
         else:
             self.refresh()
 
-    def set_problems(self, problems: dict[int, str], off_branch: set[int] | None = None) -> None:
+    def set_problems(self, problems: dict[int, str], off_branch: set[int] | None = None,
+                     subagents: dict[int, str] | None = None) -> None:
         self.problems = problems
         self.off_branch = off_branch or set()
+        self.subagents = subagents or {}
         self.clear_caches()
         self.refresh()
 
@@ -187,7 +192,14 @@ class EntryTree(ScrollView, can_focus=True):
             text.append(f"⚠ {problem} ", styles("entry-tree--problem"))
         role_style = {"user": "entry-tree--user", "assistant": "entry-tree--assistant", "tool": "entry-tree--tool",
                       "summary": "entry-tree--summary"}.get(view.role, "entry-tree--system")
-        text.append(f"{ROLE_LABELS.get(view.role, view.role[:4]):<4} ", styles(role_style))
+        if self._continues_step(entry, view):  # the same model response as the row above
+            text.append("   ┆ ", styles(role_style))
+        else:
+            text.append(f"{ROLE_LABELS.get(view.role, view.role[:4]):<4} ", styles(role_style))
+        agent = self.subagents.get(entry)
+        if agent:  # first, so a narrow pane still shows it
+            name = os.path.basename(agent).removesuffix(".jsonl")
+            text.append(f"⤷ sub-agent {inert(name, keep_newlines=False)} (s) ", styles("entry-tree--call"))
         if view.kind == "summary":
             tokens = f" ({view.tokens_before:,} tokens before)" if view.tokens_before is not None else ""
             text.append(f"◆ summary{tokens}: ", styles("entry-tree--summary"))
@@ -202,6 +214,13 @@ class EntryTree(ScrollView, can_focus=True):
                 text.append(f" → {short_args(call.name, 40)}", styles("entry-tree--call"))
                 text.append(f"({short_args(call.arguments)})")
         return text
+
+    def _continues_step(self, entry: int, view: EntryView) -> bool:
+        parent = self.session.tree.parent[entry]
+        if view.step is None or parent < 0:
+            return False
+        above = self._view(parent)[0]
+        return above is not None and above.step == view.step
 
     # -- rendering ----------------------------------------------------------------
     def notify_style_update(self) -> None:

@@ -32,10 +32,15 @@ class StatusLine(Widget):
         self.refresh()
 
     def show(self, *, path: str, session, problems: int | None, leaf_text: str, live: str,
-             indexing: str = "", new: int = 0, usage: str = "") -> None:
+             indexing: str = "", new: int = 0, usage: str = "", title: str | None = None,
+             origin: str | None = None) -> None:
         tree = session.tree
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(inert(path, keep_newlines=False), style="bold")
+        if title:
+            text.append(f"  “{inert(title[:60], keep_newlines=False)}”", style="italic")
+        if origin:
+            text.append(f"  ⑂ fork of {inert(origin[:60], keep_newlines=False)}", style="dim")
         text.append(f"  {session.format.name if session.format else '?'}")
         text.append(f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
                     f" · {_n(tree.branch_points, 'fork', 'forks')}")

@@ -1,0 +1,76 @@
+"""Anthropic Messages content blocks, shared by the `astorlm` and `claude`
+formats: ``text``, ``thinking``, ``tool_use`` in assistant messages and
+``tool_result`` blocks in the user message that answers them."""
+
+from __future__ import annotations
+
+import orjson
+
+from ..entry_view import ToolCall, content_text
+from ..segment import Shape
+
+_ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "system": Shape.SYSTEM}
+
+
+def blocks(message: dict) -> list[dict]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def shape_of(message: dict) -> int:
+    """Shape byte of one message: role, tool calls, tool results."""
+    role = message.get("role")
+    kinds = {b.get("type") for b in blocks(message)}
+    if role == "user" and "tool_result" in kinds:
+        return Shape.TOOL | Shape.RESULT
+    shape = _ROLES.get(role, Shape.OTHER)
+    if role == "assistant" and "tool_use" in kinds:
+        shape |= Shape.CALLS
+    return shape
+
+
+def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
+    """(texts, tool calls) of a message, every block kind named."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return [content_text(content)], []
+    texts, calls = [], []
+    for block in content:
+        if not isinstance(block, dict):
+            texts.append(str(block))
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(str(block.get("text", "")))
+        elif kind == "thinking":
+            texts.append("[thinking] " + str(block.get("thinking", "")))
+        elif kind == "redacted_thinking":
+            texts.append("[redacted thinking]")
+        elif kind == "tool_use":
+            calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
+                                  orjson.dumps(block.get("input")).decode()))
+        elif kind == "tool_result":
+            error = " [error]" if block.get("is_error") else ""
+            texts.append(f"{block.get('tool_use_id')}{error}: {content_text(block.get('content'))}")
+        else:
+            texts.append(f"[{kind}]")
+    return texts, calls
+
+
+class AnthropicMessages:
+    """Tool pairing for formats whose messages hold Anthropic content blocks."""
+
+    def tool_call_ids(self, message: dict) -> list[str]:
+        if message.get("role") != "assistant":
+            return []
+        return [b["id"] for b in blocks(message) if b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
+
+    def tool_result_id(self, message: dict) -> str | None:
+        ids = self.tool_result_ids(message)
+        return ids[0] if ids else None
+
+    def tool_result_ids(self, message: dict) -> list[str]:
+        if message.get("role") != "user":
+            return []
+        return [b["tool_use_id"] for b in blocks(message)
+                if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)]

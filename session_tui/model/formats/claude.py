@@ -1,0 +1,238 @@
+"""`claude`: Claude Code transcripts (formats.md §5).
+
+Chain records (``user``, ``assistant``, ``system``, ``progress``,
+``attachment``) are linked by ``uuid``/``parentUuid``; metadata records have
+no ``uuid`` and are kept as such (title records name the session). One API
+response is spread over several assistant lines sharing ``message.id``: one
+step. A ``compact_boundary`` starts a new root on disk; here it hangs under
+the record it compacted (``logicalParentUuid``) as a summary node, and the
+model's context starts after it. The active leaf is not stored: it is the
+newest non-sidechain user/assistant leaf. Files copied by resume/fork repeat
+earlier uuids: the first copy wins, quietly. Sub-agent transcripts live in
+``<session id>/subagents/agent-<id>.jsonl`` beside the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..entry_view import EntryView, content_text
+from ..records import BadLine
+from ..segment import LineKind, Shape
+from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
+from .base import Format, check_stop
+
+CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
+COMPACT = "compact_boundary"
+#: metadata records that name the session: (field, rank); a user's own title beats the AI's, which beats a summary
+TITLE_FIELDS = {"custom-title": ("customTitle", 3), "ai-title": ("aiTitle", 2), "summary": ("summary", 1)}
+SUBAGENT_SKIP = "agent-acompact-"  # internal compaction helpers, not spawned by a call
+_AGENT_IN_TEXT = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+_USAGE_IN = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _message(record: dict) -> dict:
+    message = record.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+class ClaudeFormat(AnthropicMessages, Format):
+    name = "claude"
+    duplicates_expected = True
+
+    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+        for obj in objs:
+            if "parentUuid" in obj and "sessionId" in obj and "uuid" in obj:
+                return True
+        first = objs[0]
+        return (first.get("type") in ("file-history-snapshot", "summary", "ai-title", "custom-title")
+                and any(key in first for key in ("leafUuid", "messageId", "aiTitle", "customTitle")))
+
+    def classify(self, obj: dict, line: int, seg) -> int:
+        kind = obj.get("type")
+        uid = obj.get("uuid")
+        if kind not in CHAIN_TYPES or not isinstance(uid, str) or not uid:
+            title = TITLE_FIELDS.get(kind)
+            if title and isinstance(obj.get(title[0]), str):
+                leaf = obj.get("leafUuid")
+                seg.titles.append((line, title[1], obj[title[0]], leaf if isinstance(leaf, str) else None))
+            return LineKind.META if isinstance(kind, str) else LineKind.UNKNOWN
+        parent = obj.get("parentUuid")
+        if kind == "system" and obj.get("subtype") == COMPACT:
+            shape = Shape.SUMMARY
+            logical = obj.get("logicalParentUuid")
+            parent = logical if parent is None else parent
+        elif kind in ("user", "assistant"):
+            shape = shape_of(_message(obj))
+        elif kind == "system":
+            shape = Shape.SYSTEM
+        else:
+            shape = Shape.OTHER
+        seg.add_entry(line, uid, parent if isinstance(parent, str) else None, shape)
+        return LineKind.ENTRY
+
+    def entry_id(self, record: dict) -> str | None:
+        return record.get("uuid")
+
+    def expected_root(self, record: dict) -> bool:
+        # A compaction's earlier part may be gone from the file; a copied
+        # prefix may start mid-chain.
+        return record.get("subtype") == COMPACT or "forkedFrom" in record
+
+    # -- active leaf ----------------------------------------------------------------
+    def active_leaf(self, session) -> int:
+        """The newest (max ``timestamp``, first seen on a tie) user/assistant
+        leaf outside sidechains (§5.6). A compaction counts as the child of
+        the record it compacted. Leaf times are remembered between calls."""
+        tree = session.tree
+        if not tree.count:
+            return -1
+        times: dict[int, tuple[bool, str]] = session.memo.setdefault("leaf_times", {})
+        best, best_time = -1, None
+        for leaf in tree.leaf_list():
+            if tree.shape[leaf] & Shape.ROLE_MASK not in (Shape.USER, Shape.ASSISTANT) and not (
+                    tree.shape[leaf] & Shape.RESULT):
+                continue
+            known = times.get(leaf)
+            if known is None:
+                record = session.record(leaf)
+                stamp = record.get("timestamp")
+                known = times[leaf] = (record.get("isSidechain") is not True and record.get("type") in
+                                       ("user", "assistant"), stamp if isinstance(stamp, str) else "")
+            eligible, stamp = known
+            if eligible and (best_time is None or stamp > best_time):
+                best, best_time = leaf, stamp
+        return best if best >= 0 else tree.count - 1
+
+    # -- context --------------------------------------------------------------------
+    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+        """The user/assistant messages from the last compaction on the path
+        (exclusive) to ``leaf``; the compact summary record comes first."""
+        tree = session.tree
+        path = tree.path_to(leaf)
+        start = 0
+        for k in range(len(path) - 1, -1, -1):
+            if tree.shape[path[k]] & Shape.SUMMARY:
+                start = k + 1
+                break
+        out: list[tuple[int, dict]] = []
+        for n, entry in enumerate(path[start:]):
+            check_stop(should_stop, n)
+            shape = tree.shape[entry]
+            if shape & Shape.ROLE_MASK not in (Shape.USER, Shape.ASSISTANT) and not shape & Shape.RESULT:
+                continue
+            record = session.record(entry)
+            if record.get("type") in ("user", "assistant"):
+                out.append((entry, _message(record)))
+        return out
+
+    def same_step(self, previous: dict, message: dict) -> bool:
+        return (message.get("role") == "assistant" and previous.get("role") == "assistant"
+                and isinstance(message.get("id"), str) and message.get("id") == previous.get("id"))
+
+    # -- view -----------------------------------------------------------------------
+    def view(self, record: dict) -> EntryView:
+        kind = record.get("type")
+        fields = {"id": record.get("uuid"), "parent_id": record.get("parentUuid"), "time": record.get("timestamp")}
+        if kind == "system" and record.get("subtype") == COMPACT:
+            meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+            fields["parent_id"] = record.get("logicalParentUuid")
+            trigger = meta.get("trigger")
+            return EntryView(kind="summary", role="summary",
+                             text=f"{record.get('content') or 'Conversation compacted'}"
+                                  + (f" ({trigger})" if isinstance(trigger, str) else "")
+                                  + ": the summary follows; the model's context starts there",
+                             tokens_before=_int(meta.get("preTokens")), tokens_after=_int(meta.get("postTokens")),
+                             **fields)
+        if kind in ("user", "assistant"):
+            message = _message(record)
+            texts, calls = read_blocks(message)
+            results = self.tool_result_ids(message)
+            role = "tool" if results else str(message.get("role") or kind)
+            if record.get("isCompactSummary"):
+                texts.insert(0, "[compact summary]")
+            if record.get("isSidechain"):
+                texts.insert(0, "[sidechain]")
+            step = message.get("id") if kind == "assistant" and isinstance(message.get("id"), str) else None
+            return EntryView(kind="message", role=role, text="\n".join(texts), tool_calls=calls,
+                             result_for=results[0] if results else None, tokens=_tokens(message.get("usage")),
+                             step=step, **fields)
+        if kind == "system":
+            subtype = record.get("subtype")
+            text = content_text(record.get("content")) if record.get("content") is not None else ""
+            return EntryView(kind="system", role="system", text=f"[{subtype}] {text}" if subtype else text, **fields)
+        data = record.get("data") if isinstance(record.get("data"), dict) else {}
+        attachment = record.get("attachment") if isinstance(record.get("attachment"), dict) else {}
+        detail = data.get("type") or attachment.get("type") or ""
+        return EntryView(kind=str(kind), role=str(kind), text=f"{kind} {detail}".strip(), **fields)
+
+    # -- sub-agents -----------------------------------------------------------------
+    def subagents(self, session) -> dict[int, str]:
+        """Sub-agent transcripts found beside the file, by the entry of the
+        Task/Agent call whose result names their agent id
+        (``toolUseResult.agentId`` or ``agentId: …`` in its text). Files no
+        result names are left out."""
+        from ..search import partner
+
+        folder = os.path.join(os.path.dirname(session.path),
+                              os.path.basename(session.path).removesuffix(".jsonl"), "subagents")
+        try:
+            names = sorted(n for n in os.listdir(folder)
+                           if n.startswith("agent-") and n.endswith(".jsonl") and not n.startswith(SUBAGENT_SKIP))
+        except OSError:
+            return {}
+        wanted = {n[len("agent-"):-len(".jsonl")]: os.path.join(folder, n) for n in names}
+        memo = session.memo.setdefault("subagents", {})
+        if memo.get("key") == (session.tree.count, tuple(wanted)):
+            return memo["found"]
+        found: dict[int, str] = {}
+        tree = session.tree
+        for entry in range(tree.count):
+            if not tree.shape[entry] & Shape.RESULT:
+                continue
+            for agent_id in _agent_ids(session.record(entry)):
+                if agent_id in wanted:
+                    call = partner(session, entry)
+                    found[entry if call is None else call] = wanted[agent_id]
+        memo.update(key=(session.tree.count, tuple(wanted)), found=found)
+        return found
+
+    def origin(self, session) -> str | None:
+        if not session.tree.count:
+            return None
+        try:
+            forked = session.record(0).get("forkedFrom")
+        except (BadLine, OSError):
+            return None
+        if isinstance(forked, dict) and forked.get("sessionId"):
+            return f"session {forked.get('sessionId')} at {forked.get('messageUuid')}"
+        return None
+
+
+def _agent_ids(record: dict) -> list[str]:
+    found = []
+    result = record.get("toolUseResult")
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        found.append(result["agentId"])
+    for block in _message(record).get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            found.extend(_AGENT_IN_TEXT.findall(content_text(block.get("content"))))
+    return found
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _tokens(usage) -> dict | None:
+    """Usage as recorded, with ``input_tokens`` counting cached input too
+    (Claude reports the uncached part alone, often a handful)."""
+    if not isinstance(usage, dict):
+        return None
+    out = dict(usage)
+    out["input_tokens"] = sum(v for k in _USAGE_IN if isinstance(v := usage.get(k), int))
+    return out
+
+
+FORMAT = ClaudeFormat()
