@@ -7,9 +7,10 @@ import os
 import sys
 
 from . import __version__
+from .model.export import TARGETS
 from .model.formats import FORMATS
 
-COMMANDS = ("check", "set-leaf", "fork", "fix")
+COMMANDS = ("check", "set-leaf", "fork", "fix", "export", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +51,31 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
         sub.add_argument("--force", action="store_true", help="write even if the file changed in the last 2 s")
+
+    export = commands.add_parser(
+        "export", help="write a branch, or the context at an entry, as Markdown, HTML or JSON",
+        description="Export the active branch (or the path to --leaf, or with --context the messages the model "
+                    "would be sent at it) as Markdown, a self-contained HTML page or JSON.",
+        epilog="Exit status: 0 done, 1 refused (OUT exists), 2 error.")
+    export.add_argument("file", metavar="FILE")
+    export.add_argument("--leaf", metavar="ID", help="the path root → this entry (an id, or a line number for "
+                                                     "formats without ids); default: the active leaf")
+    export.add_argument("--context", action="store_true", help="the context at the leaf, summaries applied")
+    export.add_argument("--to", required=True, choices=TARGETS, help="md, html or json (json: a list of the "
+                                                                     "branch's records, or of context messages)")
+    export.add_argument("-o", "--output", metavar="OUT", help="write to this file (default: stdout)")
+    export.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    export.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+
+    demo = commands.add_parser(
+        "demo", help="watch a scripted agent write a session, with branches, a summary and a crash",
+        description="A scripted agent (no model, no network) writes a native tree session through the store "
+                    "while the terminal UI is open on it: tool-calling turns, a branch, a summary, and a crash "
+                    "that leaves a dangling call and a torn line.")
+    demo.add_argument("directory", metavar="DIR", nargs="?", help="where to write demo.jsonl (default: a new "
+                                                                   "temp dir)")
+    demo.add_argument("--fast", action="store_true", help="write at full speed")
+    demo.add_argument("--headless", action="store_true", help="do not open the UI; print the file's path")
     return parser
 
 
@@ -87,6 +113,36 @@ def run_edit(args) -> int:
     for path in created:
         print(f"wrote {inert(path, keep_newlines=False)}")
     print("done")
+    return 0
+
+
+def run_export(args) -> int:
+    from .model import SessionError, open_session
+    from .model.export import export, save
+    from .model.sanitize import inert
+    from .store import Refused
+    from .store.edits import resolve_entry
+
+    try:
+        with open_session(args.file, args.format) as session:
+            leaf = resolve_entry(session, args.leaf) if args.leaf else None
+            text = export(session, args.to, leaf, context=args.context)
+        if args.output is not None:
+            save(args.output, text, force=args.force)
+    except FileExistsError as exc:
+        print(f"session-tui export: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 1
+    except (SessionError, Refused) as exc:
+        print(f"session-tui export: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"session-tui export: {inert(args.output, keep_newlines=False)}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    if args.output is None:
+        sys.stdout.buffer.write(text.encode())
+    else:
+        print(f"wrote {inert(args.output, keep_newlines=False)}")
     return 0
 
 
@@ -147,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
             args = build_parser().parse_args(argv)
+            if args.command == "export":
+                return run_export(args)
+            if args.command == "demo":
+                from .demo import run_demo
+
+                return run_demo(args.directory, fast=args.fast, headless=args.headless)
             if args.command != "check":
                 return run_edit(args)
             from .check import run_check

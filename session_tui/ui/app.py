@@ -8,6 +8,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 
 from ..model import Session, SessionError
+from ..model.export import export, save
 from .commands import EntryJumpProvider
 from .screens.files import FilesScreen
 from .screens.help import HelpScreen
@@ -55,6 +56,28 @@ class SessionApp(App):
         if isinstance(screen, SessionScreen):
             for action, title, help_text in SESSION_ACTIONS:
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
+            yield SystemCommand("Export branch…", "Write the active branch as Markdown beside the file",
+                                lambda: self.export_branch(screen))
+
+    def export_branch(self, screen: SessionScreen) -> None:
+        """Write the active branch to a new ``<stem>.export[-N].md`` and say where."""
+        session = screen.session
+        if session is None or session.partial:
+            self.notify("Only part of the file is read yet: export once it is indexed", severity="warning")
+            return
+        text = export(session, "md")
+        stem, n = os.path.splitext(screen.path)[0], 1
+        while True:
+            path = f"{stem}.export{f'-{n}' if n > 1 else ''}.md"
+            try:
+                save(path, text)
+                break
+            except FileExistsError:
+                n += 1
+            except OSError as exc:
+                self.notify(f"{path}: {exc.strerror or exc}", title="Export failed", severity="error", markup=False)
+                return
+        self.notify(path, title="Exported the active branch", markup=False)
 
 
 SESSION_ACTIONS = [

@@ -1,0 +1,196 @@
+"""Export a branch of a session, or the context at an entry, as Markdown, a
+self-contained HTML page or JSON (``session-tui export``).
+
+Markdown and HTML show each entry through its format's ``view()``: role,
+time, text, tool calls with their arguments, results, summaries. Every
+string from the session passes through ``inert()`` (no escape sequence
+survives), and in HTML through ``html.escape`` as well; the page loads
+nothing (inline CSS, no scripts, a CSP that forbids the rest).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import tempfile
+
+import orjson
+
+from .entry_view import EntryView
+from .sanitize import inert
+from .session import Session
+
+TARGETS = ("md", "html", "json")
+
+
+def export(session: Session, to: str, leaf: int | None = None, *, context: bool = False) -> str:
+    """The path root → ``leaf`` (default: the active leaf), or with
+    ``context`` the messages the model would be sent at it, as ``to``
+    (one of TARGETS)."""
+    leaf = session.active_leaf() if leaf is None else leaf
+    items = session.context_items(leaf) if context and leaf >= 0 else []
+    path = session.tree.path_to(leaf) if leaf >= 0 and not context else []
+    if to == "json":
+        return _json([message for _, message in items] if context else [session.record(entry) for entry in path])
+    if leaf < 0:
+        what = "empty session"
+    elif context:
+        what = f"context at line {session.line_of(leaf)}: {_count(len(items), 'message', 'messages')}"
+    else:
+        which = "active branch" if leaf == session.active_leaf() else "branch"
+        what = f"{which} to line {session.line_of(leaf)}: {_count(len(path), 'entry', 'entries')}"
+    # one section per entry; the messages one context entry stands for (a summary's) share it
+    entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
+    heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
+    sections = [(session.line_of(entry), session.format.view(session.record(entry))) for entry in entries]
+    return (_markdown if to == "md" else _html)(heading, sections)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def save(path: str, text: str, *, force: bool = False) -> None:
+    """Write ``text`` to ``path`` through a temp file in the same directory
+    and ``os.replace``; an existing ``path`` raises FileExistsError unless
+    ``force``."""
+    if not force and os.path.lexists(path):
+        raise FileExistsError(f"{path}: already exists; not overwritten (--force overwrites it)")
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+# -- JSON -----------------------------------------------------------------------------
+_JSON_UNSAFE = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
+def _json(data: list) -> str:
+    """Indented JSON; C1 controls escaped too (orjson escapes the C0 ones),
+    so no byte of it acts on a terminal."""
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _arguments(arguments: str) -> tuple[str, str]:
+    """(language, text) of tool-call arguments: JSON pretty-printed when it is JSON."""
+    try:
+        return "json", orjson.dumps(orjson.loads(arguments), option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONDecodeError:
+        return "", arguments
+
+
+def _meta(line: int, view: EntryView) -> str:
+    """The line under a section's heading: line, id, tokens, the call a result answers."""
+    parts = [f"line {line}"]
+    if view.id:
+        parts.append(f"id {inert(str(view.id), keep_newlines=False)}")
+    if view.result_for:
+        parts.append(f"result for {inert(view.result_for, keep_newlines=False)}")
+    if view.tokens_before is not None:
+        parts.append(f"{view.tokens_before:,} tokens before")
+    if view.tokens_after is not None:
+        parts.append(f"{view.tokens_after:,} tokens after")
+    return " · ".join(parts)
+
+
+def _title(n: int, view: EntryView) -> str:
+    title = f"{n}. {inert(str(view.role), keep_newlines=False)}"
+    return f"{title} · {inert(str(view.time), keep_newlines=False)}" if view.time else title
+
+
+def _is_output(view: EntryView) -> bool:
+    return view.result_for is not None or view.role == "tool"
+
+
+# -- Markdown -------------------------------------------------------------------------
+_BACKTICKS = re.compile(r"`+")
+
+
+def fenced(text: str, language: str = "") -> str:
+    """A fenced code block whose fence is longer than any backtick run in ``text``."""
+    fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def quoted(text: str) -> str:
+    """``text`` as a block quote: its Markdown renders, and whatever it opens
+    (a fence, a heading) ends with the quote."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _markdown(heading: str, sections: list[tuple[int, EntryView]]) -> str:
+    out = [f"# {inert(heading, keep_newlines=False)}"]
+    for n, (line, view) in enumerate(sections, 1):
+        out.append(f"## {_title(n, view)}")
+        out.append(_meta(line, view))
+        text = inert(view.text)
+        if text.strip():
+            out.append(fenced(text) if _is_output(view) else quoted(text))
+        for call in view.tool_calls:
+            out.append(f"**→ {inert(call.name, keep_newlines=False)}** · call {inert(call.id, keep_newlines=False)}")
+            language, arguments = _arguments(call.arguments)
+            out.append(fenced(inert(arguments), language))
+    if not sections:
+        out.append("(no entries)")
+    return "\n\n".join(out) + "\n"
+
+
+# -- HTML -----------------------------------------------------------------------------
+_ROLE_CLASSES = ("system", "developer", "user", "assistant", "tool", "summary")
+_CSS = """
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+       color: #1f2328; background: #fff; }
+h1 { font-size: 1.2rem; }
+section { border-left: 4px solid #d0d7de; margin: 1.2rem 0; padding: 0.2rem 0 0.2rem 1rem; }
+section.user { border-color: #0969da; } section.assistant { border-color: #1a7f37; }
+section.tool { border-color: #8250df; } section.summary { border-color: #bf8700; background: #fff8c5; }
+section.system, section.developer { border-color: #57606a; }
+h2 { font-size: 1rem; margin: 0; } .meta { color: #57606a; font-size: 0.85rem; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.4rem 0; }
+pre.code { background: #f6f8fa; padding: 0.5rem; border-radius: 4px; font-size: 0.85rem; }
+.call { font-weight: 600; margin-top: 0.5rem; }
+@media (prefers-color-scheme: dark) {
+  body { color: #e6edf3; background: #0d1117; } .meta { color: #8d96a0; }
+  pre.code { background: #161b22; } section.summary { background: #2b2111; }
+}
+"""
+
+
+def _h(text: str, *, keep_newlines: bool = True) -> str:
+    """Session text made inert, then escaped for HTML (attributes included)."""
+    return html.escape(inert(text, keep_newlines=keep_newlines), quote=True)
+
+
+def _html(heading: str, sections: list[tuple[int, EntryView]]) -> str:
+    out = ['<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">',
+           '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{_h(heading, keep_newlines=False)}</title>\n<style>{_CSS}</style>\n</head>\n<body>",
+           f"<h1>{_h(heading, keep_newlines=False)}</h1>"]
+    for n, (line, view) in enumerate(sections, 1):
+        role_class = view.role if view.role in _ROLE_CLASSES else "other"
+        out.append(f'<section class="{role_class}">\n<h2>{html.escape(_title(n, view))}</h2>')
+        out.append(f'<div class="meta">{html.escape(_meta(line, view))}</div>')
+        if view.text.strip():
+            css = ' class="code"' if _is_output(view) else ""
+            out.append(f"<pre{css}>{_h(view.text)}</pre>")
+        for call in view.tool_calls:
+            out.append(f'<div class="call">→ {_h(call.name, keep_newlines=False)} '
+                       f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></div>')
+            out.append(f'<pre class="code">{_h(_arguments(call.arguments)[1])}</pre>')
+        out.append("</section>")
+    if not sections:
+        out.append("<p>(no entries)</p>")
+    out.append("</body>\n</html>")
+    return "\n".join(out) + "\n"

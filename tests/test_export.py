@@ -1,0 +1,227 @@
+"""`session-tui export`: Markdown, HTML and JSON of a branch or of the context at a leaf."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import orjson
+import pytest
+
+from session_tui.model import open_session
+from session_tui.model.export import export
+from session_tui.model.sanitize import inert
+from session_tui.ui.app import SessionApp
+from tests.model.helpers import header, message, result, summary
+from tests.support import SAMPLES, run_cli
+from tests.ui.pilot_support import session_screen, wait_for
+
+BRANCHED = SAMPLES / "tree" / "branched-summary.jsonl"
+ABANDONED_LEAF = "9df23958-e553-464f-b762-0b083037af6e"  # line 12, left by the pointer on line 13
+SAMPLE_FILES = sorted(p.relative_to(SAMPLES) for p in SAMPLES.rglob("*.jsonl"))
+
+# What a hostile session may hold, and where: text, ids, roles, tool names and
+# arguments, times; each must reach the page as text only.
+HOSTILE = {
+    "script": "<script>alert(1)</script>",
+    "attribute": '"><img src=x onerror=alert(1)>',
+    "markup": "[bold]loud[/bold]",
+    "csi": "\x1b[31mred\x1b[0m",
+    "osc52": "\x1b]52;c;ZXZpbA==\x07",
+    "c1": "\x9b2J",
+    "entity": "&amp; &lt;b&gt;",
+}
+RAW_CONTROLS = ("\x1b", "\x07", "\x9b")
+PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "section", "div", "span", "pre", "p"}
+PAGE_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class"}
+
+
+def hostile_session(path: Path) -> Path:
+    evil = " ".join(HOSTILE.values())
+    call = {"id": HOSTILE["attribute"], "type": "function",
+            "function": {"name": HOSTILE["script"], "arguments": json.dumps({"q": evil})}}
+    path.write_bytes(
+        header()
+        + message("u1", None, "user", evil)
+        + message(HOSTILE["attribute"], "u1", HOSTILE["attribute"], evil)  # id and role too
+        + message("a1", HOSTILE["attribute"], "assistant", None, tool_calls=[call])
+        + result("t1", "a1", HOSTILE["attribute"], evil)
+        + summary("s1", "t1", evil, tokensBefore=1200)
+        + orjson.dumps({"type": "message", "id": "a2", "parentId": "s1", "createdAt": evil,
+                        "message": {"role": "assistant", "content": evil}}) + b"\n")
+    return path
+
+
+class PageParser(HTMLParser):
+    """Every tag and attribute of a page, and its text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.attributes: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.attributes.extend(attrs)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse_page(page: str) -> PageParser:
+    parser = PageParser()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def assert_only_our_markup(page: str) -> PageParser:
+    """The page's tags and attributes are the exporter's own: nothing from
+    the session became markup, and nothing is loaded from anywhere."""
+    parsed = parse_page(page)
+    assert parsed.tags <= PAGE_TAGS, parsed.tags - PAGE_TAGS
+    assert {name for name, _ in parsed.attributes} <= PAGE_ATTRIBUTES
+    for name, value in parsed.attributes:
+        if name == "class":
+            assert value in {"system", "developer", "user", "assistant", "tool", "summary", "other", "meta", "call",
+                             "code"}, value
+    assert not any(c in page for c in RAW_CONTROLS)
+    assert "url(" not in page and "@import" not in page
+    return parsed
+
+
+def test_the_markdown_holds_every_message_of_the_active_branch_and_nothing_else():
+    result_ = run_cli("export", str(BRANCHED), "--to", "md")
+    assert result_.returncode == 0, result_.stderr
+    md = result_.stdout
+    with open_session(BRANCHED) as session:
+        path = session.active_path()
+        json_blocks = [json.loads(body) for _, body in re.findall(r"^(`{3,})json\n(.*?)\n\1$", md, re.S | re.M)]
+        for n, entry in enumerate(path, 1):
+            view = session.format.view(session.record(entry))
+            assert f"## {n}. {view.role}" in md
+            for line in filter(None, view.text.splitlines()):
+                assert line in md
+            for call in view.tool_calls:
+                assert call.name in md and call.id in md
+                assert json.loads(call.arguments) in json_blocks
+        assert f"## {len(path) + 1}. " not in md
+        abandoned = session.format.view(session.record(session.find(ABANDONED_LEAF))).text
+        assert abandoned and abandoned not in md
+
+
+def test_a_fence_is_longer_than_any_backtick_run_of_its_content(tmp_path):
+    output = "```python\nprint('a `quote`')\n````\nstill output"
+    path = tmp_path / "fences.jsonl"
+    path.write_bytes(header() + message("a1", None, "assistant", None,
+                                        tool_calls=[{"id": "c1", "type": "function",
+                                                     "function": {"name": "run", "arguments": "{}"}}])
+                     + result("t1", "a1", "c1", output))
+    with open_session(path) as session:
+        md = export(session, "md")
+    assert f"`````\n{output}\n`````" in md
+
+
+def test_the_html_page_turns_no_session_content_into_markup(tmp_path):
+    path = hostile_session(tmp_path / "evil<script>.jsonl")
+    out = tmp_path / "page.html"
+    done = run_cli("export", str(path), "--to", "html", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    page = out.read_text()
+    parsed = assert_only_our_markup(page)
+    assert "<script" not in page and "<img" not in page and "[bold]" in page  # shown, never interpreted
+    text = "".join(parsed.text)
+    for name in ("script", "attribute", "markup", "entity"):
+        assert HOSTILE[name] in text, name  # every piece is there as text
+    assert inert(HOSTILE["csi"]) in text and inert(HOSTILE["osc52"]) in text and inert(HOSTILE["c1"]) in text
+    assert "evil<script>.jsonl" in text
+
+
+def test_markdown_and_json_carry_no_raw_escape_sequences(tmp_path):
+    path = hostile_session(tmp_path / "evil.jsonl")
+    for to in ("md", "json"):
+        for extra in ([], ["--context"]):
+            done = run_cli("export", str(path), "--to", to, *extra)
+            assert done.returncode == 0, done.stderr
+            assert not any(c in done.stdout for c in RAW_CONTROLS), (to, extra)
+    assert inert(HOSTILE["osc52"]) in run_cli("export", str(path), "--to", "md").stdout
+
+
+def test_context_json_equals_the_context_at_the_leaf(tmp_path):
+    with open_session(BRANCHED) as session:
+        active = session.context_at()
+        other = session.find(ABANDONED_LEAF)
+        other_context = session.context_at(other)
+        other_records = [session.record(e) for e in session.tree.path_to(other)]
+    done = run_cli("export", str(BRANCHED), "--context", "--to", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == active
+    done = run_cli("export", str(BRANCHED), "--context", "--leaf", ABANDONED_LEAF, "--to", "json")
+    assert json.loads(done.stdout) == other_context != active
+    done = run_cli("export", str(BRANCHED), "--leaf", ABANDONED_LEAF, "--to", "json")
+    assert json.loads(done.stdout) == other_records
+
+
+def test_context_markdown_shows_the_summary_in_place_of_its_range():
+    with open_session(BRANCHED) as session:
+        md = export(session, "md", context=True)
+        items = session.context_items()
+        assert f"context at line {session.line_of(session.active_leaf())}: {len(items)} messages" in md
+    assert "## 2. summary" in md and "18,420 tokens before" in md
+    assert "## 8. " not in md  # 7 messages, 7 sections
+
+
+@pytest.mark.parametrize("sample", SAMPLE_FILES, ids=str)
+def test_every_sample_exports(sample):
+    done = run_cli("export", str(SAMPLES / sample), "--to", "md")
+    assert done.returncode == 0, done.stderr
+    with open_session(SAMPLES / sample) as session:
+        path = session.active_path()
+        for n, entry in enumerate(path, 1):
+            assert f"## {n}. {session.format.view(session.record(entry)).role}" in done.stdout
+        assert_only_our_markup(export(session, "html"))
+        assert json.loads(export(session, "json")) == [session.record(e) for e in path]
+
+
+def test_output_file_is_never_overwritten_without_force(tmp_path):
+    out = tmp_path / "branch.md"
+    done = run_cli("export", str(BRANCHED), "--to", "md", "-o", str(out))
+    assert done.returncode == 0 and done.stdout == f"wrote {out}\n"
+    first = out.read_text()
+    out.write_text("mine")
+    refused = run_cli("export", str(BRANCHED), "--to", "md", "-o", str(out))
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1 and "already exists" in refused.stderr
+    assert out.read_text() == "mine"
+    assert run_cli("export", str(BRANCHED), "--to", "md", "-o", str(out), "--force").returncode == 0
+    assert out.read_text() == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["branch.md"]  # no temp file left
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.jsonl", "--to", "md"], "no such file"),
+    ([str(BRANCHED), "--to", "md", "--leaf", "no-such-entry"], "no entry"),
+    ([str(BRANCHED), "--to", "md", "-o", "/nonexistent-dir/out.md"], "No such file or directory"),
+])
+def test_errors_are_one_line(args, message):
+    done = run_cli("export", *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_the_palette_command_writes_the_branch_beside_the_file(tmp_path):
+    path = tmp_path / "run.jsonl"
+    shutil.copy(BRANCHED, path)
+    async with SessionApp(str(path), watch=False).run_test(size=(160, 40), notifications=True) as pilot:
+        screen = await session_screen(pilot)
+        for count in (1, 2):
+            await pilot.press("ctrl+p", *"export", "enter")
+            await wait_for(pilot, lambda n=count: len(pilot.app.screen.query("Toast")) == n, what="the notice")
+        expected = export(screen.session, "md")
+        toasts = [str(t.render()) for t in pilot.app.screen.query("Toast")]
+    assert (tmp_path / "run.export.md").read_text() == expected
+    assert (tmp_path / "run.export-2.md").read_text() == expected
+    assert any(str(tmp_path / "run.export-2.md") in t for t in toasts)
