@@ -40,7 +40,7 @@ def export(session: Session, to: str, leaf: int | None = None, *, context: bool 
     else:
         which = "active branch" if leaf == session.active_leaf() else "branch"
         what = f"{which} to line {session.line_of(leaf)}: {_count(len(path), 'entry', 'entries')}"
-    # one section per entry; the messages one context entry stands for (a summary's) share it
+    # one section per entry: context messages rebuilt from one entry (a Codex compaction's history) share it
     entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
     heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
     sections = [(session.line_of(entry), session.format.view(session.record(entry))) for entry in entries]
