@@ -1,0 +1,47 @@
+"""`tree`, session-tui's own format (formats.md §1.7-§1.9): append only.
+A leaf move appends an ``active_leaf`` pointer; results are ``tool``
+message entries chained after the leaf; a fork is a new file whose header
+names its source (``parentSession``)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import orjson
+
+from ...model import Session
+from ..plan import Plan
+from ..session_store import now
+from .base import SYNTHETIC_RESULT, Form, fork_path, fork_plan, new_id, path_bytes
+
+
+class TreeForm(Form):
+    name = "tree"
+
+    def leaf_record(self, session: Session, target: int) -> dict:
+        return {"type": "active_leaf", "activeLeafId": session.record(target)["id"], "createdAt": now()}
+
+    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
+        parent = session.record(session.active_leaf()).get("id")
+        out = []
+        for call_id in calls:
+            entry_id = new_id(session)
+            out.append({"type": "message", "id": entry_id, "parentId": parent, "createdAt": now(),
+                        "message": {"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT}})
+            parent = entry_id
+        return out
+
+    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+        out = out or fork_path(session.path)
+        source = session.header or {}
+        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now(),
+                  "parentSession": {"id": source.get("id"), "path": os.path.abspath(session.path),
+                                    "entryId": session.record(entry)["id"]}}
+        for key in ("cwd", "model"):
+            if key in source:
+                header[key] = source[key]
+        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry))])
+
+
+FORM = TreeForm()

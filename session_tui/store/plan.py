@@ -1,0 +1,51 @@
+"""A plan: exactly which bytes an edit appends, removes or writes, computed
+from the model and shown for confirmation before the Store applies it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import orjson
+
+from .store import Fingerprint
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Another file rewritten with the session file (astorlm's meta), after it."""
+
+    path: str
+    data: bytes
+    fingerprint: Fingerprint  # the file as the plan saw it
+
+
+@dataclass
+class Plan:
+    path: str
+    summary: str  # one line for people
+    fingerprint: Fingerprint
+    append: list[dict] = field(default_factory=list)  # records to append
+    rewrite: bytes | None = None  # the whole new content (a backed-up rewrite)
+    new_files: list[tuple[str, bytes]] = field(default_factory=list)  # forks: created, never overwritten
+    drop_torn: bytes = b""  # the torn fragment to save aside and cut (a rewrite leaves it out)
+    also: list[Rewrite] = field(default_factory=list)  # backed-up rewrites of other files, after the session file
+
+    def preview(self) -> str:
+        out = [self.summary]
+        if self.drop_torn:
+            cut = "the rewrite leaves it out" if self.rewrite is not None else "then cut it from the file"
+            out.append(f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"
+                       f".torn-<UTC time>, {cut}")
+        for record in self.append:
+            out.append("append: " + orjson.dumps(record).decode())
+        if self.rewrite is not None:
+            out.append(f"rewrite the file ({self.fingerprint.size:,} → {len(self.rewrite):,} bytes) "
+                       "after a backup copy")
+        for other in self.also:
+            out.append(f"then rewrite {other.path} ({other.fingerprint.size:,} → {len(other.data):,} bytes) "
+                       "after a backup copy")
+        for path, data in self.new_files:
+            lines = data.count(b"\n")
+            out.append(f"create {path} ({lines:,} lines)")
+        return "\n".join(out)
