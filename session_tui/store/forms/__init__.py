@@ -9,7 +9,7 @@ here is read-only.
 
 from __future__ import annotations
 
-from . import chat, pi, tree
+from . import astorlm, chat, codex, pi, tree
 from .base import Form
 
-FORMS: dict[str, Form] = {form.name: form for form in (tree.FORM, pi.FORM, chat.FORM)}
+FORMS: dict[str, Form] = {form.name: form for form in (tree.FORM, pi.FORM, chat.FORM, codex.FORM, astorlm.FORM)}

@@ -1,0 +1,117 @@
+"""`astorlm`, astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (formats.md §3,
+§10). astorLM loads a session all or nothing (one unparsable line and it
+starts over), so every change is a backed-up atomic rewrite of both files,
+the messages first, then the meta with ``updatedAt`` = now; a torn last
+line is always left out of the rewrite (saved aside, and in the backup).
+
+* Close: after the assistant message whose ``tool_use`` blocks are
+  unanswered, one ``user`` message of ``tool_result`` blocks with
+  ``is_error`` (the shape astorLM's loop writes: one message answers every
+  call); if a results message already answers some of them, the missing
+  blocks are added to it instead.
+* Cut: the calling message and what follows it are left out.
+* Fork: a new ``<uuid>.jsonl`` + ``<uuid>.meta.json`` pair with
+  ``parentId`` = the source id, messages copied verbatim, as astorLM's own
+  ``fork`` does. One linear history per file: no leaf to move.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+import orjson
+
+from ...model import Session
+from ..plan import Plan, Rewrite
+from ..store import Fingerprint, Refused
+from .base import SYNTHETIC_RESULT, Form, fork_plan, path_bytes, trailing_dangling
+
+INDENT = orjson.OPT_INDENT_2  # the meta is pretty-printed with 2 spaces and no final newline, as astorLM writes it
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _committed(session: Session) -> bytes:
+    """The file's complete lines, each ending in a newline."""
+    if session.bad:
+        raise Refused(f"{session.path}: line {session.bad[0][0] + 1} is not a message (astorLM would load the "
+                      "session as empty): repair it by hand first")
+    with open(session.path, "rb") as f:
+        data = f.read(session.lines.end)
+    return data + b"\n" if data and not data.endswith(b"\n") else data
+
+
+def _line_end(session: Session, data: bytes, line: int) -> int:
+    starts = session.lines.line_starts
+    return starts[line + 1] if line + 1 < len(starts) else len(data)
+
+
+def _rewrite(session: Session, summary: str, data: bytes) -> Plan:
+    """A rewrite of the messages to ``data``, then of the meta with ``updatedAt`` = now."""
+    meta_path = session.format.sidecar_path(session.path)
+    try:
+        fingerprint = Fingerprint.of(meta_path)
+    except FileNotFoundError:
+        raise Refused(f"{meta_path}: missing: astorLM would not load this session") from None
+    found = session.sidecar()
+    if found is None:
+        raise Refused(f"{meta_path}: not a JSON object: astorLM would not load this session")
+    meta = {**found[1], "updatedAt": _now_ms()}
+    return Plan(session.path, summary, Fingerprint.of(session.path), rewrite=data, drop_torn=session.lines.torn,
+                also=[Rewrite(meta_path, orjson.dumps(meta, option=INDENT), fingerprint)])
+
+
+class AstorlmForm(Form):
+    name = "astorlm"
+
+    def close(self, session: Session, drop_torn: bool) -> Plan:
+        owner, calls = trailing_dangling(session)
+        blocks = [{"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}
+                  for call_id in calls]
+        data = _committed(session)
+        path = session.active_path()
+        after = path[path.index(owner) + 1:]
+        if after:  # a results message answers some calls: it takes the others too
+            line = session.tree.entry_line[after[-1]]
+            record = session.record(after[-1])
+            record["content"] = [*record["content"], *blocks]
+            start = session.lines.line_starts[line]
+        else:
+            line = session.tree.entry_line[owner]
+            record = {"role": "user", "content": blocks}
+            if "id" in session.record(owner):
+                record = {"id": str(uuid.uuid4()), **record}
+            start = _line_end(session, data, line)
+        new = data[:start] + orjson.dumps(record) + b"\n" + data[_line_end(session, data, line):]
+        return _rewrite(session, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with "
+                        "error results", new)
+
+    def cut(self, session: Session, drop_torn: bool) -> Plan:
+        owner, _ = trailing_dangling(session)
+        start = session.lines.line_starts[session.tree.entry_line[owner]]
+        return _rewrite(session, f"remove the calling message (line {session.line_of(owner)}) and the results "
+                        "after it", _committed(session)[:start])
+
+    def drop_torn(self, session: Session) -> Plan:
+        return _rewrite(session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session))
+
+    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+        if out is not None and not out.endswith(".jsonl"):
+            raise Refused(f"{out}: an astorlm session file is named <id>.jsonl")
+        source = session.sidecar()
+        source_meta = source[1] if source else {}
+        source_id = source_meta.get("id") or os.path.basename(session.path)[: -len(".jsonl")]
+        out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{uuid.uuid4()}.jsonl")
+        stamp = _now_ms()
+        copied = {k: v for k, v in source_meta.items() if k not in ("id", "parentId", "createdAt", "updatedAt")}
+        meta = {"id": os.path.basename(out)[: -len(".jsonl")], "parentId": source_id, "metadata": {}, **copied,
+                "createdAt": stamp, "updatedAt": stamp}
+        return fork_plan(session, entry, [(out, path_bytes(session, entry)), (session.format.sidecar_path(out),
+                                                                               orjson.dumps(meta, option=INDENT))])
+
+
+FORM = AstorlmForm()

@@ -1,0 +1,136 @@
+"""`codex`, Codex CLI rollouts (formats.md §6, §10): only whole lines are
+appended, in the forms Codex itself writes and accepts on resume.
+
+* Close: one ``response_item`` output per dangling call, with the text
+  ``aborted`` — the output Codex inserts itself at send time
+  (``normalize.rs``): ``custom_tool_call`` → ``custom_tool_call_output``;
+  ``function_call`` and ``local_shell_call`` → ``function_call_output``. A
+  file with ``ordinal``s gets the next ones (``ordinal.rs`` resumes from the
+  last record's). Only calls at the end of the history: an output appended
+  after later turns would sit after messages the model already answered
+  without it. Codex sends ``aborted`` right after such a call by itself,
+  so it needs no fix; forking at the call gives a copy whose end can be
+  closed.
+* Fork: a new ``rollout-<local time>-<thread id>.jsonl`` beside the source,
+  whose ``session_meta`` copies the source's with a new ``id`` and
+  ``forked_from_id``, then every line of the source after its own header
+  up to the entry, verbatim (``event_msg`` lines included: turns and
+  rollbacks are rebuilt from them).
+* No leaf to move, and no cut: a call is never deleted (§10).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from datetime import datetime
+
+import orjson
+
+from ...model import Session
+from ...model.formats.codex import CALLS, OUTPUTS
+from ...model.records import BadLine, parse_object
+from ...model.segment import LineKind
+from ..plan import Plan
+from ..session_store import now
+from ..store import Fingerprint, Refused
+from .base import Form, fork_plan, with_torn
+
+ABORTED = "aborted"
+OUTPUT_OF = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
+             "custom_tool_call": "custom_tool_call_output"}
+TAIL_ITEMS = (*CALLS, *OUTPUTS, "reasoning")  # what may follow a dangling call at the end of a turn
+
+
+def uuid7() -> str:
+    """A time-ordered UUID (version 7), as Codex names threads."""
+    rand = int.from_bytes(os.urandom(10), "big")  # 12 + 62 random bits around the version and variant
+    value = (time.time_ns() // 1_000_000) << 80 | 7 << 76 | (rand >> 62 & 0xFFF) << 64 | 2 << 62 | rand & (1 << 62) - 1
+    return str(uuid.UUID(int=value))
+
+
+def next_ordinal(session: Session) -> tuple[str | None, int] | None:
+    """Where the records carry ``ordinal`` (None: top level, else "payload")
+    and the next value, from the last record as Codex resumes; None if they
+    carry none."""
+    lines = session.lines
+    for line in range(len(lines) - 1, -1, -1):
+        if lines.line_kinds[line] in (LineKind.BAD, LineKind.BLANK):
+            continue
+        try:
+            record = parse_object(session.raw_line(line))
+        except BadLine:
+            continue
+        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        for place, holder in ((None, record), ("payload", payload)):
+            value = holder.get("ordinal")
+            if isinstance(value, int) and not isinstance(value, bool):
+                return place, value + 1
+        return None
+    return None
+
+
+def trailing_calls(session: Session) -> list[tuple[str, str]]:
+    """(call id, call type) of the dangling calls, if nothing but tool calls,
+    outputs and reasoning follows the first of them in the history."""
+    dangling, _ = session.tool_issues()
+    if not dangling:
+        raise Refused(f"{session.path}: no dangling tool call: nothing to do")
+    open_ids = {d.call_id for d in dangling}
+    items = session.context_items()
+    first = next(k for k, (_, item) in enumerate(items)
+                 if item.get("type") in CALLS and item.get("call_id") in open_ids)
+    if any(item.get("type") not in TAIL_ITEMS for _, item in items[first + 1:]):
+        raise Refused(f"{session.path}: the dangling call on line {session.line_of(items[first][0])} is followed by "
+                      "later turns; Codex already sends an 'aborted' output right after it on resume, and one "
+                      "appended here would come after those turns: fork at that line instead")
+    return [(item["call_id"], item["type"]) for _, item in items[first:]
+            if item.get("type") in CALLS and item.get("call_id") in open_ids]
+
+
+class CodexForm(Form):
+    name = "codex"
+
+    def leaf_record(self, session: Session, target: int) -> dict:
+        raise Refused(f"{session.path}: codex has no leaf pointer; fork at that entry instead")
+
+    def close(self, session: Session, drop_torn: bool) -> Plan:
+        place, ordinal = next_ordinal(session) or (None, None)
+        records = []
+        for call_id, kind in trailing_calls(session):
+            if kind not in OUTPUT_OF:
+                raise Refused(f"{session.path}: no output form known for a dangling {kind} ({call_id}): "
+                              "fork before it instead")
+            payload = {"type": OUTPUT_OF[kind], "call_id": call_id, "output": ABORTED}
+            record = {"timestamp": now()}
+            if ordinal is not None:
+                (record if place is None else payload)["ordinal"] = ordinal
+                ordinal += 1
+            records.append({**record, "type": "response_item", "payload": payload})
+        plan = Plan(session.path, f"close {len(records)} dangling call(s) with '{ABORTED}' outputs, as Codex "
+                    "would send them", Fingerprint.of(session.path), append=records)
+        return with_torn(session, plan, drop_torn)
+
+    def cut(self, session: Session, drop_torn: bool) -> Plan:
+        raise Refused(f"{session.path}: codex rollouts are append-only and a call is never deleted: close it with "
+                      "an 'aborted' output (fix --close), or fork before it")
+
+    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+        source = session.header
+        lines = session.lines
+        header_line = next((n for n in range(len(lines)) if lines.line_kinds[n] == LineKind.HEADER), None)
+        if source is None or header_line is None:
+            raise Refused(f"{session.path}: no session_meta line to copy")
+        thread, stamp = uuid7(), now()
+        payload = {**source["payload"], "id": thread, "timestamp": stamp,
+                   "forked_from_id": source["payload"].get("id")}
+        header = {**source, "timestamp": stamp, "payload": payload}
+        body = b"".join(session.raw_line(n) + b"\n" for n in range(header_line + 1, session.tree.entry_line[entry] + 1)
+                        if lines.line_kinds[n] not in (LineKind.BAD, LineKind.BLANK))
+        out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)),
+                                  f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl")
+        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + body)])
+
+
+FORM = CodexForm()
