@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from session_tui.model import open_session
-from tests.support import SAMPLES, check_json, run_cli
+from tests.support import SAMPLES, check_json
 
 ASTOR = SAMPLES / "astorlm"
 ROOT = ASTOR / "3fc3f7d7-a9cc-4b2a-8f1b-80ee252c7110.jsonl"
@@ -35,12 +35,3 @@ def test_without_its_sidecar_the_file_reads_as_chat(tmp_path):
     shutil.copy(ROOT, tmp_path / "x.jsonl")
     (rep,) = check_json(tmp_path / "x.jsonl")
     assert rep["format"] == "chat" and rep["entries"] == 10
-
-
-def test_edits_are_refused_until_supported(tmp_path):
-    for name in (CRASH.name, CRASH.name.replace(".jsonl", ".meta.json")):
-        shutil.copy(ASTOR / name, tmp_path / name)
-    before = (tmp_path / CRASH.name).read_bytes()
-    r = run_cli("fix", str(tmp_path / CRASH.name), "--drop-torn")
-    assert r.returncode == 1 and "not supported yet" in r.stderr
-    assert (tmp_path / CRASH.name).read_bytes() == before

@@ -2,14 +2,12 @@
 that the format's own tool still accepts it on resume (formats.md §10).
 ``edits`` picks the form by ``session.format.name``; a format without one
 here is read-only.
-
-``claude`` has no form yet: it goes in ``claude.py`` (a ``Form`` subclass,
-``FORM = ...``) and into ``FORMS`` below.
 """
 
 from __future__ import annotations
 
-from . import astorlm, chat, codex, pi, tree
+from . import astorlm, chat, claude, codex, pi, tree
 from .base import Form
 
-FORMS: dict[str, Form] = {form.name: form for form in (tree.FORM, pi.FORM, chat.FORM, codex.FORM, astorlm.FORM)}
+FORMS: dict[str, Form] = {form.name: form for form in (tree.FORM, pi.FORM, chat.FORM, codex.FORM, claude.FORM,
+                                                                 astorlm.FORM)}

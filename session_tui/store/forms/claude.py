@@ -1,0 +1,128 @@
+"""`claude`, Claude Code transcripts (formats.md §5, §10): append only, in
+the forms Claude Code itself writes and accepts on resume.
+
+* Close: one ``user`` record per dangling call holding a ``tool_result``
+  block with ``is_error: true``, its envelope (``sessionId``, ``cwd``,
+  ``version``, ``gitBranch``, …) copied from the calling record,
+  ``sourceToolAssistantUUID`` naming it; the first is the child of the
+  branch's last record (the calling record, or a result already there), the
+  next ones chain after it, so all results sit right after the response
+  (§5.5). Thinking blocks are never touched.
+* Fork: a new ``<uuid>.jsonl`` in the same project folder (Claude Code
+  offers any UUID-named file there on ``--resume``), the path's records
+  copied with their uuids, the new ``sessionId`` and ``forkedFrom``
+  naming the source record, as Claude Code's own fork does.
+* No leaf to move (resume picks the newest leaf) and no cut: a fork at the
+  record before the call goes back without deleting anything.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import orjson
+
+from ...model import Session
+from ...model.segment import Shape
+from ..plan import Plan
+from ..session_store import now
+from ..store import Fingerprint, Refused
+from .base import SYNTHETIC_RESULT, Form, fork_plan, with_torn
+
+#: fields of the calling record that are about it, not about the session: never copied
+NOT_ENVELOPE = {"type", "message", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "requestId", "subtype",
+                "content", "isMeta", "isApiErrorMessage", "error", "toolUseResult", "sourceToolAssistantUUID",
+                "sourceToolUseID", "isCompactSummary", "isVisibleInTranscriptOnly", "forkedFrom", "level",
+                "compactMetadata", "data", "attachment", "promptId", "thinkingMetadata", "todos"}
+
+
+class ClaudeForm(Form):
+    name = "claude"
+
+    def leaf_record(self, session: Session, target: int) -> dict:
+        raise Refused(f"{session.path}: Claude Code stores no leaf: resume continues from the newest record, so "
+                      "the leaf cannot move in place; fork at that entry instead")
+
+    def cut(self, session: Session, drop_torn: bool) -> Plan:
+        owner, _ = self._trailing(session)
+        raise Refused(f"{session.path}: Claude Code resumes from the newest record: going back before the call "
+                      f"(line {session.line_of(owner)}) means a fork at the record before it; or close the call")
+
+    def close(self, session: Session, drop_torn: bool) -> Plan:
+        owner, calls = self._trailing(session)
+        plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
+                    "results", Fingerprint.of(session.path), append=self.results(session, owner, calls))
+        return with_torn(session, plan, drop_torn)
+
+    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
+        callers = self._callers(session, owner, calls)
+        parent = session.record(session.active_leaf())["uuid"]
+        out = []
+        for call_id in calls:
+            caller = callers[call_id]
+            record = {key: value for key, value in caller.items() if key not in NOT_ENVELOPE}
+            record.update({
+                "parentUuid": parent, "type": "user",
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
+                                                          "content": SYNTHETIC_RESULT, "is_error": True}]},
+                "uuid": str(uuid.uuid4()), "timestamp": now(), "toolUseResult": f"Error: {SYNTHETIC_RESULT}",
+                "sourceToolAssistantUUID": caller["uuid"]})
+            out.append(record)
+            parent = record["uuid"]
+        return out
+
+    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+        new_id = str(uuid.uuid4())
+        out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{new_id}.jsonl")
+        lines = []
+        for e in session.tree.path_to(entry):
+            record = session.record(e)
+            source_id = record.get("sessionId")
+            record["forkedFrom"] = {"sessionId": source_id, "messageUuid": record.get("uuid")}
+            record["sessionId"] = new_id
+            lines.append(orjson.dumps(record) + b"\n")
+        return fork_plan(session, entry, [(out, b"".join(lines))])
+
+    # -- the crash shape --------------------------------------------------------------
+    @staticmethod
+    def _trailing(session: Session) -> tuple[int, list[str]]:
+        """(last calling entry, dangling call ids) when the dangling calls all
+        belong to the branch's last response and nothing but results and
+        records outside the model's context follow it."""
+        dangling, _ = session.tool_issues()
+        if not dangling:
+            raise Refused(f"{session.path}: no dangling tool call: nothing to do")
+        path = session.active_path()
+        position = {e: k for k, e in enumerate(path)}
+        owners = sorted({d.entry for d in dangling}, key=position.__getitem__)
+        steps = {session.format.view(session.record(e)).step for e in owners}
+        shapes = session.tree.shape
+        after = path[position[owners[-1]] + 1:]
+        conversational = [e for e in after if not shapes[e] & Shape.RESULT and
+                          shapes[e] & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT)]
+        if (len(owners) > 1 and (len(steps) > 1 or None in steps)) or conversational:
+            raise Refused(f"{session.path}: a dangling call in the middle of the branch (line "
+                          f"{session.line_of(owners[0])}): fork before it instead")
+        return owners[-1], [d.call_id for d in dangling]
+
+    @staticmethod
+    def _callers(session: Session, owner: int, calls: list[str]) -> dict[str, dict]:
+        """The record making each call: ``owner`` or an earlier line of the same response."""
+        found: dict[str, dict] = {}
+        node = owner
+        while node >= 0 and len(found) < len(calls):
+            record = session.record(node)
+            if record.get("type") != "assistant":
+                break
+            ids = {c.id for c in session.format.view(record).tool_calls}
+            found.update((c, record) for c in calls if c in ids and c not in found)
+            node = session.tree.parent[node]
+        missing = [c for c in calls if c not in found]
+        if missing:
+            raise Refused(f"{session.path}: the call {missing[0]} is not in the response before line "
+                          f"{session.line_of(owner)}")
+        return found
+
+
+FORM = ClaudeForm()
