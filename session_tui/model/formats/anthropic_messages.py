@@ -35,6 +35,7 @@ def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
     if not isinstance(content, list):
         return [content_text(content)], []
     texts, calls = [], []
+    results = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
     for block in content:
         if not isinstance(block, dict):
             texts.append(str(block))
@@ -49,9 +50,10 @@ def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
         elif kind == "tool_use":
             calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
                                   orjson.dumps(block.get("input")).decode()))
-        elif kind == "tool_result":
-            error = " [error]" if block.get("is_error") else ""
-            texts.append(f"{block.get('tool_use_id')}{error}: {content_text(block.get('content'))}")
+        elif kind == "tool_result":  # named by its call id only when one message answers several
+            named = f"{block.get('tool_use_id')}: " if results > 1 else ""
+            error = "[error] " if block.get("is_error") else ""
+            texts.append(f"{named}{error}{content_text(block.get('content'))}")
         else:
             texts.append(f"[{kind}]")
     return texts, calls

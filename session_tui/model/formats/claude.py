@@ -150,10 +150,9 @@ class ClaudeFormat(AnthropicMessages, Format):
             texts, calls = read_blocks(message)
             results = self.tool_result_ids(message)
             role = "tool" if results else str(message.get("role") or kind)
-            if record.get("isCompactSummary"):
-                texts.insert(0, "[compact summary]")
-            if record.get("isSidechain"):
-                texts.insert(0, "[sidechain]")
+            for flag, mark in (("isCompactSummary", "[compact summary] "), ("isSidechain", "[sidechain] ")):
+                if record.get(flag):
+                    texts[:1] = [mark + (texts[0] if texts else "")]
             step = message.get("id") if kind == "assistant" and isinstance(message.get("id"), str) else None
             return EntryView(kind="message", role=role, text="\n".join(texts), tool_calls=calls,
                              result_for=results[0] if results else None, tokens=_tokens(message.get("usage")),
