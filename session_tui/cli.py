@@ -10,7 +10,7 @@ from . import __version__
 from .model.export import TARGETS
 from .model.formats import FORMATS
 
-COMMANDS = ("check", "set-leaf", "fork", "fix", "export", "demo")
+COMMANDS = ("check", "set-leaf", "fork", "fix", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,6 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                                    "temp dir)")
     demo.add_argument("--fast", action="store_true", help="write at full speed")
     demo.add_argument("--headless", action="store_true", help="do not open the UI; print the file's path")
+    serve = commands.add_parser("serve", help="the terminal UI in a web browser (textual-serve)",
+                                description="Serve the UI over HTTP: each browser tab runs `session-tui PATH`.")
+    serve.add_argument("path", metavar="PATH", nargs="?", help="a session file or a directory (default: as "
+                       "`session-tui` without PATH)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    serve.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     return parser
 
 
@@ -209,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
                 from .demo import run_demo
 
                 return run_demo(args.directory, fast=args.fast, headless=args.headless)
+            if args.command == "serve":
+                from .serve import run_serve
+
+                return run_serve(args.path, args.host, args.port, args.format, not args.no_watch)
             if args.command != "check":
                 return run_edit(args)
             from .check import run_check
