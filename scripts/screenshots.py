@@ -1,0 +1,93 @@
+"""Make the README's screenshots: each main screen driven by Pilot on the
+bundled samples, saved as SVG by Textual, then turned into PNG by
+rsvg-convert (or cairosvg when that is installed instead).
+
+    python scripts/screenshots.py [--out screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from session_tui.ui.app import SessionApp  # noqa: E402
+from session_tui.ui.screens.session import SessionScreen  # noqa: E402
+
+SAMPLES = REPO / "sample_sessions"
+SIZE = (150, 42)
+#: (name, what it shows, path(s), keys pressed once the view is ready)
+SHOTS = [
+    ("picker", "the session picker over sample_sessions/", [str(SAMPLES)], []),
+    ("tree", "a branched tree session: the active branch, a folded alternative, a summary",
+     str(SAMPLES / "tree" / "branched-summary.jsonl"), ["g", "j", "j", "j", "j", "j", "j", "j", "enter"]),
+    ("claude", "a Claude Code transcript: one response over several lines (┆), a rewind, the compaction",
+     str(SAMPLES / "claude" / "d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl"), ["g", "j", "j", "j", "j", "j", "j"]),
+    ("crash", "a crashed run: the dangling call and the torn last line", str(SAMPLES / "tree" / "crash-torn.jsonl"),
+     ["g", "e"]),
+    ("trim", "the repair plan for that crash, before anything is written", str(SAMPLES / "tree" / "crash-torn.jsonl"),
+     ["t"]),
+    ("context", "the context the model would be sent at the active leaf",
+     str(SAMPLES / "tree" / "branched-summary.jsonl"), ["c"]),
+    ("problems", "the problems of a damaged file", str(SAMPLES / "tree" / "damaged-links.jsonl"), ["p"]),
+    ("help", "every key and mark", str(SAMPLES / "tree" / "branched-summary.jsonl"), ["question_mark"]),
+]
+
+
+async def shoot(name: str, path, keys: list[str], out: Path) -> Path:
+    app = SessionApp(path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        deadline = time.monotonic() + 20
+        if isinstance(path, str):  # wait for the view, its problems and its totals
+            while time.monotonic() < deadline:
+                screen = app.screen
+                if isinstance(screen, SessionScreen) and screen.rows is not None and screen.problems is not None \
+                        and not screen.indexing:
+                    break
+                await pilot.pause(0.05)
+        await pilot.pause(0.6)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause(0.05)
+        await pilot.pause(0.6)
+        return Path(app.save_screenshot(f"{name}.svg", str(out)))
+
+
+def to_png(svg: Path) -> Path | None:
+    png = svg.with_suffix(".png")
+    if shutil.which("rsvg-convert"):
+        subprocess.run(["rsvg-convert", "--zoom", "1.0", "-o", str(png), str(svg)], check=True)
+        return png
+    try:
+        import cairosvg
+    except ImportError:
+        return None
+    cairosvg.svg2png(url=str(svg), write_to=str(png))
+    return png
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(REPO / "screenshots"))
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("SESSION_TUI_CACHE_DIR", str(out / ".cache"))  # the picker's cache: not the user's
+    for name, what, path, keys in SHOTS:
+        svg = asyncio.run(shoot(name, path, keys, out))
+        png = to_png(svg)
+        print(f"{name:9} {what}: {svg.name}" + (f", {png.name}" if png else " (no PNG converter found)"))
+    shutil.rmtree(out / ".cache", ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
