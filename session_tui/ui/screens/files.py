@@ -1,77 +1,524 @@
-"""Directories: their session files, newest first; Enter opens one."""
+"""The session picker: every session file under the given folders, with
+what its head and tail tell (title, format, entries, last activity, size,
+problems, live). Type to filter, ctrl+s sorts, ctrl+f searches the
+contents, Enter opens one; rows follow the files as they change."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 
+from rich.style import Style
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import Click, Key
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
+from watchfiles import Change, awatch
 
-from ...check import session_files
+from ...model.catalog import SESSION_SUFFIX, Catalog, SessionInfo, file_contains, match_rank
 from ...model.sanitize import inert
 
+BATCH_SECONDS = 0.1  # rows read in a thread reach the screen this often
+WATCH_DEBOUNCE_MS = 100
+WATCH_STEP_MS = 20
+TICK_SECONDS = 1.0  # live badges fade and ages move on this often
+SORTS = (
+    ("last activity", lambda info: -info.mtime_ns),
+    ("size", lambda info: -info.size),
+    ("problems", lambda info: (-info.severity(), -info.mtime_ns)),
+)
+#: (heading, width, right-aligned) of the columns after the title
+COLUMNS = (("format", 8, False), ("entries", 8, True), ("last activity", 14, True), ("size", 9, True),
+           ("problems", 22, False), ("", 7, False))
+FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
+PASS_KEYS = "q?/ "  # keys a focused table leaves to their bindings instead of starting a filter
 
-def _age(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+
+def age(seconds: float) -> str:
+    if seconds < 10:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
+            return f"{int(seconds // size)} {unit} ago"
+    return f"{int(seconds)} s ago"
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    for unit in ("KB", "MB", "GB", "TB"):
+        size /= 1024
+        if size < 1024 or unit == "TB":
+            break
+    return f"{size:.1f} {unit}" if size < 10 else f"{size:.0f} {unit}"
+
+
+def entries_text(info: SessionInfo) -> str:
+    if not info.known or info.format is None:
+        return ""
+    if info.exact:
+        return f"{info.entries:,}"
+    count = info.entries
+    if count >= 1_000_000:
+        return f"≈{count / 1e6:.1f}M"
+    if count >= 1_000:
+        return f"≈{count / 1e3:.1f}k" if count < 10_000 else f"≈{count // 1000}k"
+    return f"≈{count}"
+
+
+def _cell(text: Text, width: int, right: bool = False) -> Text:
+    text.truncate(width, overflow="ellipsis")
+    pad = " " * (width - text.cell_len)
+    return Text(pad) + text if right else text + Text(pad)
+
+
+class PickerTable(ScrollView, can_focus=True):
+    """Rows of session files; only the visible ones are drawn. Line 0 is the
+    column heading, pinned; the cursor is a row index."""
+
+    COMPONENT_CLASSES = {"picker--cursor", "picker--heading", "picker--dim", "picker--problem", "picker--live"}
+    DEFAULT_CSS = """
+    PickerTable { background: $surface; }
+    PickerTable > .picker--cursor { background: $accent 40%; }
+    PickerTable:focus > .picker--cursor { background: $accent 70%; }
+    PickerTable > .picker--heading { color: $foreground 60%; text-style: bold; }
+    PickerTable > .picker--dim { color: $foreground 50%; }
+    PickerTable > .picker--problem { color: $error; }
+    PickerTable > .picker--live { color: $success; text-style: bold; }
+    """
+
+    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+
+    class Highlighted(Message):
+        def __init__(self, info: SessionInfo | None) -> None:
+            self.info = info
+            super().__init__()
+
+    class Chosen(Message):
+        def __init__(self, info: SessionInfo) -> None:
+            self.info = info
+            super().__init__()
+
+    class Typed(Message):
+        """A character typed while the table has focus: the start of a filter."""
+
+        def __init__(self, character: str) -> None:
+            self.character = character
+            super().__init__()
+
+    def __init__(self, roots: list[str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.roots = roots
+        self.rows: list[SessionInfo] = []
+        self._look: list[tuple[str, bool]] = []  # ages and live badges last painted
+
+    # -- data ---------------------------------------------------------------------
+    def show(self, rows: list[SessionInfo], keep: str | None) -> None:
+        """Show ``rows``, the cursor on the file ``keep`` if it is among them."""
+        self.rows = rows
+        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        found = next((k for k, info in enumerate(rows) if info.path == keep), None) if keep else None
+        self.cursor = found if found is not None else min(self.cursor, max(len(rows) - 1, 0))
+        self.refresh()
+
+    @property
+    def selected(self) -> SessionInfo | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def display_path(self, path: str) -> str:
+        """``path`` inside the folder it was found under (one folder given),
+        else with ``~`` for the home folder."""
+        prefix = os.path.join(self.roots[0], "") if len(self.roots) == 1 else os.path.expanduser("~")
+        if not path.startswith(prefix):
+            return path
+        return path[len(prefix):] if len(self.roots) == 1 else "~" + path[len(prefix):]
+
+    def visible_rows(self) -> list[SessionInfo]:
+        top = self.scroll_offset.y
+        return self.rows[top: top + max(self.size.height - 1, 0)]
+
+    def repaint_if_aged(self) -> None:
+        """Repaint when an age or a live badge on screen would read
+        differently now."""
+        now = time.time()
+        look = [(age(now - info.mtime_ns / 1e9), info.live(now)) for info in self.visible_rows()]
+        if look != self._look:
+            self._look = look
+            self.refresh()
+
+    # -- rendering ----------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        """The colour and weight of a component (the row gives the background)."""
+        full = self.get_component_rich_style(name)
+        return Style(color=full.color, bold=full.bold)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        if y == 0:
+            line = self._heading(width)
+            line.stylize(self._style("picker--heading"))
+        else:
+            index = self.scroll_offset.y + y - 1
+            if index >= len(self.rows):
+                return Strip.blank(width, base)
+            line = self._row(self.rows[index], width, time.time())
+            if index == self.cursor:
+                base = self.get_component_rich_style("picker--cursor")
+        line.stylize_before(base)  # under the cells' own styles
+        strip = Strip(list(line.render(self.app.console)))
+        return strip.adjust_cell_length(width, base).crop(0, width)
+
+    def _heading(self, width: int) -> Text:
+        line = _cell(Text("title"), max(width - FIXED_WIDTH, 10)) + Text(" ")
+        for name, column_width, right in COLUMNS:
+            line += _cell(Text(name), column_width, right) + Text(" ")
+        return line
+
+    def _row(self, info: SessionInfo, width: int, now: float) -> Text:
+        style = self._style
+        dim = style("picker--dim")
+        if info.known and info.title:
+            title = Text(inert(info.title, keep_newlines=False))
+        else:  # not read yet, or nothing names it
+            title = Text(inert(self.display_path(info.path), keep_newlines=False), dim)
+        if info.subagent:
+            title = Text("⤷ ", dim) + title
+        problems = info.problems()
+        cells = [
+            Text(info.format or "?") if info.known else Text("…", dim),
+            Text(entries_text(info)),
+            Text(age(now - info.mtime_ns / 1e9)),
+            Text(human_size(info.size)),
+            Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
+            Text("● live", style("picker--live")) if info.live(now) else Text(""),
+        ]
+        line = _cell(title, max(width - FIXED_WIDTH, 10)) + Text(" ")
+        for cell, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
+            line += _cell(cell, column_width, right) + Text(" ")
+        return line
+
+    # -- cursor -------------------------------------------------------------------
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_line(old + 1)  # content lines: the heading is line 0
+        self.refresh_line(new + 1)
+        height = max((self.scrollable_content_region.height or self.size.height) - 1, 1)
+        top = self.scroll_offset.y
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + height:
+            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
+        self.post_message(self.Highlighted(self.selected))
+
+    def move_to(self, row: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(row, len(self.rows) - 1))
+
+    def page(self) -> int:
+        return max(1, self.size.height - 2)
+
+    def on_click(self, event: Click) -> None:
+        if event.y == 0:
+            return
+        self.move_to(event.y - 1 + self.scroll_offset.y)
+        if event.chain == 2 and self.selected is not None:
+            self.post_message(self.Chosen(self.selected))
+
+    def on_key(self, event: Key) -> None:
+        if event.is_printable and event.character and event.character not in PASS_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+
+
+class InfosRead(Message):
+    """Fresh infos by path (None: the file is gone); ``left``: files still to read."""
+
+    def __init__(self, updates: list[tuple[str, SessionInfo | None]], left: int) -> None:
+        self.updates, self.left = updates, left
+        super().__init__()
+
+
+class SearchProgress(Message):
+    def __init__(self, text: str, done: int, total: int, found: set[str], finished: bool = False) -> None:
+        self.text, self.done, self.total, self.found, self.finished = text, done, total, found, finished
+        super().__init__()
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SearchProgress) and not message.finished
 
 
 class FilesScreen(Screen):
-    BINDINGS = [Binding("q", "app.quit", "Quit"), Binding("r", "reload", "Reload")]
+    """The picker over ``roots`` (folders)."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Open"),
+        Binding("ctrl+s", "sort", "Sort", priority=True),
+        Binding("ctrl+f", "search_contents", "Search contents", priority=True),
+        Binding("slash", "filter", "Filter"),
+        Binding("escape", "clear", "Clear", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "move(-1, True)", "Page up", show=False),
+        Binding("pagedown", "move(1, True)", "Page down", show=False),
+    ]
     DEFAULT_CSS = """
-    FilesScreen #title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
-    FilesScreen OptionList { height: 1fr; border: none; }
+    FilesScreen #heading, FilesScreen #where { height: 1; background: $panel; padding: 0 1; }
+    FilesScreen #heading { text-style: bold; }
+    FilesScreen #filter, FilesScreen #contents { border: none; height: 1; padding: 0 1; }
+    FilesScreen #contents { display: none; }
+    FilesScreen #contents.shown { display: block; }
+    FilesScreen PickerTable { height: 1fr; }
     """
 
-    def __init__(self, directories: str | list[str]) -> None:
+    def __init__(self, roots: str | list[str]) -> None:
         super().__init__()
-        self.directories = [directories] if isinstance(directories, str) else directories
+        self.roots = [os.path.abspath(r) for r in ([roots] if isinstance(roots, str) else roots)]
+        self.catalog = Catalog()
+        self.infos: dict[str, SessionInfo] = {}
+        self.unread = 0
+        self.sort = 0
+        self.contents_query = ""  # the text of the last contents search
+        self.matches: set[str] | None = None  # files holding it (None: no search)
+        self.searching = False
+        self.search_state = ""  # what the status line says about it
 
     def compose(self) -> ComposeResult:
-        where = ", ".join(self.directories)
-        yield Static(Text(f"{inert(where, keep_newlines=False)} — session files, newest first"),
-                     id="title", markup=False)
-        yield OptionList(id="files")
+        yield Static(id="heading", markup=False)
+        yield Input(placeholder="type to filter by title or path · ctrl+f searches the contents", id="filter",
+                    select_on_focus=False)
+        yield PickerTable(self.roots, id="table")
+        yield Input(placeholder="search the contents of every file: Enter to search, Esc to close", id="contents")
+        yield Static(id="where", markup=False)
         yield Footer()
 
+    @property
+    def table(self) -> PickerTable:
+        return self.query_one(PickerTable)
+
     def on_mount(self) -> None:
-        self.action_reload()
-        self.query_one(OptionList).focus()
+        """List the files (with what the cache knows) before the first
+        paint: nothing can be shown sooner. Once it is painted, read the
+        others in a thread and watch the folders."""
+        self.table.focus()
+        listed = self.catalog.listing(self.roots)
+        self.infos = {info.path: info for info in listed}
+        unread = [info.path for info in listed if not info.known]
+        self.unread = len(unread)
+        self._refilter()
+        self.call_after_refresh(self._start_workers, unread)
+        self.set_interval(TICK_SECONDS, self._tick)
 
-    def action_reload(self) -> None:
-        found = []
-        for directory in self.directories:
-            for path in session_files(directory):
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                found.append((st.st_mtime, st.st_size, path))
-        found.sort(reverse=True)
-        now = time.time()
-        options = []
-        for mtime, size, path in found:
-            label = Text(no_wrap=True, overflow="ellipsis")
-            label.append(f"{_age(now - mtime):>9}  {size:>12,} B  ", style="dim")
-            label.append(inert(self._shown(path), keep_newlines=False))
-            options.append(Option(label, id=path))
-        files = self.query_one(OptionList)
-        files.clear_options()
-        files.add_options(options or [Option(Text("no *.jsonl files here"), disabled=True)])
-        if options:
-            files.highlighted = 0
+    def _start_workers(self, unread: list[str]) -> None:
+        self.gather(unread)
+        if self.app.watch:
+            self.watch_files()
 
-    def _shown(self, path: str) -> str:
-        if len(self.directories) == 1:
-            return os.path.relpath(path, self.directories[0])
-        return path.replace(os.path.expanduser("~"), "~", 1)
+    def on_unmount(self) -> None:
+        self.catalog.save(self.roots)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.app.open_session_file(event.option.id)
+    # -- gathering ----------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="gather", exit_on_error=False)
+    def gather(self, unread: list[str]) -> None:
+        """Read the head and tail of each file the cache did not know,
+        posting rows in batches; then save the cache."""
+        worker = get_current_worker()
+        batch: list[tuple[str, SessionInfo | None]] = []
+        posted = time.monotonic()
+        for n, path in enumerate(unread, 1):
+            if worker.is_cancelled:
+                return
+            batch.append((path, self.catalog.read(path)))
+            if time.monotonic() - posted >= BATCH_SECONDS or n == len(unread):
+                self.post_message(InfosRead(batch, len(unread) - n))
+                batch, posted = [], time.monotonic()
+        self.catalog.save(self.roots)
+
+    def on_infos_read(self, message: InfosRead) -> None:
+        self.unread = message.left
+        self._apply(message.updates)
+
+    def _apply(self, updates: list[tuple[str, SessionInfo | None]]) -> None:
+        for path, info in updates:
+            current = self.infos.get(path)
+            if info is None:
+                self.infos.pop(path, None)
+            elif current is None or info.mtime_ns >= current.mtime_ns:
+                self.infos[path] = info
+        self._refilter()
+
+    # -- watching -----------------------------------------------------------------
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_files(self) -> None:
+        folders = [root for root in self.roots if os.path.isdir(root)]
+        if not folders:
+            return
+        async for changes in awatch(*folders, debounce=WATCH_DEBOUNCE_MS, step=WATCH_STEP_MS,
+                                    recursive=True, ignore_permission_denied=True):
+            files = sorted({path for _, path in changes if path.endswith(SESSION_SUFFIX)})
+            added = sorted({path for change, path in changes if change == Change.added and path not in files})
+            gone = tuple(os.path.join(path, "") for change, path in changes
+                         if change == Change.deleted and path not in files)
+            updates = [(path, None) for path in self.infos if gone and path.startswith(gone)]
+            if files or added:
+                updates += await asyncio.to_thread(self._reread, files, added)
+            if updates:
+                self._apply(updates)
+
+    def _reread(self, files: list[str], added: list[str]) -> list[tuple[str, SessionInfo | None]]:
+        """Fresh infos of changed session files, and of those in folders
+        that appeared (moved in, or made faster than the watcher saw their
+        files)."""
+        found = [info.path for info in self.catalog.listing([p for p in added if os.path.isdir(p)])]
+        return [(path, self.catalog.read(path)) for path in files + found]
+
+    def _tick(self) -> None:
+        self.table.repaint_if_aged()
+
+    # -- showing ------------------------------------------------------------------
+    def _refilter(self) -> None:
+        """Rows for the filter, the contents search and the sort; the
+        cursor stays on the same file."""
+        query = self.query_one("#filter", Input).value
+        table = self.table
+        keep = table.selected.path if table.selected else None
+        sort_key = SORTS[self.sort][1]
+        ranked = []
+        for info in self.infos.values():
+            if self.matches is not None and info.path not in self.matches:
+                continue
+            rank = match_rank(query, info.title, table.display_path(info.path)) if query else 0
+            if rank is not None:
+                ranked.append((rank, sort_key(info), info.path, info))
+        ranked.sort(key=lambda item: item[:3])
+        table.show([item[3] for item in ranked], keep)
+        self._update_heading()
+        self._update_where()
+
+    def _update_heading(self) -> None:
+        where = ", ".join(inert(root, keep_newlines=False) for root in self.roots)
+        shown, total = len(self.table.rows), len(self.infos)
+        count = f"{total:,} session files" if shown == total else f"{shown:,} of {total:,} session files"
+        text = f"{count} in {where} · sorted by {SORTS[self.sort][0]} (ctrl+s)"
+        if self.unread:
+            text += f" · reading {total - self.unread:,}/{total:,}"
+        self.query_one("#heading", Static).update(Text(text))
+
+    def _update_where(self) -> None:
+        info = self.table.selected
+        line = Text()
+        if self.search_state:
+            line.append(self.search_state + "  ", "bold")
+        if info is not None:
+            line.append(inert(info.path, keep_newlines=False))
+        else:
+            line.append("no session files match" if self.infos else "no *.jsonl files here")
+        self.query_one("#where", Static).update(line)
+
+    @on(PickerTable.Highlighted)
+    def _highlighted(self) -> None:
+        self._update_where()
+
+    # -- actions ------------------------------------------------------------------
+    def action_move(self, delta: int, pages: bool = False) -> None:
+        table = self.table
+        table.move_to(table.cursor + delta * (table.page() if pages else 1))
+
+    def action_open(self) -> None:
+        if self.table.selected is not None:
+            self.app.open_session_file(self.table.selected.path)
+
+    @on(PickerTable.Chosen)
+    def _chosen(self, message: PickerTable.Chosen) -> None:
+        self.app.open_session_file(message.info.path)
+
+    def action_sort(self) -> None:
+        self.sort = (self.sort + 1) % len(SORTS)
+        self._refilter()
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    @on(PickerTable.Typed)
+    def _typed(self, message: PickerTable.Typed) -> None:
+        box = self.query_one("#filter", Input)
+        box.focus()
+        box.insert_text_at_cursor(message.character)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        self._refilter()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.action_open()
+
+    def action_clear(self) -> None:
+        """Esc: stop a contents search, or drop its result, or the filter."""
+        contents = self.query_one("#contents", Input)
+        box = self.query_one("#filter", Input)
+        if contents.has_class("shown"):
+            contents.remove_class("shown")
+        elif self.searching:
+            self.workers.cancel_group(self, "search")
+            self.searching, self.contents_query, self.matches = False, "", None
+            self.search_state = "search stopped"
+            self._refilter()
+        elif self.matches is not None:
+            self.matches, self.search_state = None, ""
+            self._refilter()
+        elif box.value:
+            box.value = ""
+        self.table.focus()
+
+    # -- contents search ----------------------------------------------------------
+    def action_search_contents(self) -> None:
+        contents = self.query_one("#contents", Input)
+        contents.add_class("shown")
+        contents.focus()
+
+    @on(Input.Submitted, "#contents")
+    def _contents_submitted(self, event: Input.Submitted) -> None:
+        event.input.remove_class("shown")
+        self.table.focus()
+        if not event.value:
+            return
+        self.contents_query, self.searching = event.value, True
+        self.search_contents(event.value, list(self.infos))
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def search_contents(self, text: str, paths: list[str]) -> None:
+        worker = get_current_worker()
+        found: set[str] = set()
+        posted = time.monotonic()
+        for n, path in enumerate(paths, 1):
+            if worker.is_cancelled:
+                return
+            if file_contains(path, text, lambda: worker.is_cancelled):
+                found.add(path)
+            if time.monotonic() - posted >= BATCH_SECONDS:
+                self.post_message(SearchProgress(text, n, len(paths), set(found)))
+                posted = time.monotonic()
+        self.post_message(SearchProgress(text, len(paths), len(paths), found, finished=True))
+
+    def on_search_progress(self, message: SearchProgress) -> None:
+        if message.text != self.contents_query:
+            return
+        shown = inert(message.text, keep_newlines=False)
+        self.searching = not message.finished
+        if message.finished:
+            self.search_state = f"{len(message.found):,} files contain {shown!r} (Esc clears)"
+        else:
+            self.search_state = f"searching {shown!r}: {message.done:,}/{message.total:,} files (Esc stops)"
+        self.matches = message.found
+        self._refilter()

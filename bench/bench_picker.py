@@ -1,0 +1,179 @@
+"""Benchmark the session picker over many files.
+
+    python bench/bench_picker.py [--files 10000] [--runs 3]
+
+Generates N small session files of every format (copies of sample_sessions/
+with a word changed, spread over 100 folders, last written over 30 days),
+then measures, each run in a fresh process:
+
+* first screen: process start → the first rows on screen, for a Textual
+  hello-world app and for ``session-tui DIR`` (cold and warm cache), each
+  in a pseudo-terminal, timed until the text appears in its output;
+* metadata: every file's metadata gathered with an empty cache (cold) and
+  with the cache filled (warm): list, read or look up, save.
+
+Prints the median of the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import random
+import select
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SAMPLES = os.path.join(ROOT, "sample_sessions")
+MARKER = "bench-marker"  # in the newest file's name and title: the first row on screen
+SIZE = (40, 120)  # terminal rows, columns
+
+HELLO = r"""
+from textual.app import App
+from textual.widgets import Static
+
+class Hello(App):
+    def compose(self):
+        yield Static("bench-marker: hello, world")
+
+Hello().run()
+"""
+
+GATHER = r"""
+import sys, time
+from session_tui.model.catalog import Catalog
+root, cache = sys.argv[1], sys.argv[2]
+start = time.perf_counter()
+catalog = Catalog(cache)
+infos = catalog.listing([root])
+for info in infos:
+    if not info.known:
+        catalog.read(info.path)
+catalog.save([root])
+print(time.perf_counter() - start, len(infos), sum(not i.known for i in infos))
+"""
+
+
+def samples() -> list[tuple[str, bytes, bytes | None]]:
+    """(format folder, bytes, sidecar) of the small sample files."""
+    out = []
+    for folder in sorted(os.listdir(SAMPLES)):
+        for name in sorted(os.listdir(os.path.join(SAMPLES, folder))):
+            path = os.path.join(SAMPLES, folder, name)
+            if not name.endswith(".jsonl") or os.path.getsize(path) > 64 << 10:
+                continue
+            with open(path, "rb") as f:
+                data = f.read()
+            sidecar = path[: -len(".jsonl")] + ".meta.json"
+            out.append((folder, data, open(sidecar, "rb").read() if os.path.exists(sidecar) else None))
+    return out
+
+
+def generate(root: str, count: int) -> None:
+    rng = random.Random(7)
+    pool = samples()
+    now = time.time()
+    for i in range(count - 1):
+        folder, data, sidecar = pool[i % len(pool)]
+        where = os.path.join(root, f"project-{i % 100:03d}")
+        os.makedirs(where, exist_ok=True)
+        stem = f"s{i:05d}"
+        path = os.path.join(where, stem + ".jsonl")
+        with open(path, "wb") as f:
+            f.write(data.replace(b"the ", f"the #{i} ".encode(), 1))
+        if sidecar is not None:
+            meta = b'{"id": "%s", "metadata": {}, "createdAt": 1, "updatedAt": 2}' % stem.encode() \
+                if folder == "astorlm" else sidecar
+            with open(os.path.join(where, stem + ".meta.json"), "wb") as f:
+                f.write(meta)
+        stamp = now - 3600 - rng.random() * 30 * 86400
+        os.utime(path, (stamp, stamp))
+    newest = os.path.join(root, "project-000", MARKER + ".jsonl")
+    with open(newest, "w") as f:
+        f.write('{"role": "user", "content": "bench-marker: the newest session"}\n')
+    os.utime(newest, (now - 600, now - 600))
+
+
+def first_screen(argv: list[str], env: dict[str, str]) -> float:
+    """Seconds from starting ``argv`` in a pseudo-terminal to MARKER in its output."""
+    start = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", *SIZE, 0, 0))
+        os.environ.update(env, TERM="xterm-256color")
+        os.chdir(ROOT)
+        os.execv(argv[0], argv)
+    seen = b""
+    try:
+        while MARKER.encode() not in seen:
+            if time.perf_counter() - start > 60:
+                raise RuntimeError(f"no {MARKER!r} on screen after 60 s: {seen[-300:]!r}")
+            if select.select([fd], [], [], 0.5)[0]:
+                seen = seen[-4096:] + os.read(fd, 65536)
+        return time.perf_counter() - start
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def gather(root: str, cache: str) -> tuple[float, int, int]:
+    result = subprocess.run([sys.executable, "-c", GATHER, root, cache], capture_output=True, text=True,
+                            cwd=ROOT, check=True)
+    seconds, files, unread = result.stdout.split()
+    return float(seconds), int(files), int(unread)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, "sessions")
+        generate(root, args.files)
+        picker = [sys.executable, "-m", "session_tui", root]
+        warm_cache = os.path.join(tmp, "warm-cache")
+        gather(root, warm_cache)  # fills the warm cache
+        rows = {"hello": [], "cold": [], "warm": [], "gather cold": [], "gather warm": []}
+        for run in range(args.runs):
+            rows["hello"].append(first_screen([sys.executable, "-c", HELLO], {}))
+            cold_cache = os.path.join(tmp, f"cold-{run}")
+            rows["cold"].append(first_screen(picker, {"SESSION_TUI_CACHE_DIR": cold_cache}))
+            rows["warm"].append(first_screen(picker, {"SESSION_TUI_CACHE_DIR": warm_cache}))
+            seconds, files, unread = gather(root, os.path.join(tmp, f"gather-{run}"))
+            assert (files, unread) == (args.files, args.files), (files, unread)
+            rows["gather cold"].append(seconds)
+            seconds, files, unread = gather(root, warm_cache)
+            assert (files, unread) == (args.files, 0), (files, unread)
+            rows["gather warm"].append(seconds)
+            shutil.rmtree(cold_cache, ignore_errors=True)
+        median = {name: statistics.median(values) for name, values in rows.items()}
+        print(f"{args.files:,} session files, median of {args.runs} runs")
+        print(f"hello-world first paint         {median['hello']:.3f} s   {fmt(rows['hello'])}")
+        for name in ("cold", "warm"):
+            ratio = median[name] / median["hello"]
+            print(f"picker first rows, {name} cache   {median[name]:.3f} s = {ratio:.2f}× hello-world "
+                  f"(target ≤ 2×)   {fmt(rows[name])}")
+        print(f"all metadata, cold cache        {median['gather cold']:.3f} s (target ≤ 5 s)   "
+              f"{fmt(rows['gather cold'])}")
+        print(f"all metadata, warm cache        {median['gather warm']:.3f} s (target ≤ 0.5 s)   "
+              f"{fmt(rows['gather warm'])}")
+
+
+def fmt(values: list[float]) -> str:
+    return "runs: " + ", ".join(f"{v:.3f}" for v in values)
+
+
+if __name__ == "__main__":
+    main()

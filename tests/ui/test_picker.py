@@ -1,0 +1,142 @@
+"""The session picker driven as a person would: real files in a tmp dir, real Pilot."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from session_tui.ui.app import SessionApp
+from session_tui.ui.screens.files import FilesScreen
+from tests.model.helpers import message
+from tests.support import SAMPLES
+
+from .pilot_support import session_screen, wait_for
+
+HOUR_AGO = time.time() - 3600
+FILES = {  # name in the tmp dir: sample
+    "crash.jsonl": "tree/crash-torn.jsonl",
+    "branched.jsonl": "tree/branched-summary.jsonl",
+    "rounding.jsonl": "chat/session-fix-rounding.jsonl",
+    "pi.jsonl": "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
+}
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """Four sessions, each last written a different number of minutes ago
+    (crash.jsonl the newest)."""
+    root = tmp_path / "sessions"
+    root.mkdir()
+    for minutes, (name, sample) in enumerate(FILES.items()):
+        shutil.copy(SAMPLES / sample, root / name)
+        stamp = HOUR_AGO - 60 * minutes
+        os.utime(root / name, (stamp, stamp))
+    return root
+
+
+async def picker(pilot) -> FilesScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, FilesScreen) and pilot.app.screen.table.rows
+                   and not pilot.app.screen.unread, what="the picker with every row read")
+    return pilot.app.screen
+
+
+def names(screen: FilesScreen) -> list[str]:
+    return [os.path.basename(info.path) for info in screen.table.rows]
+
+
+def screen_text(screen: FilesScreen) -> list[str]:
+    table = screen.table
+    return [table.render_line(y).text for y in range(1, len(table.rows) + 1)]
+
+
+async def test_rows_show_title_format_entries_problems(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        assert names(screen) == list(FILES)  # newest first
+        crash = screen_text(screen)[0]
+        for part in ("The CSV exporter integration tests", "tree", " 6 ", "1 h ago", "2.4 KB", "⚠ dangling · torn"):
+            assert part in crash, (part, crash)
+        assert "Fix half-up rounding in invoice totals" in screen_text(screen)[3]
+        assert "● live" not in "".join(screen_text(screen))
+
+
+async def test_typing_filters_and_escape_clears(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press(*"half-up")  # typed on the list: the filter takes it
+        assert screen.query_one("#filter").value == "half-up"
+        assert names(screen) == ["pi.jsonl"]
+        await pilot.press("escape")
+        assert len(names(screen)) == 4
+        await pilot.press("slash", *"branched")  # a word of the path
+        assert names(screen) == ["branched.jsonl"]
+        await pilot.press("escape", "slash", *"fxhlfp")  # letters of a title, in order
+        assert names(screen) == ["pi.jsonl"]
+
+
+async def test_sort_by_size_then_problems(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("ctrl+s")
+        sizes = [info.size for info in screen.table.rows]
+        assert sizes == sorted(sizes, reverse=True) and names(screen)[0] == "pi.jsonl"
+        await pilot.press("ctrl+s")
+        assert names(screen)[0] == "crash.jsonl"  # dangling and torn
+        assert "sorted by problems" in str(screen.query_one("#heading").render())
+
+
+async def test_open_a_session_and_come_back_with_escape(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("down", "enter")
+        session = await session_screen(pilot)
+        assert os.path.basename(session.path) == "branched.jsonl"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is screen, what="the picker again")
+        assert screen.table.selected.path.endswith("branched.jsonl")
+
+
+async def test_full_text_search_lists_the_files_that_contain_the_text(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("ctrl+f", *"ROUND_HALF_UP", "enter")
+        await wait_for(pilot, lambda: not screen.searching, what="the search to end")
+        assert sorted(names(screen)) == ["branched.jsonl", "pi.jsonl", "rounding.jsonl"]
+        assert "3 files contain 'ROUND_HALF_UP'" in str(screen.query_one("#where").render())
+        await pilot.press("escape")
+        assert len(names(screen)) == 4
+
+
+async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(folder):
+    async with SessionApp([str(folder)], watch=True).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.pause(0.3)  # the watcher arms
+        with open(folder / "pi.jsonl", "ab") as f:
+            f.write(b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"2026-03-14T11:00:00Z",'
+                    b'"message":{"role":"user","content":"one more"}}\n')
+        await wait_for(pilot, lambda: names(screen)[0] == "pi.jsonl", what="the appended file on top")
+        assert "● live" in screen_text(screen)[0]
+        assert "● live" not in "".join(screen_text(screen)[1:])
+
+        (folder / "new").mkdir()
+        (folder / "new" / "fresh.jsonl").write_bytes(message("a", None, content="A brand new session"))
+        await wait_for(pilot, lambda: "fresh.jsonl" in names(screen), what="the new file")
+        assert "A brand new session" in screen_text(screen)[0]
+        os.unlink(folder / "crash.jsonl")
+        await wait_for(pilot, lambda: "crash.jsonl" not in names(screen), what="the deleted file to go")
+
+        outside = folder.parent / "elsewhere"
+        (outside / "project").mkdir(parents=True)
+        shutil.copy(SAMPLES / "tree" / "crash-dangling.jsonl", outside / "project" / "moved.jsonl")
+        os.rename(outside / "project", folder / "project")  # a folder moved in: one event for all it holds
+        await wait_for(pilot, lambda: "moved.jsonl" in names(screen), what="the moved-in folder's file")
+        os.rename(folder / "project", outside / "back")  # and out again
+        await wait_for(pilot, lambda: "moved.jsonl" not in names(screen), what="the moved-out folder's file to go")
