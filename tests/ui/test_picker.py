@@ -44,7 +44,7 @@ def folder(tmp_path):
 
 async def picker(pilot) -> FilesScreen:
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, FilesScreen) and pilot.app.screen.table.rows
-                   and not pilot.app.screen.unread, what="the picker with every row read")
+                   and all(info.known for info in pilot.app.screen.table.rows), what="the picker with every row read")
     return pilot.app.screen
 
 

@@ -28,7 +28,8 @@ from watchfiles import Change, awatch
 from ...model.catalog import SESSION_SUFFIX, Catalog, SessionInfo, file_contains, match_rank
 from ...model.sanitize import inert
 
-BATCH_SECONDS = 0.1  # rows read in a thread reach the screen this often
+BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
+REFILTER_SECONDS = 0.25  # changes found in the background are shown at most this often
 WATCH_DEBOUNCE_MS = 100
 WATCH_STEP_MS = 20
 TICK_SECONDS = 1.0  # live badges fade and ages move on this often
@@ -100,9 +101,7 @@ class PickerTable(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
 
     class Highlighted(Message):
-        def __init__(self, info: SessionInfo | None) -> None:
-            self.info = info
-            super().__init__()
+        """The cursor moved to another row."""
 
     class Chosen(Message):
         def __init__(self, info: SessionInfo) -> None:
@@ -138,10 +137,11 @@ class PickerTable(ScrollView, can_focus=True):
     def display_path(self, path: str) -> str:
         """``path`` inside the folder it was found under (one folder given),
         else with ``~`` for the home folder."""
-        prefix = os.path.join(self.roots[0], "") if len(self.roots) == 1 else os.path.expanduser("~")
+        one_root = len(self.roots) == 1
+        prefix = os.path.join(self.roots[0] if one_root else os.path.expanduser("~"), "")
         if not path.startswith(prefix):
             return path
-        return path[len(prefix):] if len(self.roots) == 1 else "~" + path[len(prefix):]
+        return path[len(prefix):] if one_root else "~/" + path[len(prefix):]
 
     def visible_rows(self) -> list[SessionInfo]:
         top = self.scroll_offset.y
@@ -218,7 +218,7 @@ class PickerTable(ScrollView, can_focus=True):
             self.scroll_to(y=new, animate=False, immediate=True)
         elif new >= top + height:
             self.scroll_to(y=new - height + 1, animate=False, immediate=True)
-        self.post_message(self.Highlighted(self.selected))
+        self.post_message(self.Highlighted())
 
     def move_to(self, row: int) -> None:
         if self.rows:
@@ -292,6 +292,7 @@ class FilesScreen(Screen):
         self.matches: set[str] | None = None  # files holding it (None: no search)
         self.searching = False
         self.search_state = ""  # what the status line says about it
+        self._refilter_timer = None  # a refilter due for background changes
 
     def compose(self) -> ComposeResult:
         yield Static(id="heading", markup=False)
@@ -355,7 +356,7 @@ class FilesScreen(Screen):
                 self.infos.pop(path, None)
             elif current is None or info.mtime_ns >= current.mtime_ns:
                 self.infos[path] = info
-        self._refilter()
+        self._refilter_soon()
 
     # -- watching -----------------------------------------------------------------
     @work(exclusive=True, group="watch", exit_on_error=False)
@@ -369,7 +370,7 @@ class FilesScreen(Screen):
             added = sorted({path for change, path in changes if change == Change.added and path not in files})
             gone = tuple(os.path.join(path, "") for change, path in changes
                          if change == Change.deleted and path not in files)
-            updates = [(path, None) for path in self.infos if gone and path.startswith(gone)]
+            updates = [(path, None) for path in self.infos if path.startswith(gone)] if gone else []
             if files or added:
                 updates += await asyncio.to_thread(self._reread, files, added)
             if updates:
@@ -386,9 +387,18 @@ class FilesScreen(Screen):
         self.table.repaint_if_aged()
 
     # -- showing ------------------------------------------------------------------
+    def _refilter_soon(self) -> None:
+        """Refilter for changes found in the background, at most every
+        REFILTER_SECONDS: the keys stay quick while thousands of rows fill in."""
+        if self._refilter_timer is None:
+            self._refilter_timer = self.set_timer(REFILTER_SECONDS, self._refilter)
+
     def _refilter(self) -> None:
         """Rows for the filter, the contents search and the sort; the
         cursor stays on the same file."""
+        if self._refilter_timer is not None:
+            self._refilter_timer.stop()
+            self._refilter_timer = None
         query = self.query_one("#filter", Input).value
         table = self.table
         keep = table.selected.path if table.selected else None
@@ -521,4 +531,7 @@ class FilesScreen(Screen):
         else:
             self.search_state = f"searching {shown!r}: {message.done:,}/{message.total:,} files (Esc stops)"
         self.matches = message.found
-        self._refilter()
+        if message.finished:
+            self._refilter()
+        else:
+            self._refilter_soon()
