@@ -156,12 +156,14 @@ def run_export(args) -> int:
 
 def build_open_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="session-tui", usage="session-tui [-h] [--format FORMAT] [--no-watch] PATH | session-tui check ...",
-        description="Open a session file in the terminal UI, or a directory's list of session files.")
-    parser.add_argument("path", metavar="PATH", nargs="?",
-                        help="a session file (*.jsonl) or a directory (default: the known session folders that "
-                             "exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — or "
-                             "./sample_sessions)")
+        prog="session-tui",
+        usage="session-tui [-h] [--format FORMAT] [--no-watch] [FILE | DIR...] | session-tui COMMAND ...",
+        description="Open a session file in the terminal UI, or the picker over every session file in the "
+                    "directories.")
+    parser.add_argument("paths", metavar="PATH", nargs="*",
+                        help="a session file (*.jsonl), or directories for the picker (default: the known session "
+                             "folders that exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — "
+                             "or ./sample_sessions)")
     parser.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
     parser.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     return parser
@@ -176,33 +178,35 @@ def default_paths() -> list[str]:
     return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])
 
 
-def open_tui(path: str | None, format: str | None, watch: bool) -> int:
+def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
+    """A file opens its session view; directories open the picker over all of them."""
     from .model import Session, SessionError
     from .model.sanitize import inert
 
-    if path is None:
+    if not paths:
         paths = default_paths()
         if not paths:
             print("session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
                   "~/.pi/agent/sessions); give a PATH", file=sys.stderr)
             return 2
-        from .ui.app import SessionApp
-
-        SessionApp(paths, format, watch=watch).run()
-        return 0
-    if not os.path.exists(path):
-        print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
+    for path in paths:
+        if not os.path.exists(path):
+            print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
+            return 2
+    files = [p for p in paths if not os.path.isdir(p)]
+    if files and len(paths) > 1:
+        print("session-tui: give one session file, or directories", file=sys.stderr)
         return 2
-    if not os.path.isdir(path):
+    if files:
         try:
-            with Session(path, format) as probe:
+            with Session(files[0], format) as probe:
                 probe.detect()
         except SessionError as exc:
             print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
             return 2
     from .ui.app import SessionApp
 
-    SessionApp(path, format, watch=watch).run()
+    SessionApp(files[0] if files else paths, format, watch=watch).run()
     return 0
 
 
@@ -227,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_check(args.paths, as_json=args.json, format=args.format)
         args = build_open_parser().parse_args(argv)
-        return open_tui(args.path, args.format, not args.no_watch)
+        return open_tui(args.paths, args.format, not args.no_watch)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -14,3 +14,10 @@ def samples(tmp_path: Path) -> Path:
     dest = tmp_path / "samples"
     shutil.copytree(SAMPLES, dest)
     return dest
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory, monkeypatch) -> None:
+    """The picker's metadata cache in a tmp dir, never the user's (CLI
+    subprocesses inherit it through the environment)."""
+    monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

@@ -107,3 +107,8 @@ def test_default_paths_prefer_known_locations(tmp_path, monkeypatch):
 def test_opening_a_missing_path_is_one_line():
     r = run_cli("/no/such/session.jsonl")
     assert r.returncode == 2 and "no such file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_file_and_a_directory_together_are_refused_in_one_line():
+    r = run_cli(str(SAMPLES / "tree" / "crash-torn.jsonl"), str(SAMPLES))
+    assert r.returncode == 2 and "one session file, or directories" in r.stderr and "Traceback" not in r.stderr

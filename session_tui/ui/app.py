@@ -1,4 +1,8 @@
-"""The Textual app: a session view for a file, a list for a directory."""
+"""The Textual app: a session view for a file, the picker for directories.
+
+Only the picker is imported before the first frame: a directory of
+thousands of files should be on screen as fast as Textual can draw.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,21 @@ import os
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from ..model import Session, SessionError
-from ..model.export import export, save
-from .commands import EntryJumpProvider
 from .screens.files import FilesScreen
-from .screens.help import HelpScreen
-from .screens.session import SessionScreen
+
+
+def _entry_jump_provider():
+    from .commands import EntryJumpProvider
+
+    return EntryJumpProvider
 
 
 class SessionApp(App):
     TITLE = "session-tui"
-    COMMANDS = App.COMMANDS | {EntryJumpProvider}
+    COMMANDS = App.COMMANDS | {_entry_jump_provider}
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
@@ -28,16 +35,28 @@ class SessionApp(App):
         self.path = path
         self.format = format
         self.watch = watch
+        paths = path if isinstance(path, list) else [path]
+        self.picker_paths = paths if all(os.path.isdir(p) for p in paths) else None
+
+    def get_default_screen(self) -> Screen:
+        # The picker is the first screen itself (not pushed from on_mount,
+        # whose first frame Textual drops): its rows are in the first frame.
+        return FilesScreen(self.picker_paths) if self.picker_paths else super().get_default_screen()
 
     def on_mount(self) -> None:
-        paths = self.path if isinstance(self.path, list) else [self.path]
-        if all(os.path.isdir(p) for p in paths):
-            self.push_screen(FilesScreen(paths))
-        else:
-            self.open_session_file(paths[0])
+        if not self.picker_paths:
+            self.open_session_file(self.path if isinstance(self.path, str) else self.path[0])
+
+    @property
+    def can_go_back(self) -> bool:
+        """Whether the current screen has a view under it to return to (the
+        picker, or the session that opened a sub-agent)."""
+        return len(self.screen_stack) > (1 if self.picker_paths else 2)
 
     def open_session_file(self, path: str) -> None:
         """Open ``path`` in a session view, or say in one line why not."""
+        from .screens.session import SessionScreen
+
         try:
             with Session(path, self.format) as probe:
                 probe.detect()
@@ -47,10 +66,14 @@ class SessionApp(App):
         self.push_screen(SessionScreen(path, self.format, watch=self.watch))
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen):
+        from .screens.session import SessionScreen
+
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys and marks", self.action_help)
         if isinstance(screen, SessionScreen):
@@ -59,8 +82,10 @@ class SessionApp(App):
             yield SystemCommand("Export branch…", "Write the active branch as Markdown beside the file",
                                 lambda: self.export_branch(screen))
 
-    def export_branch(self, screen: SessionScreen) -> None:
+    def export_branch(self, screen) -> None:
         """Write the active branch to a new ``<stem>.export[-N].md`` and say where."""
+        from ..model.export import export, save
+
         session = screen.session
         if session is None or session.partial:
             self.notify("Only part of the file is read yet: export once it is indexed", severity="warning")

@@ -24,6 +24,15 @@ HELP = """\
 | `/` then `n` / `N` | search entry text and ids; next / previous match |
 | `ctrl+p` | command palette: every action, jump to an entry, themes |
 
+## The picker (`session-tui DIR...`)
+| key | |
+|---|---|
+| type, or `/` | filter by title or path (fuzzy over titles); Esc clears it |
+| `↑` `↓` PgUp PgDn, Enter | move; open the session (Esc in it comes back) |
+| `ctrl+s` | sort by last activity, size, problems |
+| `ctrl+f` | search file contents (Esc stops; Esc again lists every file) |
+| `● live` / `≈1.2k` / `⤷` | written in the last 5 s / entries estimated from head and tail / a sub-agent transcript |
+
 ## Looking
 | key | |
 |---|---|

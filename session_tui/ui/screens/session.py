@@ -253,7 +253,7 @@ class SessionScreen(Screen):
     def action_escape(self) -> None:
         if self.indexing.startswith("indexing ") and "%" in self.indexing:
             self.workers.cancel_group(self, "index")
-        elif len(self.app.screen_stack) > 2:
+        elif self.app.can_go_back:
             self.app.pop_screen()
 
     # -- problems -----------------------------------------------------------------
