@@ -82,6 +82,16 @@ async def test_typing_filters_and_escape_clears(folder):
         assert names(screen) == ["pi.jsonl"]
 
 
+async def test_enter_after_typing_opens_the_best_match(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("down", "down")  # on rounding.jsonl, which the query matches by its path only
+        await pilot.press(*"rounding", "enter")
+        session = await session_screen(pilot)
+        assert os.path.basename(session.path) == "pi.jsonl"  # its title says "rounding": the best match
+        assert screen.table.cursor == 0
+
+
 async def test_sort_by_size_then_problems(folder):
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)

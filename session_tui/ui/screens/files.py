@@ -393,15 +393,16 @@ class FilesScreen(Screen):
         if self._refilter_timer is None:
             self._refilter_timer = self.set_timer(REFILTER_SECONDS, self._refilter)
 
-    def _refilter(self) -> None:
+    def _refilter(self, to_top: bool = False) -> None:
         """Rows for the filter, the contents search and the sort; the
-        cursor stays on the same file."""
+        cursor stays on the same file, or goes to the best match (``to_top``:
+        the query changed)."""
         if self._refilter_timer is not None:
             self._refilter_timer.stop()
             self._refilter_timer = None
         query = self.query_one("#filter", Input).value
         table = self.table
-        keep = table.selected.path if table.selected else None
+        keep = table.selected.path if table.selected and not to_top else None
         sort_key = SORTS[self.sort][1]
         ranked = []
         for info in self.infos.values():
@@ -412,6 +413,8 @@ class FilesScreen(Screen):
                 ranked.append((rank, sort_key(info), info.path, info))
         ranked.sort(key=lambda item: item[:3])
         table.show([item[3] for item in ranked], keep)
+        if to_top:
+            table.move_to(0)
         self._update_heading()
         self._update_where()
 
@@ -467,7 +470,7 @@ class FilesScreen(Screen):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
-        self._refilter()
+        self._refilter(to_top=True)
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
