@@ -165,3 +165,27 @@ def test_compaction_whose_earlier_part_is_gone_is_not_a_problem(tmp_path):
         assert any("gone" in text for _, text in s.notes())
         assert s.format.view(s.record(0)).tokens_before == 150000
         assert [m["content"] for m in s.context_at()] == ["Summary: …"]
+
+
+def test_subagents_follow_appends_and_new_transcripts(tmp_path):
+    shutil.copytree(CLAUDE, tmp_path / "p")
+    path = tmp_path / "p" / SUBAGENT.name
+    folder = tmp_path / "p" / SUBAGENT.stem / "subagents"
+    with Session(path) as s:
+        s.refresh()
+        assert len(s.format.subagents(s)) == 1
+        last = s.record(s.active_leaf())
+        env = {k: last[k] for k in ("sessionId", "cwd", "version", "isSidechain", "userType")}
+        call = {**env, "type": "assistant", "uuid": "c2", "parentUuid": last["uuid"],
+                "timestamp": "2026-03-17T09:01:00Z", "message": {"id": "m9", "role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_2", "name": "Agent", "input": {"prompt": "again"}}]}}
+        result = {**env, "type": "user", "uuid": "r2", "parentUuid": "c2", "timestamp": "2026-03-17T09:02:00Z",
+                  "toolUseResult": {"agentId": "b2"}, "message": {"role": "user", "content": [
+                      {"type": "tool_result", "tool_use_id": "toolu_2", "content": "done"}]}}
+        with open(path, "ab") as f:
+            f.write(orjson.dumps(call) + b"\n" + orjson.dumps(result) + b"\n")
+        s.refresh()
+        assert len(s.format.subagents(s)) == 1  # no transcript for b2 yet
+        (folder / "agent-b2.jsonl").write_bytes((folder / "agent-a1b2c3d4e5f6a7b8c.jsonl").read_bytes())
+        found = s.format.subagents(s)
+        assert found[s.find("c2")].endswith("agent-b2.jsonl") and len(found) == 2

@@ -183,19 +183,19 @@ class ClaudeFormat(AnthropicMessages, Format):
             return {}
         wanted = {n[len("agent-"):-len(".jsonl")]: os.path.join(folder, n) for n in names}
         memo = session.memo.setdefault("subagents", {})
-        if memo.get("key") == (session.tree.count, tuple(wanted)):
-            return memo["found"]
-        found: dict[int, str] = {}
+        if memo.get("wanted") != wanted:  # new transcripts: look at every result again
+            memo.update(wanted=wanted, scanned=0, found={})
+        found: dict[int, str] = memo["found"]
         tree = session.tree
-        for entry in range(tree.count):
+        for entry in range(memo["scanned"], tree.count):  # only results added since the last call
             if not tree.shape[entry] & Shape.RESULT:
                 continue
             for agent_id in _agent_ids(session.record(entry)):
                 if agent_id in wanted:
                     call = partner(session, entry)
                     found[entry if call is None else call] = wanted[agent_id]
-        memo.update(key=(session.tree.count, tuple(wanted)), found=found)
-        return found
+        memo["scanned"] = tree.count
+        return dict(found)
 
     def origin(self, session) -> str | None:
         if not session.tree.count:
