@@ -1,8 +1,7 @@
 """Pairing tool calls with their results in a sequence of context messages.
 
 A call is dangling when no result with its id follows before the next
-message that is not a tool result (nor the same model response, recorded
-over several entries) (formats.md §1.7, §2.3); a result whose
+message that is not a tool result (formats.md §1.7, §2.3); a result whose
 id is not among the calls it follows is an orphan.
 """
 
@@ -26,20 +25,15 @@ def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssu
     dangling: list[ToolIssue] = []
     orphans: list[ToolIssue] = []
     open_calls: dict[str, int] = {}
-    previous: dict = {}
     for entry, message in context:
         result_ids = fmt.tool_result_ids(message)
         if result_ids:
             for result_id in result_ids:
                 if open_calls.pop(result_id, None) is None:
                     orphans.append(ToolIssue(entry, result_id))
-            previous = message
             continue
-        if not fmt.same_step(previous, message):  # one response over several entries keeps its calls open
-            dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
-            open_calls = {}
-        open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
-        previous = message
+        dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
+        open_calls = {c: entry for c in fmt.tool_call_ids(message)}
     dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
     return dangling, orphans
 

@@ -189,3 +189,37 @@ def test_subagents_follow_appends_and_new_transcripts(tmp_path):
         (folder / "agent-b2.jsonl").write_bytes((folder / "agent-a1b2c3d4e5f6a7b8c.jsonl").read_bytes())
         found = s.format.subagents(s)
         assert found[s.find("c2")].endswith("agent-b2.jsonl") and len(found) == 2
+
+
+def test_a_branch_ending_in_records_the_model_never_sees_still_resumes(tmp_path):
+    """turn_duration after the last answer, progress after a killed call:
+    the leaf is the last user/assistant record of that branch."""
+    def rec(uid, parent, ts, typ="user", **kw):
+        return {"type": typ, "uuid": uid, "parentUuid": parent, "sessionId": "s", "timestamp": ts,
+                "isSidechain": False, **kw}
+
+    lines = [rec("r", None, "2026-01-01T10:00:00Z", message={"role": "user", "content": "go"}),
+             rec("old", "r", "2026-01-01T10:01:00Z", "assistant", message={"role": "assistant", "content": "a"}),
+             rec("new", "r", "2026-01-01T10:05:00Z", "user", message={"role": "user", "content": "again"}),
+             rec("call", "new", "2026-01-01T10:06:00Z", "assistant", message={
+                 "id": "m", "role": "assistant", "content": [{"type": "tool_use", "id": "T", "name": "Bash",
+                                                              "input": {}}]}),
+             rec("p1", "call", "2026-01-01T10:06:05Z", "progress", data={"type": "bash_progress"}),
+             rec("p2", "p1", "2026-01-01T10:06:09Z", "progress", data={"type": "bash_progress"})]
+    path = tmp_path / "killed.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    with open_session(path) as s:
+        assert s.record(s.active_leaf())["uuid"] == "call"
+        assert [d.call_id for d in s.tool_issues()[0]] == ["T"]
+
+
+def test_context_merges_the_lines_of_one_response():
+    with open_session(BRANCHED) as s:
+        leaf = s.find("55de26f4-" + next(s.record(e)["uuid"][9:] for e in s.tree.leaf_list()
+                                         if s.record(e)["uuid"].startswith("55de26f4")))
+        context = s.context_at(s.active_leaf())
+        ids = [m.get("id") for m in context if m.get("role") == "assistant"]
+        assert len(ids) == len(set(ids))  # one message per response
+        first = s.context_at(leaf)
+        merged = next(m for m in first if m.get("id") == "msg_010e4fb45b98c15a79b05e81")
+        assert [b["type"] for b in merged["content"]] == ["thinking", "text", "tool_use"]

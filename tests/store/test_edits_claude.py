@@ -13,7 +13,8 @@ import pytest
 from session_tui.model import open_session
 from session_tui.store import Refused, edits
 from session_tui.store.forms.base import SYNTHETIC_RESULT
-from tests.support import check_json, run_cli
+from session_tui.store.forms.claude import TOOL_USE_RESULT
+from tests.support import SAMPLES, check_json, run_cli
 
 from .test_edits import sample
 from .test_store import old
@@ -41,7 +42,7 @@ def test_fix_close_writes_what_claude_code_expects(tmp_path, rel, call_id):
     (rep,) = check_json(path)
     assert rep["dangling_tool_calls"] == [] and rep["problems"] == []
     lines = [json.loads(line) for line in path.read_bytes().splitlines()]
-    (record,) = [r for r in lines if r.get("toolUseResult") == f"Error: {SYNTHETIC_RESULT}"]
+    (record,) = [r for r in lines if r.get("toolUseResult") == TOOL_USE_RESULT]
     assert record["type"] == "user" and record["parentUuid"] == caller["uuid"]
     assert record["sourceToolAssistantUUID"] == caller["uuid"]
     assert record["message"] == {"role": "user", "content": [
@@ -94,7 +95,7 @@ def test_fork_reopens_with_the_same_active_path(tmp_path):
             assert b["forkedFrom"] == {"sessionId": a["sessionId"], "messageUuid": a["uuid"]}
             assert {k: v for k, v in b.items() if k not in ("forkedFrom", "sessionId")} == \
                 {k: v for k, v in a.items() if k != "sessionId"}
-        assert f.origin() == f"session {source_path[0]['sessionId']} at {source_path[0]['uuid']}"
+        assert f.origin() == f"session {source_path[0]['sessionId']} at {source_path[-1]['uuid']}"
         assert [m for _, m in f.context_items()] == [m for _, m in s_context(path)]
 
 
@@ -133,3 +134,22 @@ def test_cli_fork_of_a_claude_file(tmp_path):
     (fork,) = forks
     (rep,) = check_json(fork)
     assert rep["active_leaf"] == "8b66bd06-4f12-479c-9856-f4f4e5f2bc6c" and rep["problems"] == []
+
+
+def test_fork_of_a_subagent_transcript_is_refused(tmp_path):
+    shutil.copytree(SAMPLES / "claude", tmp_path / "c")
+    sub = next((tmp_path / "c").glob("*/subagents/agent-*.jsonl"))
+    with open_session(sub) as s:
+        with pytest.raises(Refused, match="sub-agent"):
+            edits.plan_fork(s, s.active_leaf())
+
+
+def test_origin_names_the_record_forked_at(tmp_path):
+    path = sample(tmp_path, BRANCHED)
+    with open_session(path) as s:
+        plan = edits.plan_fork(s, s.find("55de26f4-" + next(
+            s.record(e)["uuid"][9:] for e in s.tree.leaf_list() if s.record(e)["uuid"].startswith("55de26f4"))))
+    (fork,) = edits.apply(plan).created
+    with open_session(fork) as f:
+        assert f.origin().endswith(" at " + f.record(f.tree.count - 1)["uuid"])
+        assert f.record(f.tree.count - 1)["uuid"].startswith("55de26f4")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..entry_view import EntryView
@@ -14,6 +15,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 STOP_EVERY = 4096  # entries between two polls of should_stop
+
+
+def best_title(titles: list[tuple[int, int, str, str | None]], known: Callable[[str], bool]) -> str | None:
+    """Among title records (line, rank, text, the entry id it names or
+    None): the highest rank, the latest on a tie; one that names an entry
+    titles only a conversation in this file (``known(id)``)."""
+    best = None
+    for _line, rank, text, names in titles:
+        if names is not None and not known(names):
+            continue
+        if best is None or rank >= best[0]:
+            best = (rank, text)
+    return best[1] if best else None
 
 
 def check_stop(should_stop, count: int) -> None:
@@ -104,26 +118,13 @@ class Format:
         return [result] if result is not None else []
 
 
-    def same_step(self, previous: dict, message: dict) -> bool:
-        """Whether context ``message`` continues ``previous`` as one model
-        response (calls stay open across it)."""
-        return False
-
     def view(self, record: dict) -> EntryView:
         """What the view shows of an entry's record."""
         raise NotImplementedError
 
     def title(self, session: Session) -> str | None:
-        """The session's title: among its title records (``session.titles``)
-        the highest rank, the latest on a tie; one that names an entry
-        titles only a conversation in this file."""
-        best = None
-        for _line, rank, text, names in session.titles:
-            if names is not None and session.find(names) is None:
-                continue
-            if best is None or rank >= best[0]:
-                best = (rank, text)
-        return best[1] if best else None
+        """The session's title: the best of its title records (``session.titles``)."""
+        return best_title(session.titles, lambda names: session.find(names) is not None)
 
     def origin(self, session: Session) -> str | None:
         """The session this one was forked from, as the file records it."""

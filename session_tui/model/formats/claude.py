@@ -6,7 +6,8 @@ no ``uuid`` and are kept as such (title records name the session). One API
 response is spread over several assistant lines sharing ``message.id``: one
 step. A ``compact_boundary`` starts a new root on disk; here it hangs under
 the record it compacted (``logicalParentUuid``) as a summary node, and the
-model's context starts after it. The active leaf is not stored: it is the
+model's context starts after it; the lines of one response are merged into
+one message there, as Claude Code sends them. The active leaf is not stored: it is the
 newest non-sidechain user/assistant leaf. Files copied by resume/fork repeat
 earlier uuids: the first copy wins, quietly. Sub-agent transcripts live in
 ``<session id>/subagents/agent-<id>.jsonl`` beside the file.
@@ -82,27 +83,29 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     # -- active leaf ----------------------------------------------------------------
     def active_leaf(self, session) -> int:
-        """The newest (max ``timestamp``, first seen on a tie) user/assistant
-        leaf outside sidechains (§5.6). A compaction counts as the child of
-        the record it compacted. Leaf times are remembered between calls."""
+        """Where Claude Code resumes (§5.6): the newest (max ``timestamp``,
+        first seen on a tie) user/assistant leaf outside sidechains. A branch
+        that ends in records the model never sees (``system`` turn durations,
+        hook summaries, ``progress``) ends, for this, at its last
+        user/assistant record: a call killed while its progress streamed is
+        still the leaf. A compaction counts as the child of the record it
+        compacted. Leaf times are remembered between calls."""
         tree = session.tree
         if not tree.count:
             return -1
-        times: dict[int, tuple[bool, str]] = session.memo.setdefault("leaf_times", {})
+        seen: dict[int, tuple[int, str]] = session.memo.setdefault("leaf_times", {})
         best, best_time = -1, None
         for leaf in tree.leaf_list():
-            if tree.shape[leaf] & Shape.ROLE_MASK not in (Shape.USER, Shape.ASSISTANT) and not (
-                    tree.shape[leaf] & Shape.RESULT):
-                continue
-            known = times.get(leaf)
+            known = seen.get(leaf)
             if known is None:
-                record = session.record(leaf)
+                at = _conversational(session, leaf)
+                record = session.record(at) if at >= 0 else {}
                 stamp = record.get("timestamp")
-                known = times[leaf] = (record.get("isSidechain") is not True and record.get("type") in
-                                       ("user", "assistant"), stamp if isinstance(stamp, str) else "")
-            eligible, stamp = known
-            if eligible and (best_time is None or stamp > best_time):
-                best, best_time = leaf, stamp
+                known = seen[leaf] = (at if record.get("isSidechain") is not True else -1,
+                                      stamp if isinstance(stamp, str) else "")
+            at, stamp = known
+            if at >= 0 and (best_time is None or stamp > best_time):
+                best, best_time = at, stamp
         return best if best >= 0 else tree.count - 1
 
     # -- context --------------------------------------------------------------------
@@ -123,13 +126,13 @@ class ClaudeFormat(AnthropicMessages, Format):
             if shape & Shape.ROLE_MASK not in (Shape.USER, Shape.ASSISTANT) and not shape & Shape.RESULT:
                 continue
             record = session.record(entry)
-            if record.get("type") in ("user", "assistant"):
-                out.append((entry, _message(record)))
+            if record.get("type") not in ("user", "assistant"):
+                continue
+            message = _message(record)
+            if out and _same_response(out[-1][1], message):  # one API message, as Claude Code sends it
+                message = _merged(out.pop()[1], message)
+            out.append((entry, message))
         return out
-
-    def same_step(self, previous: dict, message: dict) -> bool:
-        return (message.get("role") == "assistant" and previous.get("role") == "assistant"
-                and isinstance(message.get("id"), str) and message.get("id") == previous.get("id"))
 
     # -- view -----------------------------------------------------------------------
     def view(self, record: dict) -> EntryView:
@@ -198,15 +201,52 @@ class ClaudeFormat(AnthropicMessages, Format):
         return dict(found)
 
     def origin(self, session) -> str | None:
-        if not session.tree.count:
+        """A fork copies its source's records, each with ``forkedFrom``: the
+        last copied one names the record it was forked at (found by bisection:
+        the copies are a prefix of the file)."""
+        def forked(entry: int):
+            try:
+                value = session.record(entry).get("forkedFrom")
+            except (BadLine, OSError):
+                return None
+            return value if isinstance(value, dict) and value.get("sessionId") else None
+
+        if not session.tree.count or forked(0) is None:
             return None
-        try:
-            forked = session.record(0).get("forkedFrom")
-        except (BadLine, OSError):
-            return None
-        if isinstance(forked, dict) and forked.get("sessionId"):
-            return f"session {forked.get('sessionId')} at {forked.get('messageUuid')}"
-        return None
+        low, high = 0, session.tree.count - 1  # forked(low) holds; find the last that does
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if forked(mid) is not None else (low, mid - 1)
+        last = forked(low)
+        return f"session {last.get('sessionId')} at {last.get('messageUuid')}"
+
+
+def _same_response(previous: dict, message: dict) -> bool:
+    return (message.get("role") == "assistant" and previous.get("role") == "assistant"
+            and isinstance(message.get("id"), str) and message.get("id") == previous.get("id"))
+
+
+def _merged(first: dict, then: dict) -> dict:
+    """Two lines of one response as one message: the blocks of both, the
+    later line's stop reason and usage."""
+    def blocks(message):
+        content = message.get("content")
+        return content if isinstance(content, list) else [{"type": "text", "text": content_text(content)}]
+
+    return {**first, **{k: v for k, v in then.items() if k != "content"}, "content": blocks(first) + blocks(then)}
+
+
+def _conversational(session, entry: int) -> int:
+    """``entry`` or its nearest ancestor that is a user/assistant record
+    (what the model sees), or -1."""
+    tree = session.tree
+    while entry >= 0:
+        shape = tree.shape[entry]
+        if shape & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT) or shape & Shape.RESULT:
+            if session.record(entry).get("type") in ("user", "assistant"):
+                return entry
+        entry = tree.parent[entry]
+    return -1
 
 
 def _agent_ids(record: dict) -> list[str]:

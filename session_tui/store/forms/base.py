@@ -13,6 +13,7 @@ import re
 import uuid
 
 from ...model import Session
+from ...model.segment import Shape
 from ..plan import Plan
 from ..store import Fingerprint, Refused
 
@@ -58,7 +59,7 @@ def trailing_dangling(session: Session) -> tuple[int, list[str]]:
     leaf_path = session.active_path()
     last_owner = max(owners, key=leaf_path.index)
     after = leaf_path[leaf_path.index(last_owner) + 1:]
-    if len(owners) > 1 or any(not (session.tree.shape[e] & 16) for e in after):  # 16: Shape.RESULT
+    if len(owners) > 1 or any(not (session.tree.shape[e] & Shape.RESULT) for e in after):
         raise Refused(f"{session.path}: a dangling call in the middle of the branch (line "
                       f"{session.line_of(min(owners, key=leaf_path.index))}): cut or fork instead")
     return last_owner, [d.call_id for d in dangling if d.entry == last_owner]
@@ -78,6 +79,8 @@ class Form:
     with a leaf record (tree, pi); other formats override what differs."""
 
     name = ""
+    #: (calling entry, dangling call ids) of the crash shape, or Refused
+    trailing = staticmethod(trailing_dangling)
 
     def leaf_record(self, session: Session, target: int) -> dict:
         """The record that makes ``target`` the active leaf, in the form the
@@ -96,14 +99,14 @@ class Form:
     def close(self, session: Session, drop_torn: bool) -> Plan:
         """Answer the dangling calls at the end of the branch: here, by
         appending ``results`` (after cutting a torn line, if allowed)."""
-        owner, calls = trailing_dangling(session)
+        owner, calls = self.trailing(session)
         plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
                     "results", Fingerprint.of(session.path), append=self.results(session, owner, calls))
         return with_torn(session, plan, drop_torn)
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         """Go back to before the dangling call: here, by moving the leaf."""
-        owner, _ = trailing_dangling(session)
+        owner, _ = self.trailing(session)
         up = session.tree.parent[owner]
         if up < 0:
             raise Refused(f"{session.path}: the dangling call is on the first entry: nothing to move back to")

@@ -27,9 +27,10 @@ from ...model import Session
 from ...model.segment import Shape
 from ..plan import Plan
 from ..session_store import now
-from ..store import Fingerprint, Refused
-from .base import SYNTHETIC_RESULT, Form, fork_plan, with_torn
+from ..store import Refused
+from .base import SYNTHETIC_RESULT, Form, fork_plan
 
+TOOL_USE_RESULT = "Error: " + SYNTHETIC_RESULT.removeprefix("error: ")  # how Claude Code words a tool error
 #: fields of the calling record that are about it, not about the session: never copied
 NOT_ENVELOPE = {"type", "message", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "requestId", "subtype",
                 "content", "isMeta", "isApiErrorMessage", "error", "toolUseResult", "sourceToolAssistantUUID",
@@ -45,15 +46,9 @@ class ClaudeForm(Form):
                       "the leaf cannot move in place; fork at that entry instead")
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
-        owner, _ = self._trailing(session)
+        owner, _ = self.trailing(session)
         raise Refused(f"{session.path}: Claude Code resumes from the newest record: going back before the call "
                       f"(line {session.line_of(owner)}) means a fork at the record before it; or close the call")
-
-    def close(self, session: Session, drop_torn: bool) -> Plan:
-        owner, calls = self._trailing(session)
-        plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
-                    "results", Fingerprint.of(session.path), append=self.results(session, owner, calls))
-        return with_torn(session, plan, drop_torn)
 
     def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
         callers = self._callers(session, owner, calls)
@@ -66,13 +61,16 @@ class ClaudeForm(Form):
                 "parentUuid": parent, "type": "user",
                 "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
                                                           "content": SYNTHETIC_RESULT, "is_error": True}]},
-                "uuid": str(uuid.uuid4()), "timestamp": now(), "toolUseResult": f"Error: {SYNTHETIC_RESULT}",
+                "uuid": str(uuid.uuid4()), "timestamp": now(), "toolUseResult": TOOL_USE_RESULT,
                 "sourceToolAssistantUUID": caller["uuid"]})
             out.append(record)
             parent = record["uuid"]
         return out
 
     def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+        if session.record(entry).get("isSidechain") is True:
+            raise Refused(f"{session.path}: a sub-agent transcript is not a session Claude Code resumes; fork the "
+                          "session that spawned it instead")
         new_id = str(uuid.uuid4())
         out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{new_id}.jsonl")
         lines = []
@@ -86,7 +84,7 @@ class ClaudeForm(Form):
 
     # -- the crash shape --------------------------------------------------------------
     @staticmethod
-    def _trailing(session: Session) -> tuple[int, list[str]]:
+    def trailing(session: Session) -> tuple[int, list[str]]:
         """(last calling entry, dangling call ids) when the dangling calls all
         belong to the branch's last response and nothing but results and
         records outside the model's context follow it."""
