@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import orjson
 
 from .formats import DEFAULT, Format, sniff
+from .formats.base import best_title
 from .records import BOM, BadLine, parse_object
 from .segment import LineKind, Segment
 
@@ -26,14 +27,15 @@ SESSION_SUFFIX = ".jsonl"
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
 SAMPLE_MAX_BYTES = 1 << 20  # an end is read further back (or on) until it holds MIN_LINES lines
 MIN_LINES = 4
-SNIFF_RECORDS = 5
 LIVE_SECONDS = 5.0  # a file written this recently is live
 CACHE_VERSION = 1
 CACHE_ENV = "SESSION_TUI_CACHE_DIR"
 CACHE_NAME = "catalog.json"
 SEARCH_BLOCK = 1 << 20
 TITLE_MAX = 200  # characters of a title kept
-_MARKER = re.compile(r"\[[\w ]+\]")  # a line the entry view adds, e.g. "[sidechain]"
+_MARKS = re.compile(r"\A(?:\[(?:sidechain|compact summary)\]\s*)+")  # what the entry view puts before a text
+_MARKER = re.compile(r"\[[\w ]+\]")  # a line that only stands for a part, e.g. "[image]"
+FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's length
 
 
 @dataclass(slots=True)
@@ -320,14 +322,15 @@ def _is_torn(fragment: bytes, lines: list[bytes]) -> bool:
 
 
 def _sniff(lines: list[bytes], path: str) -> Format | None:
+    """The format of the records in the head window: all of them, as a
+    session sniffs every record of its first block (a file may open with
+    many records that tell nothing)."""
     objs = []
     for raw in lines:
         try:
             objs.append(parse_object(raw.removeprefix(BOM) if not objs else raw))
         except BadLine:
             continue
-        if len(objs) >= SNIFF_RECORDS:
-            break
     return sniff(objs, path)
 
 
@@ -340,15 +343,10 @@ def _scan(fmt: Format, lines: list[bytes]) -> Segment:
 
 
 def _title_record(titles: list, ids: set) -> str | None:
-    """The highest-ranked title record (the latest on a tie); one naming a
-    leaf counts only when that leaf was seen in the file."""
-    best = None
-    for _line, rank, text, names in titles:
-        if names is not None and names not in ids:
-            continue
-        if best is None or rank >= best[0]:
-            best = (rank, text)
-    return _first_line(best[1]) if best else None
+    """The title records' choice (as a session's, ``Format.title``), a record
+    naming a leaf counting only when that leaf was seen in the sample."""
+    best = best_title(titles, ids.__contains__)
+    return _first_line(best) if best else None
 
 
 def _sidecar_title(fmt: Format, path: str) -> str | None:
@@ -368,12 +366,17 @@ def _sidecar_title(fmt: Format, path: str) -> str | None:
 
 def _first_prompt(fmt: Format, lines: list[bytes], seg: Segment) -> str | None:
     """The first line of the first user message typed by a person (not
-    injected context such as ``<environment_context>``)."""
+    injected context such as ``<environment_context>``, a record Claude Code
+    marks ``isMeta``, or a compaction's summary), without the marks the entry
+    view puts before its text (``[sidechain] ``)."""
     for line in seg.entry_lines:
-        view = _view(fmt, lines[line])
+        record = _record(lines[line])
+        if record is None or record.get("isMeta") is True or record.get("isCompactSummary"):
+            continue
+        view = _view(fmt, lines[line], record)
         if view is None or view.role != "user":
             continue
-        for text in view.text.splitlines():
+        for text in _MARKS.sub("", view.text.lstrip(), count=1).splitlines():
             text = text.strip()
             if not text or _MARKER.fullmatch(text):
                 continue
@@ -448,7 +451,8 @@ def _results(fmt: Format, record: dict, view) -> set[str]:
 def match_rank(query: str, title: str, path: str) -> int | None:
     """How well a typed ``query`` finds a file, best 0: every word in the
     title (0) or in the title or path (1), or the query's letters in order in
-    the title (2, fuzzy); None: no match. Case-insensitive."""
+    the title within FUZZY_SPAN times their number of characters (2, fuzzy);
+    None: no match. Case-insensitive."""
     words = query.lower().split()
     if not words:
         return 0
@@ -457,12 +461,28 @@ def match_rank(query: str, title: str, path: str) -> int | None:
         return 0
     if all(w in title or w in path for w in words):
         return 1
-    position = 0
-    for char in "".join(words):
-        position = title.find(char, position) + 1
-        if not position:
-            return None
-    return 2
+    letters = "".join(words)
+    return 2 if _fuzzy_span(letters, title, FUZZY_SPAN * len(letters)) is not None else None
+
+
+def _fuzzy_span(letters: str, text: str, limit: int) -> int | None:
+    """The length of the shortest stretch of ``text`` holding ``letters`` in
+    order, if one is at most ``limit`` long; else None."""
+    best = None
+    start = text.find(letters[0])
+    while start >= 0:
+        end = start
+        for char in letters[1:]:  # the earliest end from this start: take each letter as soon as it comes
+            end = text.find(char, end + 1, start + limit)
+            if end < 0:
+                break
+        else:
+            span = end - start + 1
+            if best is None or span < best:
+                best = span
+                limit = span  # only a shorter one matters now
+        start = text.find(letters[0], start + 1)
+    return best
 
 
 def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None = None) -> bool:
