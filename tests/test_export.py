@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from markdown_it import MarkdownIt
 
 from session_tui.model import open_session
 from session_tui.model.export import export
@@ -101,13 +102,14 @@ def test_the_markdown_holds_every_message_of_the_active_branch_and_nothing_else(
     with open_session(BRANCHED) as session:
         path = session.active_path()
         json_blocks = [json.loads(body) for _, body in re.findall(r"^(`{3,})json\n(.*?)\n\1$", md, re.S | re.M)]
+        text = "".join(parse_page(rendered(md)).text).replace("\xa0", " ")
         for n, entry in enumerate(path, 1):
             view = session.format.view(session.record(entry))
             assert f"## {n}. {view.role}" in md
             for line in filter(None, view.text.splitlines()):
-                assert line in md
+                assert line.strip() in text  # as it reads once rendered: escapes gone
             for call in view.tool_calls:
-                assert call.name in md and call.id in md
+                assert call.name in text and call.id in text
                 assert json.loads(call.arguments) in json_blocks
         assert f"## {len(path) + 1}. " not in md
         abandoned = session.format.view(session.record(session.find(ABANDONED_LEAF))).text
@@ -148,7 +150,8 @@ def test_markdown_and_json_carry_no_raw_escape_sequences(tmp_path):
             done = run_cli("export", str(path), "--to", to, *extra)
             assert done.returncode == 0, done.stderr
             assert not any(c in done.stdout for c in RAW_CONTROLS), (to, extra)
-    assert inert(HOSTILE["osc52"]) in run_cli("export", str(path), "--to", "md").stdout
+    md = run_cli("export", str(path), "--to", "md").stdout
+    assert inert(HOSTILE["osc52"]) in "".join(parse_page(rendered(md)).text)
 
 
 def test_context_json_equals_the_context_at_the_leaf(tmp_path):
@@ -225,3 +228,62 @@ async def test_the_palette_command_writes_the_branch_beside_the_file(tmp_path):
     assert (tmp_path / "run.export.md").read_text() == expected
     assert (tmp_path / "run.export-2.md").read_text() == expected
     assert any(str(tmp_path / "run.export-2.md") in t for t in toasts)
+
+
+# Markdown that a renderer would turn into live HTML or links, in every place
+# the Markdown export puts session text outside a fence.
+MD_HOSTILE = {
+    "script": "<script>alert(1)</script>",
+    "img": "<img src=x onerror=alert(1)>",
+    "anchor": '<a href="javascript:alert(1)">click</a>',
+    "link": "[x](javascript:alert(1))",
+    "image": "![i](javascript:alert(1))",
+    "reference": "[r]\n\n[r]: javascript:alert(1)",
+    "autolink": "<javascript:alert(1)>",
+    "attributes": "{: onclick=alert(1) }",
+    "entity": "&lt;script&gt; &amp;",
+    "structure": "# heading\n- item\n1. first\n---\n    indented_code()\n| a | b |\n*em* __strong__ `code` ~~gone~~",
+}
+MD_TAGS = {"h1", "h2", "p", "blockquote", "pre", "code", "strong"}
+
+
+def md_hostile_session(path: Path) -> Path:
+    evil = "\n\n".join(MD_HOSTILE.values())
+    one_line = " ".join(v for v in MD_HOSTILE.values() if "\n" not in v)
+    call = {"id": one_line, "type": "function", "function": {"name": one_line, "arguments": "{}"}}
+    path.write_bytes(
+        header()
+        + message("u1", None, "user", evil)
+        + message(one_line, "u1", one_line, evil)  # id and role too
+        + message("a1", one_line, "assistant", evil, tool_calls=[call])
+        + orjson.dumps({"type": "message", "id": "a2", "parentId": "a1", "createdAt": one_line,
+                        "message": {"role": "assistant", "content": evil}}) + b"\n")
+    return path
+
+
+def outside_fences(md: str) -> str:
+    return re.sub(r"^(`{3,})[^\n]*\n.*?\n\1$", "", md, flags=re.S | re.M)
+
+
+def rendered(md: str) -> str:
+    """``md`` as CommonMark (raw HTML allowed, as most renderers do) plus GFM tables and strikethrough."""
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(md)
+
+
+def test_markdown_renders_session_text_as_literal_text(tmp_path):
+    path = md_hostile_session(tmp_path / "evil<img src=x onerror=alert(1)>[x](javascript:alert(1)).jsonl")
+    with open_session(path) as session:
+        md = export(session, "md")
+    raw = outside_fences(md)
+    for needle in ("<script", "<img", "<a ", "<javascript:"):
+        assert needle not in raw, needle
+    assert not re.search(r"(?<!\\)\]\(javascript:|^> (?<!\\)\[r\]:", raw, re.M)
+    page = rendered(md)
+    parsed = parse_page(page)
+    assert parsed.tags <= MD_TAGS, parsed.tags - MD_TAGS  # no link, image, script, list, heading from the session
+    assert set(parsed.attributes) <= {("class", "language-json")}
+    text = "".join(parsed.text)
+    for name, value in MD_HOSTILE.items():
+        for line in filter(None, value.split("\n")):
+            assert line.strip() in text.replace("\xa0", " "), (name, line)  # every piece is there as text
+    assert path.name in text

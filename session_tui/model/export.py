@@ -5,7 +5,9 @@ Markdown and HTML show each entry through its format's ``view()``: role,
 time, text, tool calls with their arguments, results, summaries. Every
 string from the session passes through ``inert()`` (no escape sequence
 survives), and in HTML through ``html.escape`` as well; the page loads
-nothing (inline CSS, no scripts, a CSP that forbids the rest).
+nothing (inline CSS, no scripts, a CSP that forbids the rest). In Markdown,
+session text outside fenced code blocks passes through ``md_text()`` so a
+renderer shows it as literal text (no HTML, link, image or heading of its own).
 """
 
 from __future__ import annotations
@@ -90,13 +92,18 @@ def _arguments(arguments: str) -> tuple[str, str]:
         return "", arguments
 
 
-def _meta(line: int, view: EntryView) -> str:
-    """The line under a section's heading: line, id, tokens, the call a result answers."""
+def _plain(text: str) -> str:
+    return text
+
+
+def _meta(line: int, view: EntryView, escape=_plain) -> str:
+    """The line under a section's heading: line, id, tokens, the call a result
+    answers; session strings through ``escape``."""
     parts = [f"line {line}"]
     if view.id:
-        parts.append(f"id {inert(str(view.id), keep_newlines=False)}")
+        parts.append(f"id {escape(inert(str(view.id), keep_newlines=False))}")
     if view.result_for:
-        parts.append(f"result for {inert(view.result_for, keep_newlines=False)}")
+        parts.append(f"result for {escape(inert(view.result_for, keep_newlines=False))}")
     if view.tokens_before is not None:
         parts.append(f"{view.tokens_before:,} tokens before")
     if view.tokens_after is not None:
@@ -104,9 +111,9 @@ def _meta(line: int, view: EntryView) -> str:
     return " · ".join(parts)
 
 
-def _title(n: int, view: EntryView) -> str:
-    title = f"{n}. {inert(str(view.role), keep_newlines=False)}"
-    return f"{title} · {inert(str(view.time), keep_newlines=False)}" if view.time else title
+def _title(n: int, view: EntryView, escape=_plain) -> str:
+    title = f"{n}. {escape(inert(str(view.role), keep_newlines=False))}"
+    return f"{title} · {escape(inert(str(view.time), keep_newlines=False))}" if view.time else title
 
 
 def _is_output(view: EntryView) -> bool:
@@ -123,22 +130,57 @@ def fenced(text: str, language: str = "") -> str:
     return f"{fence}{language}\n{text}\n{fence}"
 
 
+# What Markdown (CommonMark, GFM, common extensions) gives a meaning inline:
+# backslash escapes, code spans, emphasis (``_`` only where it can open or
+# close: not between letters or digits), strikethrough, link and image
+# brackets (so no link, image or reference definition), headings' ``#``,
+# tables, attribute lists; ``<``, ``>`` and ``&`` become entities (no raw
+# HTML, autolink, entity or nested quote).
+_MD_SPECIAL = re.compile(r"[\\`*~\[\]#|{}<>&]|(?<![^\W_])_|_(?![^\W_])")
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_LINE_START = re.compile(r"[-+=]|\d+(?=[.)])")  # list item, thematic break, setext underline, ordered item
+
+
+def _md_char(match: re.Match) -> str:
+    char = match.group()
+    return _MD_ENTITIES.get(char) or "\\" + char
+
+
+def md_text(text: str) -> str:
+    """Session text as Markdown that renders as that literal text: special
+    characters backslash-escaped or entities, a line's leading ``-``, ``+``,
+    ``=``, ``1.`` or ``1)`` escaped, and its indentation made of ``&nbsp;``
+    (it would otherwise start a code block, which shows the escapes)."""
+    lines = []
+    for line in text.split("\n"):
+        body = line.lstrip(" \t")
+        indent = line[: len(line) - len(body)].replace("\t", "    ")
+        body = _MD_SPECIAL.sub(_md_char, body)
+        start = _MD_LINE_START.match(body)
+        if start:
+            end = start.end()
+            body = f"\\{body}" if not body[0].isdigit() else f"{body[:end]}\\{body[end:]}"
+        lines.append("&nbsp;" * len(indent) + body)
+    return "\n".join(lines)
+
+
 def quoted(text: str) -> str:
-    """``text`` as a block quote: its Markdown renders, and whatever it opens
-    (a fence, a heading) ends with the quote."""
+    """``text`` as a block quote (pass it through ``md_text`` first to have it
+    render literally); whatever it opens (a fence, a heading) ends with the quote."""
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
 
 
 def _markdown(heading: str, sections: list[tuple[int, EntryView]]) -> str:
-    out = [f"# {inert(heading, keep_newlines=False)}"]
+    out = [f"# {md_text(inert(heading, keep_newlines=False))}"]
     for n, (line, view) in enumerate(sections, 1):
-        out.append(f"## {_title(n, view)}")
-        out.append(_meta(line, view))
+        out.append(f"## {_title(n, view, md_text)}")
+        out.append(_meta(line, view, md_text))
         text = inert(view.text)
         if text.strip():
-            out.append(fenced(text) if _is_output(view) else quoted(text))
+            out.append(fenced(text) if _is_output(view) else quoted(md_text(text)))
         for call in view.tool_calls:
-            out.append(f"**→ {inert(call.name, keep_newlines=False)}** · call {inert(call.id, keep_newlines=False)}")
+            name, call_id = (md_text(inert(s, keep_newlines=False)) for s in (call.name, call.id))
+            out.append(f"**→ {name}** · call {call_id}")
             language, arguments = _arguments(call.arguments)
             out.append(fenced(inert(arguments), language))
     if not sections:
