@@ -26,6 +26,16 @@ def tokens_of(view: EntryView) -> tuple[int, int]:
     return first(IN_KEYS), first(OUT_KEYS)
 
 
+def entry_tokens(session, entry: int, view: EntryView | None = None) -> dict | None:
+    """Usage recorded for ``entry``: where its format keeps it outside the
+    entry's record (Codex: the token_count after an assistant entry), else
+    the view's own ``tokens``."""
+    found = session.format.entry_tokens(session, entry)
+    if found is not None:
+        return found
+    return (view or session.format.view(session.record(entry))).tokens
+
+
 def parse_time(value) -> float | None:
     """Seconds since the epoch from an ISO 8601 string or Unix milliseconds."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -82,21 +92,26 @@ class SessionUsage:
 def session_usage(session, should_stop=None) -> SessionUsage:
     """Tokens over every entry of the file (all branches: what was spent;
     a response recorded over several entries once, with its highest output
-    count), and the span of its timestamps. Reads each entry once."""
+    count) or, where the format records a session total (Codex), that;
+    and the span of its timestamps. Reads each entry once."""
     from .formats.base import check_stop
 
     total = SessionUsage()
     fmt = session.format
+    recorded = fmt.session_tokens(session, should_stop)
+    if recorded is not None:
+        total.input_tokens, total.output_tokens = recorded
     steps: dict[str, tuple[int, int]] = {}  # a response over several entries counts once: its highest output
     for entry in range(session.tree.count):
         check_stop(should_stop, entry)
         view = fmt.view(session.record(entry))
-        tokens = tokens_of(view)
-        if view.step is None:
-            total.input_tokens += tokens[0]
-            total.output_tokens += tokens[1]
-        elif view.step not in steps or tokens[1] > steps[view.step][1]:
-            steps[view.step] = tokens
+        if recorded is None:
+            tokens = tokens_of(view)
+            if view.step is None:
+                total.input_tokens += tokens[0]
+                total.output_tokens += tokens[1]
+            elif view.step not in steps or tokens[1] > steps[view.step][1]:
+                steps[view.step] = tokens
         when = parse_time(view.time)
         if when is not None:
             total.first = when if total.first is None else min(total.first, when)

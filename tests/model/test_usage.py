@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 
 from session_tui.model import open_session
-from session_tui.model.usage import parse_time, session_usage, step_seconds, usage_text
+from session_tui.model.usage import (
+    entry_tokens,
+    human_tokens,
+    parse_time,
+    session_usage,
+    step_seconds,
+    usage_text,
+)
 from tests.support import SAMPLES
 
 PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
@@ -40,3 +47,24 @@ def test_model_latency_and_tool_time_from_timestamps():
 def test_times_in_both_shapes():
     assert parse_time("2026-03-14T11:05:00.000Z") == parse_time(1773486300000)
     assert parse_time("not a time") is None and parse_time(None) is None
+
+
+def test_codex_totals_are_its_last_cumulative_token_count():
+    rollout = SAMPLES / "codex" / "rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
+    totals = [json.loads(line)["payload"]["info"]["total_token_usage"] for line in rollout.read_text().splitlines()
+              if '"token_count"' in line]
+    assert len(totals) > 1  # summing them would count the first turns several times
+    with open_session(rollout) as s:
+        total = session_usage(s)
+        assert (total.input_tokens, total.output_tokens) == (totals[-1]["input_tokens"], totals[-1]["output_tokens"])
+        assert f"tokens in {human_tokens(totals[-1]['input_tokens'])}" in usage_text(total)
+        answer = s.tree.entry_line.index(14)  # line 15: the assistant message before the first token_count
+        assert entry_tokens(s, answer)["output_tokens"] == 610
+        user = s.tree.entry_line.index(4)
+        assert entry_tokens(s, user) is None
+
+
+def test_entry_tokens_are_the_view_s_where_the_format_has_no_other_source():
+    with open_session(PI) as s:
+        for entry in range(s.entries):
+            assert entry_tokens(s, entry) == s.format.view(s.record(entry)).tokens

@@ -148,6 +148,16 @@ class Format:
         """A metadata file that belongs to the session file, if the format has one."""
         return None
 
+    def session_tokens(self, session: Session, should_stop=None) -> tuple[int, int] | None:
+        """(input, output) tokens of the whole session when the format records
+        them outside its entries (Codex: a cumulative count); None: sum the entries'."""
+        return None
+
+    def entry_tokens(self, session: Session, entry: int) -> dict | None:
+        """Usage of ``entry`` recorded outside its own record (Codex: the
+        token_count after it); None: the view's ``tokens``."""
+        return None
+
 
 class LinearFile(Format):
     """A file that is one branch: one message per line, the last one the

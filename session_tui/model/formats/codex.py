@@ -24,6 +24,31 @@ TURN_STARTS = ("task_started", "turn_started")
 _ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "developer": Shape.DEVELOPER, "system": Shape.SYSTEM}
 
 
+TOKEN_GAP = 64  # lines after an entry searched for its token_count (a few event copies sit between)
+
+
+def _token_usage(raw: bytes, key: str) -> dict | None:
+    """``info[key]`` of a token_count event line (None for any other line,
+    or when its info is null)."""
+    if b"token_count" not in raw:
+        return None
+    try:
+        record = parse_object(raw)
+    except BadLine:
+        return None
+    payload = record.get("payload")
+    if record.get("type") != "event_msg" or not isinstance(payload, dict) or payload.get("type") != "token_count":
+        return None
+    info = payload.get("info")
+    usage = info.get(key) if isinstance(info, dict) else None
+    return usage if isinstance(usage, dict) else None
+
+
+def _count(usage: dict, key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _text(content) -> str:
     if isinstance(content, list):
         return "\n".join(str(p.get("text", "")) if isinstance(p, dict) and "text" in p else
@@ -146,6 +171,37 @@ class CodexFormat(LinearFile):
     def tool_result_id(self, message: dict) -> str | None:
         call = message.get("call_id")
         return call if message.get("type") in OUTPUTS and isinstance(call, str) else None
+
+    # -- token usage: event_msg token_count lines (META, not entries) ------------------
+    def session_tokens(self, session, should_stop=None) -> tuple[int, int] | None:
+        """(input, output) of the last token_count that has them: its
+        ``total_token_usage`` is cumulative, so it is the session's total.
+        Reads META lines backwards from the end (only those mentioning
+        ``token_count`` are parsed); None when the file has none."""
+        kinds = session.lines.line_kinds
+        for n in range(len(kinds) - 1, -1, -1):
+            check_stop(should_stop, n)
+            if kinds[n] == LineKind.META:
+                usage = _token_usage(session.raw_line(n), "total_token_usage")
+                if usage is not None:
+                    return _count(usage, "input_tokens"), _count(usage, "output_tokens")
+        return None
+
+    def entry_tokens(self, session, entry: int) -> dict | None:
+        """The ``last_token_usage`` of the token_count between an assistant
+        entry (message or call) and the next entry (the last one there when
+        there are several; at most TOKEN_GAP lines are looked at)."""
+        tree = session.tree
+        if tree.shape[entry] & Shape.ROLE_MASK != Shape.ASSISTANT:
+            return None
+        kinds = session.lines.line_kinds
+        start = tree.entry_line[entry] + 1
+        stop = tree.entry_line[entry + 1] if entry + 1 < tree.count else len(kinds)
+        found = None
+        for n in range(start, min(stop, len(kinds), start + TOKEN_GAP)):
+            if kinds[n] == LineKind.META:
+                found = _token_usage(session.raw_line(n), "last_token_usage") or found
+        return found
 
     # -- view -----------------------------------------------------------------------
     def view(self, record: dict) -> EntryView:
