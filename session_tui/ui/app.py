@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..model import Session, SessionError
+from ..model.sanitize import inert
 from .screens.files import FilesScreen
 
 
@@ -46,6 +47,13 @@ class SessionApp(App):
     def on_mount(self) -> None:
         if not self.picker_paths:
             self.open_session_file(self.path if isinstance(self.path, str) else self.path[0])
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Every notice, from every screen, as plain inert text: they quote
+        file names, entry ids and refusal reasons taken from session files."""
+        super().notify(inert(str(message)), title=inert(str(title), keep_newlines=False), severity=severity,
+                       timeout=timeout, markup=False)
 
     @property
     def can_go_back(self) -> bool:

@@ -24,8 +24,10 @@ def short_args(arguments: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def tokens_text(view: EntryView) -> str:
-    usage = view.tokens or {}
+def tokens_text(view: EntryView, usage: dict | None = None) -> str:
+    """Tokens of an entry: ``usage`` where the format keeps it outside the
+    record (see model.usage.entry_tokens), else the view's own."""
+    usage = usage or view.tokens or {}
     parts = []
     for key, label in (("prompt_tokens", "in"), ("input_tokens", "in"), ("completion_tokens", "out"),
                        ("output_tokens", "out")):

@@ -98,3 +98,15 @@ async def test_claude_metadata_listed_and_leaf_move_offers_a_fork():
         await pilot.press("g", "a")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the fork offer")
         assert "Fork at this entry instead?" in str(pilot.app.screen.title_text)
+
+
+async def test_codex_assistant_entry_shows_the_tokens_of_its_turn():
+    path = SUMMARIES[2][1]
+    async with app_for(path).run_test(size=(160, 40)) as pilot:
+        screen = await session_screen(pilot)
+        session = screen.session
+        entry = next(e for e in range(session.entries)
+                     if session.format.entry_tokens(session, e) is not None)
+        screen.tree_widget.move_to(screen.rows.row_of(entry))
+        await wait_for(pilot, lambda: " in " in str(screen.query_one("#detail-header").render()),
+                       what="the tokens in the detail header")

@@ -52,3 +52,15 @@ async def test_markup_shows_literally_and_escapes_are_inert(tmp_path):
         await wait_for(pilot, lambda: "␛]52" in body.text or "[" in body.text, what="the detail pane")
         status = str(screen.query_one("#status").render())
         assert "evil[bold].jsonl" in status
+
+
+async def test_notices_quote_file_names_and_ids_inertly(tmp_path):
+    """A picker notice names the file; an edit notice names the entry id."""
+    (tmp_path / "t\x1b]0;PWNED\x07.jsonl").write_text('{"foo": 1}\n')
+    async with SessionApp([str(tmp_path)], watch=False).run_test(size=(140, 30), notifications=True) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: list(pilot.app.screen.query("Toast")), what="the notice")
+        texts = [str(t.render()) for t in pilot.app.screen.query("Toast")]
+        assert any("␛]0;PWNED␇" in t for t in texts)
+        assert not any(ch in t for t in texts for ch in "\x1b\x07")

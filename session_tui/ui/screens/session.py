@@ -566,6 +566,9 @@ class SessionScreen(Screen):
         if self.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return
+        if entry == self.session.active_leaf():
+            self.notify("this entry is already the active leaf", timeout=3)
+            return
         try:
             plan = edits.plan_set_leaf(self.session, entry)
         except Refused as exc:  # no leaf to move in place: offer the fork instead
@@ -596,7 +599,10 @@ class SessionScreen(Screen):
                     self._confirm(drop, "Drop the torn last line", [("confirm", "Drop it")],
                                   lambda c: c and self._apply(drop))
             return
-        cut = self._plan(lambda: edits.plan_cut(self.session, drop_torn=torn))
+        try:  # cut is the second choice: where the format has none, offer close alone, quietly
+            cut = edits.plan_cut(self.session, drop_torn=torn)
+        except Refused:
+            cut = None
         body = "close: " + close.preview() + ("\n\ncut: " + cut.preview() if cut else "")
         choices = [("close", "Close with error results")] + ([("cut", "Cut back before the call")] if cut else [])
 

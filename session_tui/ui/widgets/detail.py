@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from ...model.sanitize import inert
-from ...model.usage import human_seconds, step_seconds
+from ...model.usage import entry_tokens, human_seconds, step_seconds
 from ..labels import tokens_text
 
 MAX_LINES = 2000
@@ -85,7 +85,7 @@ class DetailPane(Vertical):
         header.append(f"· line {session.line_of(entry)}")
         if view.time:
             header.append(f" · {inert(str(view.time), keep_newlines=False)}")
-        tokens = tokens_text(view)
+        tokens = tokens_text(view, entry_tokens(session, entry, view))
         if tokens:
             header.append(f" · {tokens}")
         step = step_seconds(session, entry)

@@ -8,6 +8,10 @@ from textual.widget import Widget
 from ...model.sanitize import inert
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _n(count: int, one: str, many: str) -> str:
     return f"{count:,} {one if count == 1 else many}"
 
@@ -38,9 +42,7 @@ class StatusLine(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(inert(path, keep_newlines=False), style="bold")
         if title:
-            text.append(f"  “{inert(title[:60], keep_newlines=False)}”", style="italic")
-        if origin:
-            text.append(f"  ⑂ fork of {inert(origin[:60], keep_newlines=False)}", style="dim")
+            text.append(f"  “{inert(_cut(title, 40), keep_newlines=False)}”", style="italic")
         text.append(f"  {session.format.name if session.format else '?'}")
         text.append(f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
                     f" · {_n(tree.branch_points, 'fork', 'forks')}")
@@ -50,12 +52,14 @@ class StatusLine(Widget):
             text.append(f"  ⚠ {_n(problems, 'problem', 'problems')}", style="bold red")
         else:
             text.append("  ✓ no problems", style="green")
-        text.append(f"  leaf {leaf_text}")
-        if usage:
-            text.append(f"  {usage}", style="dim")
         text.append(f"  {live}", style="bold")
         if new:
             text.append(f"  +{new} new", style="reverse")
         if indexing:
             text.append(f"  {indexing}", style="italic")
+        if usage:
+            text.append(f"  {usage}", style="dim")
+        text.append(f"  leaf {leaf_text}")
+        if origin:
+            text.append(f"  ⑂ fork of {inert(_cut(origin, 60), keep_newlines=False)}", style="dim")
         self.update(text)
