@@ -9,6 +9,7 @@ import time
 import pytest
 
 from session_tui.ui.app import SessionApp
+from session_tui.ui.screens import files as files_screen
 from session_tui.ui.screens.files import FilesScreen
 from tests.model.helpers import message
 from tests.support import SAMPLES
@@ -82,6 +83,32 @@ async def test_typing_filters_and_escape_clears(folder):
         assert names(screen) == ["pi.jsonl"]
 
 
+def footer_keys(screen: FilesScreen) -> dict[str, str]:
+    """Key: description of what the footer shows."""
+    return {key: active.binding.description for key, active in screen.active_bindings.items()
+            if active.binding.show and active.enabled}
+
+
+async def test_q_is_a_letter_of_the_filter_and_ctrl_q_or_escape_on_nothing_quits(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        assert footer_keys(screen).get("ctrl+q") == "Quit" and "q" not in footer_keys(screen)
+        await pilot.press(*"quarter")  # typed on the list
+        assert screen.query_one("#filter").value == "quarter" and pilot.app.return_code is None
+        assert footer_keys(screen).get("escape") == "Clear"
+        await pilot.press("escape")  # clears the filter
+        assert screen.query_one("#filter").value == "" and len(names(screen)) == 4
+        assert pilot.app.return_code is None and "escape" not in footer_keys(screen)
+        await pilot.press("q")  # on the list again: still the filter's
+        assert screen.query_one("#filter").value == "q" and pilot.app.return_code is None
+        await pilot.press("escape", "escape")  # nothing left to clear: quits
+        assert pilot.app.return_code == 0
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        await picker(pilot)
+        await pilot.press("ctrl+q")
+        assert pilot.app.return_code == 0
+
+
 async def test_enter_after_typing_opens_the_best_match(folder):
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
@@ -123,6 +150,32 @@ async def test_full_text_search_lists_the_files_that_contain_the_text(folder):
         assert "3 files contain 'ROUND_HALF_UP'" in str(screen.query_one("#where").render())
         await pilot.press("escape")
         assert len(names(screen)) == 4
+
+
+async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every_file(folder, monkeypatch):
+    def slow_contains(path, text, should_stop=None):
+        """branched.jsonl (the first searched) holds the text; the others take until the search is stopped."""
+        if path.endswith("branched.jsonl"):
+            time.sleep(0.15)  # a progress message goes out after it
+            return True
+        deadline = time.monotonic() + 10
+        while not should_stop() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return False
+
+    monkeypatch.setattr(files_screen, "file_contains", slow_contains)
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("ctrl+f", *"needle", "enter")
+        await wait_for(pilot, lambda: names(screen) == ["branched.jsonl"], what="the first file found")
+        assert screen.searching
+        await pilot.press("escape")  # stops: what was found stays
+        assert not screen.searching and names(screen) == ["branched.jsonl"]
+        assert "search stopped: 1 files contain 'needle' so far" in str(screen.query_one("#where").render())
+        await pilot.pause(0.2)  # a late message of the stopped search changes nothing
+        assert names(screen) == ["branched.jsonl"] and not screen.searching
+        await pilot.press("escape")  # then every file again
+        assert len(names(screen)) == 4 and pilot.app.return_code is None
 
 
 async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(folder):

@@ -1,7 +1,8 @@
 """The session picker: every session file under the given folders, with
 what its head and tail tell (title, format, entries, last activity, size,
-problems, live). Type to filter, ctrl+s sorts, ctrl+f searches the
-contents, Enter opens one; rows follow the files as they change."""
+problems, live). Type to filter (every letter, ``q`` too), ctrl+s sorts,
+ctrl+f searches the contents, Enter opens one; Esc clears, or quits when
+there is nothing to clear (as ctrl+q); rows follow the files as they change."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.events import Click, Key
 from textual.geometry import Size
 from textual.message import Message
@@ -42,7 +44,7 @@ SORTS = (
 COLUMNS = (("format", 8, False), ("entries", 8, True), ("last activity", 14, True), ("size", 9, True),
            ("problems", 22, False), ("", 7, False))
 FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
-PASS_KEYS = "q?/ "  # keys a focused table leaves to their bindings instead of starting a filter
+PASS_KEYS = "?/ "  # keys a focused table leaves to their bindings instead of starting a filter
 
 
 def age(seconds: float) -> str:
@@ -250,8 +252,10 @@ class InfosRead(Message):
 
 
 class SearchProgress(Message):
-    def __init__(self, text: str, done: int, total: int, found: set[str], finished: bool = False) -> None:
-        self.text, self.done, self.total, self.found, self.finished = text, done, total, found, finished
+    def __init__(self, search_id: int, text: str, done: int, total: int, found: set[str],
+                 finished: bool = False) -> None:
+        self.search_id, self.text, self.done, self.total = search_id, text, done, total
+        self.found, self.finished = found, finished
         super().__init__()
 
     def can_replace(self, message: Message) -> bool:
@@ -266,7 +270,10 @@ class FilesScreen(Screen):
         Binding("ctrl+s", "sort", "Sort", priority=True),
         Binding("ctrl+f", "search_contents", "Search contents", priority=True),
         Binding("slash", "filter", "Filter"),
-        Binding("escape", "clear", "Clear", show=False),
+        Binding("escape", "clear", "Clear"),  # shown while there is something to clear
+        Binding("escape", "quit", "Quit", show=False),  # else Esc quits
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("q", "type('q')", show=False),  # a letter of the filter here, not the app's quit
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
         Binding("pageup", "move(-1, True)", "Page up", show=False),
@@ -292,6 +299,7 @@ class FilesScreen(Screen):
         self.matches: set[str] | None = None  # files holding it (None: no search)
         self.searching = False
         self.search_state = ""  # what the status line says about it
+        self.search_id = 0  # the current search's number: messages of a stopped one are dropped
         self._refilter_timer = None  # a refilter due for background changes
 
     def compose(self) -> ComposeResult:
@@ -417,6 +425,7 @@ class FilesScreen(Screen):
             table.move_to(0)
         self._update_heading()
         self._update_where()
+        self.refresh_bindings()
 
     def _update_heading(self) -> None:
         where = ", ".join(inert(root, keep_newlines=False) for root in self.roots)
@@ -464,9 +473,12 @@ class FilesScreen(Screen):
 
     @on(PickerTable.Typed)
     def _typed(self, message: PickerTable.Typed) -> None:
+        self.action_type(message.character)
+
+    def action_type(self, character: str) -> None:
         box = self.query_one("#filter", Input)
         box.focus()
-        box.insert_text_at_cursor(message.character)
+        box.insert_text_at_cursor(character)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -476,41 +488,66 @@ class FilesScreen(Screen):
     def _filter_submitted(self) -> None:
         self.action_open()
 
+    def _something_to_clear(self) -> bool:
+        if self.searching or self.matches is not None:
+            return True
+        try:
+            return bool(self.query_one("#contents", Input).has_class("shown") or self.query_one("#filter", Input).value)
+        except NoMatches:  # not composed yet
+            return False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc clears while there is something to clear; else its next binding, quit, runs."""
+        if action == "clear":
+            return self._something_to_clear()
+        return True
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
     def action_clear(self) -> None:
-        """Esc: stop a contents search, or drop its result, or the filter."""
+        """Esc: close the contents box; stop a contents search (what it
+        found so far stays listed), or drop its result; or the filter."""
         contents = self.query_one("#contents", Input)
         box = self.query_one("#filter", Input)
         if contents.has_class("shown"):
             contents.remove_class("shown")
         elif self.searching:
             self.workers.cancel_group(self, "search")
-            self.searching, self.contents_query, self.matches = False, "", None
-            self.search_state = "search stopped"
+            self.search_id += 1
+            self.searching, self.matches = False, self.matches or set()
+            shown = inert(self.contents_query, keep_newlines=False)
+            self.search_state = (f"search stopped: {len(self.matches):,} files contain {shown!r} so far "
+                                 "(Esc lists every file)")
             self._refilter()
         elif self.matches is not None:
-            self.matches, self.search_state = None, ""
+            self.matches, self.search_state, self.contents_query = None, "", ""
             self._refilter()
         elif box.value:
             box.value = ""
         self.table.focus()
+        self.refresh_bindings()
 
     # -- contents search ----------------------------------------------------------
     def action_search_contents(self) -> None:
         contents = self.query_one("#contents", Input)
         contents.add_class("shown")
         contents.focus()
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#contents")
     def _contents_submitted(self, event: Input.Submitted) -> None:
         event.input.remove_class("shown")
         self.table.focus()
+        self.refresh_bindings()
         if not event.value:
             return
+        self.search_id += 1
         self.contents_query, self.searching = event.value, True
-        self.search_contents(event.value, list(self.infos))
+        self.search_contents(self.search_id, event.value, list(self.infos))
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def search_contents(self, text: str, paths: list[str]) -> None:
+    def search_contents(self, search_id: int, text: str, paths: list[str]) -> None:
         worker = get_current_worker()
         found: set[str] = set()
         posted = time.monotonic()
@@ -520,12 +557,12 @@ class FilesScreen(Screen):
             if file_contains(path, text, lambda: worker.is_cancelled):
                 found.add(path)
             if time.monotonic() - posted >= BATCH_SECONDS:
-                self.post_message(SearchProgress(text, n, len(paths), set(found)))
+                self.post_message(SearchProgress(search_id, text, n, len(paths), set(found)))
                 posted = time.monotonic()
-        self.post_message(SearchProgress(text, len(paths), len(paths), found, finished=True))
+        self.post_message(SearchProgress(search_id, text, len(paths), len(paths), found, finished=True))
 
     def on_search_progress(self, message: SearchProgress) -> None:
-        if message.text != self.contents_query:
+        if message.search_id != self.search_id:
             return
         shown = inert(message.text, keep_newlines=False)
         self.searching = not message.finished

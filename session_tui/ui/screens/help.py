@@ -27,10 +27,11 @@ HELP = """\
 ## The picker (`session-tui DIR...`)
 | key | |
 |---|---|
-| type, or `/` | filter by title or path (fuzzy over titles); Esc clears it |
+| type, or `/` | filter by title or path (fuzzy over titles); every letter, `q` too, goes to the filter; Esc clears it |
 | `↑` `↓` PgUp PgDn, Enter | move; open the session (Esc in it comes back) |
 | `ctrl+s` | sort by last activity, size, problems |
-| `ctrl+f` | search file contents (Esc stops; Esc again lists every file) |
+| `ctrl+f` | search file contents (Esc stops, keeping what was found; Esc again lists every file) |
+| `ctrl+q`, or Esc with nothing to clear | quit |
 | `● live` / `≈1.2k` / `⤷` | written in the last 5 s / entries estimated from head and tail / a sub-agent transcript |
 
 ## Looking
@@ -53,7 +54,7 @@ HELP = """\
 | `F` | fork: root → selected entry into a new file |
 | `t` | trim a dangling tool call: close it with an error result, or cut back before it; drops a torn last line first |
 | `u` | undo the last edit made here |
-| `?` | this help · `q` quit |
+| `?` | this help · `q` quit (in the picker: `ctrl+q`) |
 
 ## Marks
 | mark | |
