@@ -7,7 +7,7 @@ import os
 import sys
 
 from . import __version__
-from .model.export import TARGETS
+from .export import TARGETS
 from .model.formats import FORMATS
 
 COMMANDS = ("check", "set-leaf", "fork", "fix", "export", "demo", "serve")
@@ -125,8 +125,8 @@ def run_edit(args) -> int:
 
 
 def run_export(args) -> int:
+    from .export import export, save
     from .model import SessionError, open_session
-    from .model.export import export, save
     from .model.sanitize import inert
     from .store import Refused
     from .store.edits import resolve_entry

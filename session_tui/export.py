@@ -19,9 +19,9 @@ import tempfile
 
 import orjson
 
-from .entry_view import EntryView
-from .sanitize import inert
-from .session import Session
+from .model.entry_view import EntryView
+from .model.sanitize import inert
+from .model.session import Session
 
 TARGETS = ("md", "html", "json")
 

@@ -12,8 +12,8 @@ import orjson
 import pytest
 from markdown_it import MarkdownIt
 
+from session_tui.export import export
 from session_tui.model import open_session
-from session_tui.model.export import export
 from session_tui.model.sanitize import inert
 from session_tui.ui.app import SessionApp
 from tests.model.helpers import header, message, result, summary

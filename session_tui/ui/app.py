@@ -92,7 +92,7 @@ class SessionApp(App):
 
     def export_branch(self, screen) -> None:
         """Write the active branch to a new ``<stem>.export[-N].md`` and say where."""
-        from ..model.export import export, save
+        from ..export import export, save
 
         session = screen.session
         if session is None or session.partial:
