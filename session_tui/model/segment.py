@@ -35,12 +35,13 @@ class LineKind:
 
 
 class Shape:
-    """One byte per entry: role (bits 0-2), tool flags, summary bit."""
+    """One byte per entry: role (bits 0-2), tool flags, summary and aside bits."""
 
     ROLE_MASK = 0b111
     CALLS = 1 << 3  # the entry makes tool calls
     RESULT = 1 << 4  # the entry is a tool result
     SUMMARY = 1 << 5  # a summary / compaction node
+    ASIDE = 1 << 6  # a record beside the conversation (Claude Code progress): its branch is no fork
 
     NONE, SYSTEM, DEVELOPER, USER, ASSISTANT, TOOL, OTHER = range(7)
     #: role name -> shape byte (tool results carry the RESULT flag)

@@ -33,6 +33,8 @@ NONE = -1
 RECENT = (128, 4096)  # windows of newest entries a lookup searches before building a full index
 _mask = _KEY_MASK.__and__
 _SUMMARY = Shape.SUMMARY
+_ASIDE = Shape.ASIDE
+_ASIDE_SHAPE = Shape.OTHER | Shape.ASIDE  # the one shape formats give asides
 
 
 class NeedsIds(Exception):
@@ -55,6 +57,7 @@ class SessionTree:
         self._adjacent = 0  # entries whose parent is the entry before them
         self.roots: set[int] = set()
         self.summaries = 0
+        self.asides = 0  # entries beside the conversation: leaves and forks do not count them
         self.duplicates: list[tuple[int, str]] = []  # (line, id) of dropped records
         self.cycles: list[tuple[int, str]] = []  # (line, parent id) of broken links
 
@@ -85,6 +88,7 @@ class SessionTree:
         self.entry_line.extend(seg.entry_lines)
         self.shape.frombytes(seg.shapes)
         self.summaries += seg.shapes.count(_SUMMARY)
+        self.asides += seg.shapes.count(_ASIDE_SHAPE)
 
     def _extend_linear(self, seg: Segment) -> None:
         start, n = self.count, seg.entry_count
@@ -157,6 +161,8 @@ class SessionTree:
             self.shape.append(shape)
             if shape == _SUMMARY:
                 self.summaries += 1
+            elif shape == _ASIDE_SHAPE:
+                self.asides += 1
             self.parent.append(NONE)
             p = NONE
             if pid is not None:
@@ -278,19 +284,26 @@ class SessionTree:
         return out
 
     def child_count(self, entry: int) -> int:
-        return self._has_next_child(entry) + len(self._others.get(entry, ()))
+        """Children of ``entry`` that are not asides: a fork has two or more."""
+        shape = self.shape
+        count = self._has_next_child(entry) and not shape[entry + 1] & _ASIDE
+        return count + sum(1 for c in self._others.get(entry, ()) if not shape[c] & _ASIDE)
 
     @property
     def leaves(self) -> int:
+        """Leaves, asides left out (O(forks))."""
+        if self.asides:
+            shape = self.shape
+            return sum(1 for e in self.leaf_list() if not shape[e] & _ASIDE)
         with_children = self._adjacent + sum(1 for p in self._others if not self._has_next_child(p))
         return self.count - with_children
 
     @property
     def branch_points(self) -> int:
-        return sum(1 for p, kids in self._others.items() if len(kids) + self._has_next_child(p) >= 2)
+        return len(self.branch_point_entries())
 
     def branch_point_entries(self) -> list[int]:
-        return sorted(p for p, kids in self._others.items() if len(kids) + self._has_next_child(p) >= 2)
+        return sorted(p for p in self._others if self.child_count(p) >= 2)
 
     def path_to(self, leaf: int) -> list[int]:
         """Entry indexes root → ``leaf``."""

@@ -223,3 +223,13 @@ def test_context_merges_the_lines_of_one_response():
         first = s.context_at(leaf)
         merged = next(m for m in first if m.get("id") == "msg_010e4fb45b98c15a79b05e81")
         assert [b["type"] for b in merged["content"]] == ["thinking", "text", "tool_use"]
+
+
+def test_progress_records_are_asides_not_forks():
+    (rep,) = check_json(SUBAGENT)
+    assert rep["branch_points"] == 0 and rep["leaves"] == 1  # the progress record beside the Task call
+    with open_session(SUBAGENT) as s:
+        call = next(iter(s.format.subagents(s)))
+        assert len(s.tree.children(call)) == 2 and s.tree.child_count(call) == 1
+    (rep,) = check_json(BRANCHED)
+    assert rep["branch_points"] == 1 and rep["leaves"] == 2  # the rewind is a real fork

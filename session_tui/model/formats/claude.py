@@ -68,6 +68,8 @@ class ClaudeFormat(AnthropicMessages, Format):
             shape = shape_of(_message(obj))
         elif kind == "system":
             shape = Shape.SYSTEM
+        elif kind == "progress":  # tool/hook streaming beside the chain: not a branch
+            shape = Shape.OTHER | Shape.ASIDE
         else:
             shape = Shape.OTHER
         seg.add_entry(line, uid, parent if isinstance(parent, str) else None, shape)
