@@ -12,7 +12,6 @@ that part itself.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 
 from .segment import Segment, scan_file_range
@@ -26,6 +25,8 @@ def available() -> bool:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
+    import multiprocessing  # here: most sessions are small, and start-up time counts
+
     return cores > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -58,6 +59,8 @@ class FarScan:
     """A scan of bytes [start, stop) of ``path`` in a forked process."""
 
     def __init__(self, fmt_name: str, path: str, start: int, stop: int):
+        import multiprocessing
+
         ctx = multiprocessing.get_context("fork")
         self._conn, child_conn = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(child_conn, fmt_name, path, start, stop), daemon=True)
