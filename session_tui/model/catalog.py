@@ -148,6 +148,22 @@ class Catalog:
             self._seen.update(path for path, _ in found)
         return [self._cached_info(path, st) or _unknown(path, st) for path, st in found]
 
+    def remembered(self, paths: Iterable[str]) -> list[SessionInfo]:
+        """What the cache holds for files under the folders ``paths``,
+        unchecked (no stat, no walk): rows to show at once, before
+        ``listing`` confirms them."""
+        prefixes = tuple(os.path.join(os.path.abspath(p), "") for p in paths)
+        out = []
+        with self._lock:
+            rows = [(path, row) for path, row in self._cached.items() if path.startswith(prefixes)]
+        for path, row in rows:
+            if isinstance(row, list) and len(row) == len(FIELDS):
+                try:
+                    out.append(SessionInfo(path, *row))
+                except TypeError:
+                    continue
+        return out
+
     def _cached_info(self, path: str, st: os.stat_result) -> SessionInfo | None:
         """The cached info of absolute ``path`` if its size and mtime match."""
         row = self._cached.get(path)

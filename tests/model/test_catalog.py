@@ -325,3 +325,17 @@ def test_a_file_is_live_for_a_few_seconds_after_a_write(tmp_path):
     info = read_info(write(tmp_path / "run.jsonl", chain(1)))
     written = info.mtime_ns / 1e9
     assert info.live(written + 1) and not info.live(written + LIVE_SECONDS + 0.1)
+
+
+def test_remembered_rows_need_no_walk_and_stay_inside_the_folders(tmp_path):
+    cache = str(tmp_path / "cache")
+    for name in ("a", "ab"):
+        write(tmp_path / name / "run.jsonl", chain(2))
+    first = Catalog(cache)
+    for info in first.listing([str(tmp_path / "a"), str(tmp_path / "ab")]):
+        first.read(info.path)
+    first.save([str(tmp_path / "a"), str(tmp_path / "ab")])
+    os.unlink(tmp_path / "a" / "run.jsonl")  # gone since: still remembered until listed
+    [row] = Catalog(cache).remembered([str(tmp_path / "a")])  # not ab/: a prefix of the name is no folder
+    assert row.path == str(tmp_path / "a" / "run.jsonl") and row.known and row.entries == 2
+    assert Catalog(cache).listing([str(tmp_path / "a")]) == []

@@ -203,3 +203,24 @@ async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(f
         await wait_for(pilot, lambda: "moved.jsonl" in names(screen), what="the moved-in folder's file")
         os.rename(folder / "project", outside / "back")  # and out again
         await wait_for(pilot, lambda: "moved.jsonl" not in names(screen), what="the moved-out folder's file to go")
+
+
+async def test_remembered_rows_come_first_then_the_folder_as_it_is(folder):
+    """A second start shows the cache's rows at once, then corrects them:
+    a file deleted, one changed and one added since the cache was saved."""
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        await picker(pilot)
+    os.unlink(folder / "crash.jsonl")
+    (folder / "fresh.jsonl").write_bytes(message("a", None, content="A brand new session"))
+    with open(folder / "pi.jsonl", "ab") as f:
+        f.write(b'{"type":"session_info","id":"feedf00d","parentId":"9b2cfffd","timestamp":"2026-03-14T11:00:00Z",'
+                b'"name":"Renamed while away"}\n')
+    app = SessionApp([str(folder)], watch=False)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, FilesScreen) and app.screen.table.rows, what="rows")
+        screen = app.screen
+        await wait_for(pilot, lambda: sorted(names(screen)) == ["branched.jsonl", "fresh.jsonl", "pi.jsonl",
+                                                                "rounding.jsonl"]
+                       and all(info.known for info in screen.table.rows), what="the folder as it is now")
+        titles = {os.path.basename(info.path): info.title for info in screen.table.rows}
+        assert titles["pi.jsonl"] == "Renamed while away" and titles["fresh.jsonl"] == "A brand new session"

@@ -316,20 +316,27 @@ class FilesScreen(Screen):
         return self.query_one(PickerTable)
 
     def on_mount(self) -> None:
-        """List the files (with what the cache knows) before the first
-        paint: nothing can be shown sooner. Once it is painted, read the
-        others in a thread and watch the folders."""
+        """The first paint shows what the cache remembers of these folders
+        (no walk); a thread then lists the files and reconciles. With nothing
+        remembered, the files are listed first: nothing can be shown sooner.
+        Then the files the cache did not know are read, and the folders
+        watched."""
         self.table.focus()
-        listed = self.catalog.listing(self.roots)
-        self.infos = {info.path: info for info in listed}
-        unread = [info.path for info in listed if not info.known]
-        self.unread = len(unread)
+        remembered = self.catalog.remembered(self.roots)
+        if remembered:
+            self.infos = {info.path: info for info in remembered}
+            unread = None  # listed in the thread
+        else:
+            listed = self.catalog.listing(self.roots)
+            self.infos = {info.path: info for info in listed}
+            unread = [info.path for info in listed if not info.known]
+            self.unread = len(unread)
         self._refilter()
         self.call_after_refresh(self._start_workers, unread)
         self.set_interval(TICK_SECONDS, self._tick)
 
-    def _start_workers(self, unread: list[str]) -> None:
-        self.gather(unread)
+    def _start_workers(self, unread: list[str] | None) -> None:
+        self.gather(unread, dict(self.infos))
         if self.app.watch:
             self.watch_files()
 
@@ -338,10 +345,20 @@ class FilesScreen(Screen):
 
     # -- gathering ----------------------------------------------------------------
     @work(thread=True, exclusive=True, group="gather", exit_on_error=False)
-    def gather(self, unread: list[str]) -> None:
+    def gather(self, unread: list[str] | None, shown: dict[str, SessionInfo]) -> None:
         """Read the head and tail of each file the cache did not know,
-        posting rows in batches; then save the cache."""
+        posting rows in batches; then save the cache. ``unread`` None: list
+        the files first and correct the ``shown`` rows (remembered by the
+        cache) — files gone, changed or new."""
         worker = get_current_worker()
+        if unread is None:
+            listed = self.catalog.listing(self.roots)
+            found = {info.path: info for info in listed}
+            fixes = [(path, None) for path in shown if path not in found]
+            fixes += [(path, info) for path, info in found.items() if info.known and shown.get(path) != info]
+            unread = [path for path, info in found.items() if not info.known]
+            fixes += [(path, found[path]) for path in unread if path not in shown]  # new: a row until read
+            self.post_message(InfosRead(fixes, len(unread)))
         batch: list[tuple[str, SessionInfo | None]] = []
         posted = time.monotonic()
         for n, path in enumerate(unread, 1):
