@@ -20,7 +20,7 @@ import orjson
 
 from .formats import DEFAULT, Format, sniff
 from .formats.base import best_title
-from .records import BOM, BadLine, parse_object
+from .records import BOM, BadLine, parse_object, read_object_file
 from .segment import LineKind, Segment
 
 SESSION_SUFFIX = ".jsonl"
@@ -367,12 +367,8 @@ def _title_record(titles: list, ids: set) -> str | None:
 
 def _sidecar_title(fmt: Format, path: str) -> str | None:
     sidecar = fmt.sidecar_path(path)
-    if not sidecar:
-        return None
-    try:
-        with open(sidecar, "rb") as f:
-            meta = parse_object(f.read(1 << 20).strip())
-    except (OSError, BadLine):
+    meta = read_object_file(sidecar) if sidecar else None
+    if meta is None:
         return None
     title = meta.get("title")
     if not isinstance(title, str) and isinstance(meta.get("metadata"), dict):

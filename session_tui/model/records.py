@@ -43,3 +43,16 @@ def parse_object(raw: bytes) -> dict:
     if type(obj) is not dict:
         raise BadLine(f"JSON {type(obj).__name__} is not an object")
     return obj
+
+
+SIDECAR_MAX_BYTES = 1 << 20
+
+
+def read_object_file(path: str) -> dict | None:
+    """The JSON object a small file (a sidecar) holds, or None when it is
+    missing, unreadable or not one object; at most SIDECAR_MAX_BYTES read."""
+    try:
+        with open(path, "rb") as f:
+            return parse_object(f.read(SIDECAR_MAX_BYTES).strip())
+    except (OSError, BadLine):
+        return None

@@ -18,7 +18,7 @@ from . import parallel
 from .formats import DEFAULT, Format, get_format, sniff
 from .line_index import LineIndex
 from .problems import Problem, ProblemKind
-from .records import BOM, BadLine, is_blank, parse_object
+from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, Segment, scan
 from .tools import ToolIssue, pair_tool_calls
 from .tree import NeedsIds, SessionTree
@@ -351,14 +351,8 @@ class Session:
         """(path, object) of the format's metadata sidecar when it exists and
         holds a JSON object; it is shown, never required, never changed."""
         path = self.format.sidecar_path(self.path) if self.format else None
-        if not path:
-            return None
-        try:
-            with open(path, "rb") as f:
-                obj = parse_object(f.read(1 << 20).strip())
-        except (OSError, BadLine):
-            return None
-        return path, obj
+        obj = read_object_file(path) if path else None
+        return (path, obj) if obj is not None else None
 
     def other_records(self, limit: int) -> list[tuple[int, str]]:
         """(1-based line, one-line description) of the first ``limit`` lines

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ..entry_view import EntryView
-from ..records import BadLine, parse_object
+from ..records import read_object_file
 from ..segment import LineKind
 from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
 from .base import LinearFile
@@ -19,12 +19,7 @@ from .base import LinearFile
 
 def sidecar_of(path: str) -> dict | None:
     stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
-    try:
-        with open(stem + ".meta.json", "rb") as f:
-            meta = parse_object(f.read(1 << 20).strip())
-    except (OSError, BadLine):
-        return None
-    return meta
+    return read_object_file(stem + ".meta.json")
 
 
 class AstorlmFormat(AnthropicMessages, LinearFile):

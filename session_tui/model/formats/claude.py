@@ -100,8 +100,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         for leaf in tree.leaf_list():
             known = seen.get(leaf)
             if known is None:
-                at = _conversational(session, leaf)
-                record = session.record(at) if at >= 0 else {}
+                at, record = _conversational(session, leaf)
                 stamp = record.get("timestamp")
                 known = seen[leaf] = (at if record.get("isSidechain") is not True else -1,
                                       stamp if isinstance(stamp, str) else "")
@@ -238,17 +237,18 @@ def _merged(first: dict, then: dict) -> dict:
     return {**first, **{k: v for k, v in then.items() if k != "content"}, "content": blocks(first) + blocks(then)}
 
 
-def _conversational(session, entry: int) -> int:
+def _conversational(session, entry: int) -> tuple[int, dict]:
     """``entry`` or its nearest ancestor that is a user/assistant record
-    (what the model sees), or -1."""
+    (what the model sees), with its record; (-1, {}) if none."""
     tree = session.tree
     while entry >= 0:
         shape = tree.shape[entry]
         if shape & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT) or shape & Shape.RESULT:
-            if session.record(entry).get("type") in ("user", "assistant"):
-                return entry
+            record = session.record(entry)
+            if record.get("type") in ("user", "assistant"):
+                return entry, record
         entry = tree.parent[entry]
-    return -1
+    return -1, {}
 
 
 def _agent_ids(record: dict) -> list[str]:
