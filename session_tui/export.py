@@ -24,6 +24,8 @@ from .model.sanitize import inert
 from .model.session import Session
 
 TARGETS = ("md", "html", "json")
+#: the field marking, in a JSON context, a message the client adds on resume (no real message has it)
+ADDED_BY = "_added_by"
 
 
 def export(session: Session, to: str, leaf: int | None = None, *, context: bool = False) -> str:
@@ -34,7 +36,10 @@ def export(session: Session, to: str, leaf: int | None = None, *, context: bool 
     items = session.context_items(leaf) if context and leaf >= 0 else []
     path = session.tree.path_to(leaf) if leaf >= 0 and not context else []
     if to == "json":
-        return _json([message for _, message in items] if context else [session.record(entry) for entry in path])
+        if context:  # what the client sends on resume; its own additions carry ADDED_BY
+            return _json([{**sent.message, ADDED_BY: sent.added_by} if sent.added_by else sent.message
+                          for sent in session.format.resume(session, items)])
+        return _json([session.record(entry) for entry in path])
     if leaf < 0:
         what = "empty session"
     elif context:

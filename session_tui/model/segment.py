@@ -35,13 +35,14 @@ class LineKind:
 
 
 class Shape:
-    """One byte per entry: role (bits 0-2), tool flags, summary and aside bits."""
+    """One byte per entry: role (bits 0-2), tool flags, summary, aside and quiet bits."""
 
     ROLE_MASK = 0b111
     CALLS = 1 << 3  # the entry makes tool calls
     RESULT = 1 << 4  # the entry is a tool result
     SUMMARY = 1 << 5  # a summary / compaction node
-    ASIDE = 1 << 6  # a record beside the conversation (Claude Code progress): its branch is no fork
+    ASIDE = 1 << 6  # a record beside the conversation (Claude Code progress): its branch is no fork, its end no leaf
+    QUIET = 1 << 7  # a record the model never sees: its row is hidden unless asked for
 
     NONE, SYSTEM, DEVELOPER, USER, ASSISTANT, TOOL, OTHER = range(7)
     #: role name -> shape byte (tool results carry the RESULT flag)
@@ -71,6 +72,8 @@ class Segment:
     bad: list = field(default_factory=list)  # (line, reason)
     header: dict | None = None
     titles: list = field(default_factory=list)  # (line, rank, title, entry id it names or None)
+    #: what a ``stateful`` format carries from one line to the next (the session's, across segments)
+    state: dict = field(default_factory=dict)
     _last_id: object = None
 
     def add_entry(self, line: int, entry_id, parent_id, shape: int) -> None:
@@ -143,10 +146,14 @@ class LineBlocks:
                     break
 
 
-def scan(fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | None = None) -> Segment:
+def scan(fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | None = None,
+         state: dict | None = None) -> Segment:
     """Scan complete ``lines`` (newlines kept) starting at byte offsets
-    ``starts``, the first being line ``base_line`` (0-based) of the file."""
+    ``starts``, the first being line ``base_line`` (0-based) of the file;
+    ``state``: the session's scan state, for formats that carry one."""
     seg = seg or Segment()
+    if state is not None:
+        seg.state = state
     if not lines:
         return seg
     seg.line_starts.extend(starts)

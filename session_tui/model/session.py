@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from . import parallel
 from .formats import DEFAULT, Format, get_format, sniff
+from .formats.base import Sent
 from .line_index import LineIndex
 from .problems import Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
@@ -228,7 +229,7 @@ class Session:
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
         far = None
-        if self.parallel_ok and start == 0 and stop >= parallel.PARALLEL_MIN_BYTES and parallel.available():
+        if self.parallel_ok and not self.format.stateful and start == 0 and stop >= parallel.PARALLEL_MIN_BYTES and parallel.available():
             # The far part must end at a line end; what follows is read here.
             window = min(stop, 1 << 20)
             cut = os.pread(fd, window, stop - window).rfind(b"\n")
@@ -262,7 +263,7 @@ class Session:
         lines = self.lines
         blocks = LineBlocks(fd, start, stop)
         for block, starts, end in blocks:
-            self._merge(scan(self.format, block, starts, len(lines)))
+            self._merge(scan(self.format, block, starts, len(lines), state=self._scan_state()))
             lines.end = end
             if progress is not None:
                 progress(end, total)
@@ -286,9 +287,13 @@ class Session:
             lines.torn = fragment
             return
         base = lines.end
-        self._merge(scan(self.format, [fragment], array("Q", [base]), len(lines)))
+        self._merge(scan(self.format, [fragment], array("Q", [base]), len(lines), state=self._scan_state()))
         lines.end = base + len(fragment)
         lines.open_end = True
+
+    def _scan_state(self) -> dict:
+        """What a stateful format carries between lines; cleared with the tree."""
+        return self.memo.setdefault("scan", {})
 
     def _merge(self, seg: Segment) -> None:
         """Add a scanned segment. The tree may refuse a segment from the scan
@@ -413,6 +418,15 @@ class Session:
         built = self.format.context_and_notes(self, leaf, should_stop)
         self._context_cache = (leaf, built)
         return built
+
+    def resume_items(self, leaf: int | None = None, should_stop=None) -> list[Sent]:
+        """What the format's client sends the model when it resumes at
+        ``leaf`` (default: the active leaf): the context with the client's
+        own merging and repairs, its additions marked (design §8)."""
+        leaf = self.active_leaf() if leaf is None else leaf
+        if leaf < 0 or not self.format:
+            return []
+        return self.format.resume(self, self.context_items(leaf, should_stop))
 
     def context_at(self, leaf: int | None = None) -> list[dict]:
         """The messages the model would be sent from ``leaf`` (the store

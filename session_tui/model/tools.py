@@ -25,15 +25,20 @@ def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssu
     dangling: list[ToolIssue] = []
     orphans: list[ToolIssue] = []
     open_calls: dict[str, int] = {}
+    previous = None
     for entry, message in context:
         result_ids = fmt.tool_result_ids(message)
         if result_ids:
             for result_id in result_ids:
                 if open_calls.pop(result_id, None) is None:
                     orphans.append(ToolIssue(entry, result_id))
+            previous = message
             continue
-        dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
-        open_calls = {c: entry for c in fmt.tool_call_ids(message)}
+        if previous is None or not fmt.same_step(previous, message):
+            dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
+            open_calls = {}
+        open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
+        previous = message
     dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
     return dangling, orphans
 

@@ -34,7 +34,10 @@ RECENT = (128, 4096)  # windows of newest entries a lookup searches before build
 _mask = _KEY_MASK.__and__
 _SUMMARY = Shape.SUMMARY
 _ASIDE = Shape.ASIDE
-_ASIDE_SHAPE = Shape.OTHER | Shape.ASIDE  # the one shape formats give asides
+_QUIET = Shape.QUIET
+#: bytes.translate tables: a shape byte -> 1 if it has the bit, else 0 (counted at C speed)
+ASIDE_BITS = bytes(1 if b & _ASIDE else 0 for b in range(256))
+QUIET_BITS = bytes(1 if b & _QUIET else 0 for b in range(256))
 
 
 class NeedsIds(Exception):
@@ -58,6 +61,8 @@ class SessionTree:
         self.roots: set[int] = set()
         self.summaries = 0
         self.asides = 0  # entries beside the conversation: leaves and forks do not count them
+        self.quiet = 0  # entries the model never sees (rows hidden by default)
+        self._leaves_memo: tuple[int, list[int]] | None = None
         self.duplicates: list[tuple[int, str]] = []  # (line, id) of dropped records
         self.cycles: list[tuple[int, str]] = []  # (line, parent id) of broken links
 
@@ -88,7 +93,8 @@ class SessionTree:
         self.entry_line.extend(seg.entry_lines)
         self.shape.frombytes(seg.shapes)
         self.summaries += seg.shapes.count(_SUMMARY)
-        self.asides += seg.shapes.count(_ASIDE_SHAPE)
+        self.asides += seg.shapes.translate(ASIDE_BITS).count(1)
+        self.quiet += seg.shapes.translate(QUIET_BITS).count(1)
 
     def _extend_linear(self, seg: Segment) -> None:
         start, n = self.count, seg.entry_count
@@ -161,8 +167,8 @@ class SessionTree:
             self.shape.append(shape)
             if shape == _SUMMARY:
                 self.summaries += 1
-            elif shape == _ASIDE_SHAPE:
-                self.asides += 1
+            self.asides += bool(shape & _ASIDE)
+            self.quiet += bool(shape & _QUIET)
             self.parent.append(NONE)
             p = NONE
             if pid is not None:
@@ -291,10 +297,9 @@ class SessionTree:
 
     @property
     def leaves(self) -> int:
-        """Leaves, asides left out (O(forks))."""
+        """Leaves, asides left out (O(forks) without asides)."""
         if self.asides:
-            shape = self.shape
-            return sum(1 for e in self.leaf_list() if not shape[e] & _ASIDE)
+            return len(self.conversation_leaves())
         with_children = self._adjacent + sum(1 for p in self._others if not self._has_next_child(p))
         return self.count - with_children
 
@@ -333,6 +338,27 @@ class SessionTree:
         for kids in self._others.values():
             ends.update(c - 1 for c in kids if c)
         return sorted(ends)
+
+    def conversation_leaves(self) -> list[int]:
+        """Every entry that is no aside and has no child but asides, in file
+        order: where a branch of the conversation ends (a call whose only
+        children are progress records is one). O(entries) when the tree has
+        asides, remembered until it grows; ``leaf_list`` otherwise."""
+        if not self.asides:
+            return self.leaf_list()
+        n = self.count
+        if self._leaves_memo is not None and self._leaves_memo[0] == n:
+            return self._leaves_memo[1]
+        aside = self.shape.tobytes().translate(ASIDE_BITS)
+        has_child = bytearray(n)
+        parent = self.parent
+        for e in range(n):
+            p = parent[e]
+            if p >= 0 and not aside[e]:
+                has_child[p] = 1
+        leaves = [e for e in range(n) if not has_child[e] and not aside[e]]
+        self._leaves_memo = (n, leaves)
+        return leaves
 
     def leaf_list(self) -> list[int]:
         """Every leaf, in file order. O(forks + roots): only an entry whose

@@ -23,7 +23,9 @@ def test_branched_pi_session():
         compaction = s.record(s.find("7f35d398"))
         assert compaction["type"] == "compaction" and compaction["firstKeptEntryId"] == "c290e885"
         context = s.context_items()
-        assert context[0][1]["content"] == compaction["summary"]  # the summary opens the context
+        assert context[0][1]["summary"] == compaction["summary"]  # the summary opens the context
+        sent = s.resume_items()[0].message["content"][0]["text"]  # as pi wraps it
+        assert sent.startswith("The conversation history before this point") and compaction["summary"] in sent
         assert context[1][0] == s.find("c290e885")  # then the kept messages
         views = [s.format.view(s.record(e)) for e in range(s.entries)]
         assert any(v.role == "model_change" for v in views) and any(v.role == "label" for v in views)

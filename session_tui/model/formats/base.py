@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..entry_view import EntryView
 from ..records import JSONDecodeError, describe_bad, loads
@@ -15,6 +15,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 STOP_EVERY = 4096  # entries between two polls of should_stop
+
+
+class Sent(NamedTuple):
+    """A message the client sends the model on resume."""
+
+    entry: int  # the entry it comes from (an addition: the entry it answers or follows)
+    message: dict
+    added_by: str | None = None  # the client that adds it on resume; None: it is in the file
 
 
 def best_title(titles: list[tuple[int, int, str, str | None]], known: Callable[[str], bool]) -> str | None:
@@ -64,6 +72,9 @@ class Format:
     linear = False
     #: a repeated id is a copy the tool itself makes (not damage): noted, not a problem
     duplicates_expected = False
+    #: ``classify`` reads ``seg.state``, carried over from earlier lines: the
+    #: file is scanned in order, in one process
+    stateful = False
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         """Whether the first parsed records of a file (at ``path``) look like this format."""
@@ -103,6 +114,21 @@ class Format:
         """``context`` and notes on what could not be applied while building
         it — (0-based line, text); formats without such rules have none."""
         return self.context(session, leaf, should_stop), []
+
+    #: the tool that resumes this format's files, when it repairs them itself
+    client: str | None = None
+
+    def resume(self, session: Session, items: list[tuple[int, dict]]) -> list[Sent]:
+        """What the format's own client sends the model when it resumes at
+        the end of ``items`` (the file's context): its repairs included,
+        marked as added by it. Formats with no client of their own send the
+        file's messages as they are."""
+        return [Sent(entry, message) for entry, message in items]
+
+    def same_step(self, previous: dict, message: dict) -> bool:
+        """Whether ``message`` continues the model response ``previous``
+        (one response recorded as several messages): calls stay open."""
+        return False
 
     def tool_call_ids(self, message: dict) -> list[str]:
         """Ids of the tool calls a context message makes."""

@@ -22,10 +22,16 @@ from ..entry_view import EntryView, content_text
 from ..records import BadLine
 from ..segment import LineKind, Shape
 from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
-from .base import Format, check_stop
+from .base import Format, Sent, check_stop
 
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
 COMPACT = "compact_boundary"
+SENT_SYSTEM = ("local_command",)  # system records Claude Code sends the model (as user text)
+CLIENT = "Claude Code"
+#: what Claude Code sends for a call whose result is not in the file
+INTERRUPTED = ("[Tool call interrupted: the session ended before this call's result was recorded, so its outcome "
+               "is unknown. Check whether it took effect before relying on it or running it again.]")
+NO_RESPONSE = "No response requested."
 #: metadata records that name the session: (field, rank); a user's own title beats the AI's, which beats a summary
 TITLE_FIELDS = {"custom-title": ("customTitle", 3), "ai-title": ("aiTitle", 2), "summary": ("summary", 1)}
 SUBAGENT_SKIP = "agent-acompact-"  # internal compaction helpers, not spawned by a call
@@ -41,6 +47,7 @@ def _message(record: dict) -> dict:
 class ClaudeFormat(AnthropicMessages, Format):
     name = "claude"
     duplicates_expected = True
+    stateful = True  # steps and progress are resolved in file order (_join_step)
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         for obj in objs:
@@ -61,18 +68,31 @@ class ClaudeFormat(AnthropicMessages, Format):
             return LineKind.META if isinstance(kind, str) else LineKind.UNKNOWN
         parent = obj.get("parentUuid")
         if kind == "system" and obj.get("subtype") == COMPACT:
-            shape = Shape.SUMMARY
             logical = obj.get("logicalParentUuid")
             parent = logical if parent is None else parent
+        parent = parent if isinstance(parent, str) else None
+        state = seg.state
+        if "side_file" not in state:  # a sub-agent transcript: every record is a sidechain
+            state["side_file"] = obj.get("isSidechain") is True
+        aside_parent = state.setdefault("aside", {})  # progress uuid -> the record it streams beside
+        if kind == "progress":  # tool/hook streaming beside the chain: no branch, no leaf, no row
+            aside_parent[uid] = aside_parent.get(parent, parent)
+            seg.add_entry(line, uid, parent, Shape.OTHER | Shape.ASIDE | Shape.QUIET)
+            return LineKind.ENTRY
+        parent = aside_parent.get(parent, parent)
+        message = _message(obj)
+        if kind == "system" and obj.get("subtype") == COMPACT:
+            shape = Shape.SUMMARY
         elif kind in ("user", "assistant"):
-            shape = shape_of(_message(obj))
+            shape = shape_of(message)
         elif kind == "system":
-            shape = Shape.SYSTEM
-        elif kind == "progress":  # tool/hook streaming beside the chain: not a branch
-            shape = Shape.OTHER | Shape.ASIDE
+            shape = Shape.SYSTEM if obj.get("subtype") in SENT_SYSTEM else Shape.SYSTEM | Shape.QUIET
         else:
-            shape = Shape.OTHER
-        seg.add_entry(line, uid, parent if isinstance(parent, str) else None, shape)
+            shape = Shape.OTHER | Shape.QUIET
+        if obj.get("isSidechain") is True and not state["side_file"]:
+            shape |= Shape.ASIDE  # a sub-agent's conversation inline (Claude Code 1.0): not a branch
+        parent = _join_step(state, uid, parent, kind, message, shape)
+        seg.add_entry(line, uid, parent, shape)
         return LineKind.ENTRY
 
     def entry_id(self, record: dict) -> str | None:
@@ -85,24 +105,27 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     # -- active leaf ----------------------------------------------------------------
     def active_leaf(self, session) -> int:
-        """Where Claude Code resumes (§5.6): the newest (max ``timestamp``,
-        first seen on a tie) user/assistant leaf outside sidechains. A branch
-        that ends in records the model never sees (``system`` turn durations,
-        hook summaries, ``progress``) ends, for this, at its last
-        user/assistant record: a call killed while its progress streamed is
-        still the leaf. A compaction counts as the child of the record it
-        compacted. Leaf times are remembered between calls."""
+        """Where Claude Code resumes: the newest (max ``timestamp``, first
+        seen on a tie) leaf of the conversation outside sidechains. Progress
+        records are no leaves (a call killed while its progress streamed is
+        the leaf); a branch ending in records the model never sees (turn
+        durations, hook summaries) ends at the last record it does see. Leaf
+        times are remembered between calls."""
         tree = session.tree
         if not tree.count:
             return -1
         seen: dict[int, tuple[int, str]] = session.memo.setdefault("leaf_times", {})
+        side_file = _side_file(session)
         best, best_time = -1, None
-        for leaf in tree.leaf_list():
+        for leaf in tree.conversation_leaves():
             known = seen.get(leaf)
             if known is None:
-                at, record = _conversational(session, leaf)
+                at = leaf
+                while at >= 0 and tree.shape[at] & Shape.QUIET:
+                    at = tree.parent[at]
+                record = session.record(at) if at >= 0 else {}
                 stamp = record.get("timestamp")
-                known = seen[leaf] = (at if record.get("isSidechain") is not True else -1,
+                known = seen[leaf] = (at if record.get("isSidechain") is not True or side_file else -1,
                                       stamp if isinstance(stamp, str) else "")
             at, stamp = known
             if at >= 0 and (best_time is None or stamp > best_time):
@@ -111,8 +134,10 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     # -- context --------------------------------------------------------------------
     def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
-        """The user/assistant messages from the last compaction on the path
-        (exclusive) to ``leaf``; the compact summary record comes first."""
+        """The messages from the last compaction on the path (exclusive) to
+        ``leaf``, one per record as the file holds them (the compact summary
+        record first); ``local_command`` system records as the user text
+        Claude Code makes of them. ``resume`` makes the API messages."""
         tree = session.tree
         path = tree.path_to(leaf)
         start = 0
@@ -124,16 +149,65 @@ class ClaudeFormat(AnthropicMessages, Format):
         for n, entry in enumerate(path[start:]):
             check_stop(should_stop, n)
             shape = tree.shape[entry]
-            if shape & Shape.ROLE_MASK not in (Shape.USER, Shape.ASSISTANT) and not shape & Shape.RESULT:
+            if shape & Shape.QUIET:
                 continue
             record = session.record(entry)
-            if record.get("type") not in ("user", "assistant"):
-                continue
-            message = _message(record)
-            if out and _same_response(out[-1][1], message):  # one API message, as Claude Code sends it
-                message = _merged(out.pop()[1], message)
-            out.append((entry, message))
+            kind = record.get("type")
+            if kind in ("user", "assistant"):
+                out.append((entry, _message(record)))
+            elif kind == "system" and record.get("subtype") in SENT_SYSTEM:
+                out.append((entry, {"role": "user", "content": content_text(record.get("content"))}))
         return out
+
+    def same_step(self, previous: dict, message: dict) -> bool:
+        return _same_response(previous, message)
+
+    def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
+        """What Claude Code sends when it resumes at the end of ``items``:
+        the lines of one response as one message without thinking blocks,
+        followed by the results of its calls (results written between its
+        lines move after it), consecutive user messages as one (a newline
+        where two texts meet), an interrupted error result for each call
+        without one and, when the conversation ends on the user's side,
+        "No response requested." after its last user/assistant record."""
+        out: list[Sent] = []
+        last_turn = -1  # where the last user/assistant record's message is in ``out``
+        for entry, message in items:
+            if message.get("role") == "assistant":
+                message = _without_thinking(message)
+                if not _blocks(message):
+                    continue
+                k = len(out) - 1
+                while k >= 0 and out[k].added_by is None and self.tool_result_ids(out[k].message):
+                    k -= 1
+                if k >= 0 and out[k].added_by is None and _same_response(out[k].message, message):
+                    out[k] = Sent(out[k].entry, _merged(out[k].message, message))
+                else:
+                    _close_calls(out)
+                    out.append(Sent(entry, message))
+            else:
+                if not self.tool_result_ids(message):
+                    _close_calls(out)
+                out.append(Sent(entry, message))
+            if session.record(entry).get("type") in ("user", "assistant"):
+                last_turn = len(out) - 1
+        _close_calls(out)
+        if last_turn >= 0:
+            at = last_turn + 1
+            while at < len(out) and out[at].added_by is not None:
+                at += 1
+            if out[at - 1].message.get("role") == "user":
+                out.insert(at, Sent(out[at - 1].entry, {"role": "assistant",
+                                                        "content": [{"type": "text", "text": NO_RESPONSE}]}, CLIENT))
+        joined: list[Sent] = []
+        for sent in out:
+            previous = joined[-1] if joined else None
+            if (previous is not None and previous.added_by is None and sent.added_by is None
+                    and previous.message.get("role") == "user" == sent.message.get("role")):
+                joined[-1] = Sent(previous.entry, _joined(previous.message, sent.message))
+            else:
+                joined.append(sent)
+        return joined
 
     # -- view -----------------------------------------------------------------------
     def view(self, record: dict) -> EntryView:
@@ -222,6 +296,83 @@ class ClaudeFormat(AnthropicMessages, Format):
         return f"session {last.get('sessionId')} at {last.get('messageUuid')}"
 
 
+def _side_file(session) -> bool:
+    return bool(session.memo.get("scan", {}).get("side_file"))
+
+
+def _join_step(state: dict, uid: str, parent: str | None, kind, message: dict, shape: int) -> str | None:
+    """The parent a record hangs from in the tree. Claude Code writes one
+    response as one line per block (same ``message.id``), each tool call's
+    result as a child of the line holding that call, and progress between
+    them: a step made of several branches on disk. Here a step is one chain
+    in file order: a line of the same response, or a tool result, whose
+    parent is in a step continues it from its newest record; anything else
+    whose parent is in a step hangs from that newest record (so only two
+    different continuations of a whole step make a fork)."""
+    step_of = state.setdefault("step", {})  # uuid -> the response (message.id) whose step it is in
+    tail = state.setdefault("tail", {})  # message.id -> uuid of the step's newest record
+    mid = message.get("id") if kind == "assistant" else None
+    step = step_of.get(parent) if parent is not None else None
+    if step is not None:
+        parent = tail[step]
+        if (mid is not None and mid == step) or (kind == "user" and shape & Shape.RESULT):
+            step_of[uid] = step
+            tail[step] = uid
+            return parent
+    if isinstance(mid, str):
+        step_of[uid] = mid
+        tail[mid] = uid
+    return parent
+
+
+def _blocks(message: dict) -> list:
+    content = message.get("content")
+    if isinstance(content, list):
+        return content
+    return [{"type": "text", "text": content}] if isinstance(content, str) and content else []
+
+
+def _without_thinking(message: dict) -> dict:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    kept = [b for b in content if not (isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))]
+    return message if len(kept) == len(content) else {**message, "content": kept}
+
+
+def _joined(first: dict, then: dict) -> dict:
+    """Two user messages as one, as Claude Code joins them: the blocks of
+    both, a newline added to a text that another text follows."""
+    head, rest = list(_blocks(first)), list(_blocks(then))
+    if head and rest and _is_text(head[-1]) and _is_text(rest[0]):
+        head[-1] = {**head[-1], "text": head[-1]["text"] + "\n"}
+    return {**first, "content": head + rest}
+
+
+def _is_text(block) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+
+
+def _close_calls(out: list[Sent]) -> None:
+    """After the assistant message at ``out``'s end-of-turn: an interrupted
+    error result for each of its calls no later user message answered."""
+    k = len(out) - 1
+    while k >= 0 and out[k].message.get("role") == "user":
+        k -= 1
+    if k < 0:
+        return
+    calls = [b.get("id") for b in _blocks(out[k].message)
+             if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
+    answered = {b.get("tool_use_id") for sent in out[k + 1:] for b in _blocks(sent.message)
+                if isinstance(b, dict) and b.get("type") == "tool_result"}
+    missing = [c for c in calls if c not in answered]
+    if missing:
+        out.insert(k + 1 + sum(1 for sent in out[k + 1:] if FORMAT.tool_result_ids(sent.message)),
+                   Sent(out[k].entry, {"role": "user", "content": [
+                       {"type": "tool_result", "content": INTERRUPTED, "is_error": True, "tool_use_id": c}
+                       for c in missing]}, CLIENT))
+
+
 def _same_response(previous: dict, message: dict) -> bool:
     return (message.get("role") == "assistant" and previous.get("role") == "assistant"
             and isinstance(message.get("id"), str) and message.get("id") == previous.get("id"))
@@ -235,20 +386,6 @@ def _merged(first: dict, then: dict) -> dict:
         return content if isinstance(content, list) else [{"type": "text", "text": content_text(content)}]
 
     return {**first, **{k: v for k, v in then.items() if k != "content"}, "content": blocks(first) + blocks(then)}
-
-
-def _conversational(session, entry: int) -> tuple[int, dict]:
-    """``entry`` or its nearest ancestor that is a user/assistant record
-    (what the model sees), with its record; (-1, {}) if none."""
-    tree = session.tree
-    while entry >= 0:
-        shape = tree.shape[entry]
-        if shape & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT) or shape & Shape.RESULT:
-            record = session.record(entry)
-            if record.get("type") in ("user", "assistant"):
-                return entry, record
-        entry = tree.parent[entry]
-    return -1, {}
 
 
 def _agent_ids(record: dict) -> list[str]:

@@ -6,6 +6,11 @@ rebuilt as Codex does: turns split at ``task_started``, the newest N user
 turns dropped by ``thread_rolled_back``, a ``compacted`` record with
 ``replacement_history`` as the new base. Calls pair with outputs by
 ``call_id`` anywhere after them (parallel calls interleave).
+
+Legacy rollouts (Codex CLI before the ``session_meta`` wrapper, 2025) are
+read too: a bare ``{id, timestamp, instructions, git}`` first line,
+``{"record_type": "state"}`` lines and bare response items. Today's Codex
+does not resume them: it starts a new conversation without their history.
 """
 
 from __future__ import annotations
@@ -15,13 +20,33 @@ import orjson
 from ..entry_view import EntryView, ToolCall, content_text
 from ..records import BadLine, parse_object
 from ..segment import LineKind, Shape
-from .base import LinearFile, check_stop
+from .base import LinearFile, Sent, check_stop
 
 CALLS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 EVENT_ROWS = ("thread_rolled_back", "turn_aborted")
 TURN_STARTS = ("task_started", "turn_started")
 _ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "developer": Shape.DEVELOPER, "system": Shape.SYSTEM}
+CLIENT = "Codex"
+ABORTED = "aborted"  # the output Codex sends for a call whose output is not in the file
+_OUTPUT_OF = {"custom_tool_call": "custom_tool_call_output", "tool_search_call": "tool_search_output"}
+WRAPPERS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def _legacy_header(obj: dict) -> bool:
+    return "type" not in obj and "id" in obj and "timestamp" in obj and ("instructions" in obj or "git" in obj)
+
+
+def _item(record: dict) -> dict | None:
+    """The response item a record holds: a ``response_item``'s payload, or
+    a legacy rollout's bare item; None for anything else."""
+    kind = record.get("type")
+    if kind == "response_item":
+        payload = record.get("payload")
+        return payload if isinstance(payload, dict) else {}
+    if isinstance(kind, str) and kind not in WRAPPERS and "payload" not in record:
+        return record
+    return None
 
 
 TOKEN_GAP = 64  # lines after an entry searched for its token_count (a few event copies sit between)
@@ -59,20 +84,29 @@ def _text(content) -> str:
 class CodexFormat(LinearFile):
     name = "codex"
     results_anywhere = True
+    client = CLIENT
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
-        return first.get("type") == "session_meta" and isinstance(first.get("payload"), dict)
+        return (first.get("type") == "session_meta" and isinstance(first.get("payload"), dict)) or _legacy_header(first)
+
+    def legacy(self, session) -> bool:
+        """A rollout from before the ``session_meta`` wrapper."""
+        return session.header is not None and _legacy_header(session.header)
 
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
         payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
-        if kind == "session_meta":
+        if kind == "session_meta" or (kind is None and _legacy_header(obj)):
             if seg.header is None:
                 seg.header = obj
                 return LineKind.HEADER
             return LineKind.META
-        if kind == "response_item":
+        if kind is None and "record_type" in obj:  # legacy state snapshots
+            return LineKind.META
+        legacy_item = _item(obj) if kind != "response_item" else None
+        if kind == "response_item" or legacy_item is not None:
+            payload = legacy_item if legacy_item is not None else payload
             item = payload.get("type")
             if item == "message":
                 shape = _ROLES.get(payload.get("role"), Shape.OTHER)
@@ -146,9 +180,25 @@ class CodexFormat(LinearFile):
                                               "content": [{"type": "input_text",
                                                            "text": str(payload.get("message", ""))}]})]]
                 turns.append([])
-            elif kind == "response_item":
-                turns[-1].append((entry, payload))
+            elif _item(record) is not None:
+                turns[-1].append((entry, _item(record)))
         return [pair for turn in turns for pair in turn]
+
+    def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
+        """What Codex sends: for each call whose output is nowhere after it,
+        an output "aborted" right after the call (mid-history too). A legacy
+        rollout is not resumed: Codex starts a new conversation."""
+        if self.legacy(session):
+            return []
+        answered = {self.tool_result_id(item) for _, item in items} - {None}
+        out: list[Sent] = []
+        for entry, item in items:
+            out.append(Sent(entry, item))
+            for call_id in self.tool_call_ids(item):
+                if call_id not in answered:
+                    out.append(Sent(entry, {"type": _OUTPUT_OF.get(item.get("type"), "function_call_output"),
+                                            "call_id": call_id, "output": ABORTED}, CLIENT))
+        return out
 
     @staticmethod
     def _roll_back(turns: list[list[tuple[int, dict]]], count, dropped: list[int]) -> None:
@@ -218,6 +268,9 @@ class CodexFormat(LinearFile):
             text = (f"rolled back {payload.get('num_turns')} turn(s)" if event == "thread_rolled_back"
                     else f"turn aborted: {payload.get('reason', '')}")
             return EntryView(kind=str(event), role="event", text=text, time=time)
+        legacy = _item(record)
+        if legacy is not None and kind != "response_item":
+            payload = legacy
         item = payload.get("type")
         if item == "message":
             return EntryView(kind="message", role=str(payload.get("role", "?")), text=_text(payload.get("content")),

@@ -1,10 +1,17 @@
-"""`pi`: pi coding agent sessions, version 3 (formats.md §4).
+"""`pi`: pi coding agent sessions, versions 1 to 3 (formats.md §4).
 
 A header line, then entries linked by ``id``/``parentId``: messages
 (AgentMessage: roles user, assistant, toolResult, bashExecution, custom),
 ``compaction`` and ``branch_summary`` (summary nodes), model and thinking
 level changes, labels, session info, custom entries. The active leaf is not
 stored: it is the last entry in file order.
+
+Older files are read as pi migrates them when it loads them, in memory
+only: version 1 (no ``version`` in the header) has no ids, so each entry
+gets one from its place among the file's records (the header is record 0)
+and the entry before it as parent, and a compaction's
+``firstKeptEntryIndex`` names the record of that index; version 2's
+``hookMessage`` role is version 3's ``custom``.
 """
 
 from __future__ import annotations
@@ -13,11 +20,33 @@ import orjson
 
 from ..entry_view import EntryView, ToolCall, content_text
 from ..segment import LineKind, Shape
-from .base import Format, check_stop
+from .base import Format, Sent, check_stop
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 SKIPPED_STOPS = ("error", "aborted")  # pi never replays these assistant messages
 _ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "toolResult": Shape.TOOL | Shape.RESULT}
+CLIENT = "pi"
+NO_RESULT = "No result provided"  # pi's stand-in for a call's missing result (pi-ai transformMessages)
+#: how pi's convertToLlm wraps summaries it sends as user text
+COMPACTION_WRAP = ("The conversation history before this point was compacted into the following summary:\n\n"
+                   "<summary>\n", "\n</summary>")
+BRANCH_WRAP = ("The following is a summary of a branch that this conversation came back from:\n\n<summary>\n",
+               "</summary>")
+V1_ID = "#"  # ids given to version-1 entries: "#" + the record's index in the file
+
+
+def version(header: dict | None) -> int:
+    """The session format version a header declares (none: 1)."""
+    value = (header or {}).get("version")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def _migrated(record: dict) -> dict:
+    """A version-1/2 record as pi's migration leaves it (ids aside)."""
+    message = record.get("message")
+    if record.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+        return {**record, "message": {**message, "role": "custom"}}
+    return record
 
 
 def _calls(message: dict) -> list[dict]:
@@ -29,6 +58,8 @@ def _calls(message: dict) -> list[dict]:
 
 class PiFormat(Format):
     name = "pi"
+    stateful = True  # version-1 files: ids from each record's place in the file
+    client = CLIENT
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
@@ -36,13 +67,21 @@ class PiFormat(Format):
 
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
+        state = seg.state
+        index = state.get("records", 0)  # pi counts every JSON record, the header included
+        state["records"] = index + 1
         if kind == "session":
             if seg.header is None:
                 seg.header = obj
+            state.setdefault("version", version(obj))
             return LineKind.HEADER
-        entry_id = obj.get("id")
-        if not isinstance(entry_id, str) or not entry_id:
-            return LineKind.UNKNOWN
+        if state.get("version", 3) < 2:  # no ids: pi's migration, in memory
+            entry_id, parent = V1_ID + str(index), state.get("last")
+            state["last"] = entry_id
+        else:
+            entry_id, parent = obj.get("id"), obj.get("parentId")
+            if not isinstance(entry_id, str) or not entry_id:
+                return LineKind.UNKNOWN
         if kind == "message":
             message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
             shape = _ROLES.get(message.get("role"), Shape.OTHER)
@@ -54,12 +93,22 @@ class PiFormat(Format):
             shape = Shape.OTHER
             if kind == "session_info" and isinstance(obj.get("name"), str):
                 seg.titles.append((line, 1, obj["name"], None))
-        parent = obj.get("parentId")
         seg.add_entry(line, entry_id, parent if isinstance(parent, str) else None, shape)
         return LineKind.ENTRY
 
     def entry_id(self, record: dict) -> str | None:
         return record.get("id")
+
+    def _v1(self, session) -> bool:
+        return version(session.header) < 2
+
+    def kept_entry(self, session, record: dict) -> int | None:
+        """The entry a compaction keeps from (version 1: by record index)."""
+        if self._v1(session):
+            index = record.get("firstKeptEntryIndex")
+            return session.tree.find(V1_ID + str(index)) if isinstance(index, int) else None
+        kept = record.get("firstKeptEntryId")
+        return session.find(kept) if isinstance(kept, str) else None
 
     def active_leaf(self, session) -> int:
         return session.tree.count - 1
@@ -81,18 +130,19 @@ class PiFormat(Format):
                 if record.get("type") == "compaction":
                     records[path[k]] = record
                     summary_at = k
-                    kept = session.find(record.get("firstKeptEntryId")) if isinstance(
-                        record.get("firstKeptEntryId"), str) else None
+                    kept = self.kept_entry(session, record)
                     start = path.index(kept) if kept in path[:k] else k + 1
                     break
         out: list[tuple[int, dict]] = []
         if summary_at is not None:
-            out.append((path[summary_at], {"role": "user", "content": records[path[summary_at]].get("summary", "")}))
+            compaction = records[path[summary_at]]
+            out.append((path[summary_at], {"role": "compactionSummary", "summary": compaction.get("summary", ""),
+                                           "tokensBefore": compaction.get("tokensBefore")}))
         for n, k in enumerate(range(start, len(path))):
             check_stop(should_stop, n)
             if k == summary_at:
                 continue
-            record = session.record(path[k])
+            record = _migrated(session.record(path[k]))
             message = self._context_message(record)
             if message is not None:
                 out.append((path[k], message))
@@ -108,11 +158,53 @@ class PiFormat(Format):
             if message.get("role") == "bashExecution" and message.get("excludeFromContext"):
                 return None
             return message
-        if kind == "branch_summary":
-            return {"role": "user", "content": record.get("summary", "")}
+        if kind == "branch_summary":  # pi's AgentMessages: sent as user text in pi's own wrapping
+            return {"role": "branchSummary", "summary": record["summary"]} if record.get("summary") else None
         if kind == "custom_message":
-            return {"role": "user", "content": record.get("content", "")}
+            return {"role": "custom", "customType": record.get("customType"), "content": record.get("content", "")}
         return None
+
+    def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
+        """What pi sends: summaries, custom messages and shell runs as the
+        user text pi's ``convertToLlm`` makes of them (summaries in pi's
+        wrapping); then, as pi-ai's ``transformMessages`` does, errored and
+        aborted assistant messages left out (the context already does), and for
+        each call without a result, after the results that follow it, a
+        ``toolResult`` "No result provided" marked as an error. On an OpenAI
+        API a result carries no error flag."""
+        out: list[Sent] = []
+        pending: list[tuple[int, dict]] = []  # (entry, call block) of the last assistant message
+        answered: set = set()
+        openai = False
+
+        def close() -> None:
+            for entry, call in pending:
+                if call.get("id") not in answered:
+                    out.append(Sent(entry, {"role": "toolResult", "toolCallId": call.get("id"),
+                                            "toolName": call.get("name"),
+                                            "content": [{"type": "text", "text": NO_RESULT}], "isError": True},
+                                    CLIENT))
+            pending.clear()
+            answered.clear()
+
+        for entry, message in items:
+            message = _as_sent(message)
+            if message is None:
+                continue
+            role = message.get("role")
+            if role == "toolResult":
+                answered.add(message.get("toolCallId"))
+            else:
+                close()
+                if role == "assistant":
+                    pending.extend((entry, call) for call in _calls(message))
+                    openai = str(message.get("api") or "").startswith("openai")
+            out.append(Sent(entry, message))
+        close()
+        if openai:  # the Responses/Completions APIs have no error flag on a tool output
+            out = [Sent(s.entry, {**s.message, "isError": False}, s.added_by)
+                   if s.message.get("role") == "toolResult" and s.message.get("isError") else s for s in out]
+        return out
 
     def tool_call_ids(self, message: dict) -> list[str]:
         if message.get("role") != "assistant":
@@ -167,6 +259,40 @@ class PiFormat(Format):
             "custom_message": content_text(record.get("content")),
         }.get(kind, f"{kind} record")
         return EntryView(kind=str(kind), role=str(kind), text=text, **fields)
+
+
+def _as_sent(message: dict) -> dict | None:
+    """An AgentMessage as pi's ``convertToLlm`` sends it (None: not sent)."""
+    role = message.get("role")
+    if role == "compactionSummary":
+        return _user_text(COMPACTION_WRAP[0] + str(message.get("summary") or "") + COMPACTION_WRAP[1])
+    if role == "branchSummary":
+        return _user_text(BRANCH_WRAP[0] + str(message.get("summary") or "") + BRANCH_WRAP[1])
+    if role == "custom":
+        content = message.get("content")
+        return {"role": "user", "content": [{"type": "text", "text": content}] if isinstance(content, str) else content}
+    if role == "bashExecution":
+        return None if message.get("excludeFromContext") else _user_text(_bash_text(message))
+    return message
+
+
+def _user_text(text: str) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def _bash_text(message: dict) -> str:
+    """pi's bashExecutionToText."""
+    text = f"Ran `{message.get('command')}`\n"
+    output = message.get("output")
+    text += f"```\n{output}\n```" if output else "(no output)"
+    code = message.get("exitCode")
+    if message.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif code is not None and code != 0:
+        text += f"\n\nCommand exited with code {code}"
+    if message.get("truncated") and message.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
+    return text
 
 
 FORMAT = PiFormat()
