@@ -17,6 +17,7 @@ from typing import TextIO
 import orjson
 
 from .model import Session, SessionError, open_session
+from .model.problems import ERROR
 from .model.sanitize import inert
 from .model.usage import session_usage, usage_text
 
@@ -132,7 +133,7 @@ def to_text(rep: Report) -> str:
     if rep.problems:
         out.append(f"  {_plural(len(rep.problems), 'problem')}:")
         for p in rep.problems:
-            out.append(f"    line {p['line']}: {p['kind']}: {inert(p['message'], keep_newlines=False)}")
+            out.append(f"    line {p['line']}: {p['severity']}: {p['kind']}: {inert(p['message'], keep_newlines=False)}")
     else:
         out.append("  no problems")
     for line, text in rep.notes:
@@ -162,7 +163,7 @@ def run_check(paths: list[str], *, as_json: bool = False, format: str | None = N
                     print(file=out)
                 print(to_text(rep), file=out)
             first = False
-            if rep.problems and status == EXIT_OK:
+            if any(p["severity"] == ERROR for p in rep.problems) and status == EXIT_OK:
                 status = EXIT_PROBLEMS
         if not found:
             print(f"session-tui check: {inert(given, keep_newlines=False)}: no session files (*.jsonl) in it",

@@ -16,11 +16,16 @@ class ProblemKind(StrEnum):
     ORPHAN_TOOL_RESULT = "orphan_tool_result"
 
 
+ERROR = "error"  # breaks a resume with the file's own client, or loses data
+WARNING = "warning"  # the client copes with it on resume, in its own way (the message says how)
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     line: int  # 1-based physical line
     kind: ProblemKind
     message: str
+    severity: str = ERROR
 
     def as_json(self) -> dict:
-        return {"kind": self.kind.value, "line": self.line, "message": self.message}
+        return {"kind": self.kind.value, "line": self.line, "message": self.message, "severity": self.severity}

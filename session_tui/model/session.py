@@ -18,7 +18,7 @@ from . import parallel
 from .formats import DEFAULT, Format, get_format, sniff
 from .formats.base import Sent
 from .line_index import LineIndex
-from .problems import Problem, ProblemKind
+from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, Segment, scan
 from .tools import ToolIssue, pair_tool_calls
@@ -470,9 +470,12 @@ class Session:
         ``should_stop`` is polled while it does (raise Cancelled)."""
         out: list[Problem] = []
         lines = self.lines
+        fmt = self.format
         if lines.torn:
+            severity, effect = fmt.torn_tail or (ERROR, "")
             out.append(Problem(len(lines) + 1, ProblemKind.TORN_TAIL,
-                               f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"))
+                               f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"
+                               + (f"; {effect}" if effect else ""), severity))
         out.extend(Problem(line + 1, ProblemKind.BAD_LINE, reason) for line, reason in self.bad)
         tree = self.tree
         for entry, parent_id in self._missing_parents(expected=False):
@@ -487,8 +490,10 @@ class Session:
             out.append(Problem(line + 1, ProblemKind.DUPLICATE_ID,
                                f"id {entry_id} already used{where}: this record is ignored"))
         dangling, orphans = self.tool_issues(should_stop=should_stop)
+        fills = fmt.fills_dangling
         out.extend(Problem(self.line_of(d.entry), ProblemKind.DANGLING_TOOL_CALL,
-                           f"tool call {d.call_id} has no result") for d in dangling)
+                           f"tool call {d.call_id} has no result" + (f": {fills}" if fills else ""),
+                           WARNING if fills else ERROR) for d in dangling)
         out.extend(Problem(self.line_of(o.entry), ProblemKind.ORPHAN_TOOL_RESULT,
                            f"tool result for {o.call_id} answers no call before it") for o in orphans)
         out.sort(key=lambda p: (p.line, p.kind.value))

@@ -32,8 +32,7 @@ def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssu
             for result_id in result_ids:
                 if open_calls.pop(result_id, None) is None:
                     orphans.append(ToolIssue(entry, result_id))
-            previous = message
-            continue
+            continue  # results between the lines of one response leave its calls open
         if previous is None or not fmt.same_step(previous, message):
             dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
             open_calls = {}

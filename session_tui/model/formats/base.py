@@ -117,6 +117,10 @@ class Format:
 
     #: the tool that resumes this format's files, when it repairs them itself
     client: str | None = None
+    #: what the client sends for a call whose result is not in the file (None: nothing, an error)
+    fills_dangling: str | None = None
+    #: what the client does with a torn last line: (severity, what happens)
+    torn_tail: tuple[str, str] | None = None
 
     def resume(self, session: Session, items: list[tuple[int, dict]]) -> list[Sent]:
         """What the format's own client sends the model when it resumes at

@@ -47,6 +47,9 @@ def _message(record: dict) -> dict:
 class ClaudeFormat(AnthropicMessages, Format):
     name = "claude"
     duplicates_expected = True
+    client = CLIENT
+    fills_dangling = 'Claude Code will send an interrupted error result for it (and "No response requested.") on resume'
+    torn_tail = ('warning', 'Claude Code skips it on resume')
     stateful = True  # steps and progress are resolved in file order (_join_step)
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
@@ -101,7 +104,9 @@ class ClaudeFormat(AnthropicMessages, Format):
     def expected_root(self, record: dict) -> bool:
         # A compaction's earlier part may be gone from the file; a copied
         # prefix may start mid-chain.
-        return record.get("subtype") == COMPACT or "forkedFrom" in record
+        # A sub-agent transcript starts under records of its parent session.
+        return (record.get("subtype") == COMPACT or "forkedFrom" in record
+                or (record.get("isSidechain") is True and isinstance(record.get("agentId"), str)))
 
     # -- active leaf ----------------------------------------------------------------
     def active_leaf(self, session) -> int:

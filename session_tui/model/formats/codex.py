@@ -85,6 +85,8 @@ class CodexFormat(LinearFile):
     name = "codex"
     results_anywhere = True
     client = CLIENT
+    fills_dangling = 'Codex will send the output "aborted" for it on resume'
+    torn_tail = ('warning', 'Codex skips it on resume')
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
