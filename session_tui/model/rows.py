@@ -20,6 +20,9 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
+from .segment import Shape
+from .tree import QUIET_BITS
+
 NONE = -1
 
 
@@ -38,9 +41,13 @@ class Row:
 
 
 class RowLayout:
-    def __init__(self, session, expanded: set[int] | None = None):
+    def __init__(self, session, expanded: set[int] | None = None, show_quiet: bool = False):
+        """``show_quiet``: also show the rows of records the model never
+        sees (Claude Code progress, turn durations); by default they are
+        left out and counted on the row they follow (``folded``)."""
         self.session = session
         self.expanded: set[int] = expanded if expanded is not None else set()
+        self.show_quiet = show_quiet
         self.build()
 
     # -- building -----------------------------------------------------------------
@@ -48,14 +55,18 @@ class RowLayout:
         tree = self.session.tree
         self.leaf = self.session.active_leaf()
         self.breaks = tree.run_breaks()
+        self.hiding = bool(tree.quiet) and not self.show_quiet
+        self.folded: dict[int, int] = {}  # visible entry -> quiet records left out after it
+        self._counting = True
         self.active_child: dict[int, int] = {}
         self.active_root = self._walk_active_path() if self.leaf >= 0 else NONE
         stack: list[tuple[int, int, int]] = []
-        extra_roots = sorted(tree.roots - {self.active_root})
+        extra_roots = sorted(r for r in tree.roots - {self.active_root} if not self._hidden_branch(r))
         stack.extend((r, 0, RowFlag.ALT_HEAD) for r in reversed(extra_roots))
         if self.active_root != NONE:
             stack.append((self.active_root, 0, RowFlag.ACTIVE))
         self.heads, self.lengths, self.depths, self.flags = self._runs(stack)
+        self._counting = False  # a fold redoes runs: counted once
         self.pending = bool(self.session.lines.torn)
         self._index()
 
@@ -70,16 +81,69 @@ class RowLayout:
                 heads.append(head), lengths.append(1), depths.append(depth), flags.append(flag | RowFlag.FOLDED)
                 continue
             end = breaks[bisect_left(breaks, head)]
-            heads.append(head), lengths.append(end - head + 1), depths.append(depth), flags.append(flag)
+            for start, stop in self._visible(head, end):
+                heads.append(start), lengths.append(stop - start), depths.append(depth), flags.append(flag)
+                flag &= ~RowFlag.ALT_HEAD
             kids = tree.children(end)
+            if self.hiding:
+                shown = [k for k in kids if not self._hidden_branch(k)]
+                if len(shown) < len(kids):
+                    self._fold_in(end, sum(self._branch_size(k) for k in kids if k not in shown))
+                kids = shown
             if not kids:
                 continue
             main = self.active_child.get(end, kids[-1])
+            if main not in kids:
+                main = kids[-1]
             stack.append((main, depth, flag & RowFlag.ACTIVE))
             for kid in reversed(kids):
                 if kid != main:
                     stack.append((kid, depth + 1, RowFlag.ALT_HEAD))
         return heads, lengths, depths, flags
+
+    # -- quiet records ----------------------------------------------------------------
+    def _visible(self, head: int, end: int) -> list[tuple[int, int]]:
+        """[start, stop) spans of the entries head..end that are shown; each
+        hidden span is counted on the entry before it (or the one after)."""
+        if not self.hiding:
+            return [(head, end + 1)]
+        marks = self.session.tree.shape[head:end + 1].tobytes().translate(QUIET_BITS)
+        spans: list[tuple[int, int]] = []
+        pos, n = 0, len(marks)
+        while pos < n:
+            hidden_end = marks.find(0, pos)
+            if hidden_end < 0:
+                hidden_end = n
+            if hidden_end > pos:  # a hidden span
+                owner = head + pos - 1 if pos else (head + hidden_end if hidden_end < n else None)
+                if owner is not None:
+                    self._fold_in(owner, hidden_end - pos)
+                pos = hidden_end
+                continue
+            stop = marks.find(1, pos)
+            stop = n if stop < 0 else stop
+            spans.append((head + pos, head + stop))
+            pos = stop
+        if not spans and head == self.leaf:  # never hide the leaf itself
+            spans.append((head, head + 1))
+        return spans
+
+    def _fold_in(self, entry: int, count: int) -> None:
+        if count and self._counting:
+            self.folded[entry] = self.folded.get(entry, 0) + count
+
+    def _hidden_branch(self, head: int) -> bool:
+        """A branch left out while hiding: it starts with a quiet aside
+        (a progress stream beside a call)."""
+        return self.hiding and self.session.tree.shape[head] & (Shape.QUIET | Shape.ASIDE) == Shape.QUIET | Shape.ASIDE
+
+    def _branch_size(self, head: int) -> int:
+        tree, count, stack = self.session.tree, 0, [head]
+        while stack:
+            node = stack.pop()
+            count += 1
+            stack.extend(tree.children(node))
+        return count
 
     def _index(self) -> None:
         """Row offsets of the runs; the runs sorted by head entry are built

@@ -169,7 +169,8 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
         """What Claude Code sends when it resumes at the end of ``items``:
-        the lines of one response as one message without thinking blocks,
+        the lines of one response as one message (thinking blocks only in
+        the turn after the last user prompt),
         followed by the results of its calls (results written between its
         lines move after it), consecutive user messages as one (a newline
         where two texts meet), an interrupted error result for each call
@@ -177,9 +178,12 @@ class ClaudeFormat(AnthropicMessages, Format):
         "No response requested." after its last user/assistant record."""
         out: list[Sent] = []
         last_turn = -1  # where the last user/assistant record's message is in ``out``
-        for entry, message in items:
+        last_prompt = max((n for n, (_, m) in enumerate(items) if m.get("role") == "user"
+                           and not self.tool_result_ids(m)), default=-1)
+        for n, (entry, message) in enumerate(items):
             if message.get("role") == "assistant":
-                message = _without_thinking(message)
+                if n < last_prompt:  # thinking is kept only in the turn since the last prompt
+                    message = _without_thinking(message)
                 if not _blocks(message):
                     continue
                 k = len(out) - 1

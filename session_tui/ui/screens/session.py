@@ -94,6 +94,7 @@ class SessionScreen(Screen):
         Binding("u", "undo", "Undo edit", show=False),
         Binding("s", "open_subagent", "Sub-agent", show=False),
         Binding("m", "metadata", "Metadata", show=False),
+        Binding("h", "toggle_quiet", "Quiet rows", show=False),
     ]
     DEFAULT_CSS = """
     SessionScreen #panes { height: 1fr; }
@@ -113,6 +114,7 @@ class SessionScreen(Screen):
         self.problems = None
         self.generation = 0
         self.following = True
+        self.show_quiet = False  # rows of records the model never sees
         self.new_entries = 0
         self.indexing = ""
         self.live = "live" if watch else "not watching"
@@ -162,7 +164,7 @@ class SessionScreen(Screen):
     def _show(self, session: Session, cursor_entry: int | None, keep_folds: bool = False) -> None:
         expanded = self.rows.expanded if keep_folds and self.rows is not None else None
         self.session = session
-        self.rows = RowLayout(session, expanded)
+        self.rows = RowLayout(session, expanded, show_quiet=self.show_quiet)
         target = session.active_leaf() if cursor_entry is None else cursor_entry
         self.tree_widget.show(session, self.rows, target)
         self.update_status()
@@ -361,6 +363,9 @@ class SessionScreen(Screen):
             self.tree_widget.move_to(entry)
             return
         target = self.rows.reveal(entry)
+        if target is None and not self.show_quiet and self.session.tree.quiet:  # a hidden record: show them
+            self.action_toggle_quiet(entry)
+            return
         self.tree_widget.show(self.session, self.rows, entry)
         if target is not None:
             self.tree_widget.move_to(target)
@@ -417,9 +422,12 @@ class SessionScreen(Screen):
             entry = self.session.active_leaf()
         if entry < 0:
             return
-        items = self.session.context_items(entry)
-        title = (f"context at line {self.session.line_of(entry)}: {len(items):,} messages "
-                 f"the model would be sent (summaries applied)")
+        items = self.session.resume_items(entry)
+        client = self.session.format.client
+        added = sum(1 for item in items if item.added_by)
+        who = f"{client} sends on resume" if client else "the model would be sent"
+        title = (f"context at line {self.session.line_of(entry)}: {len(items):,} messages {who}"
+                 + (f" ({added:,} added by {client}, marked +)" if added else ""))
         self.app.push_screen(TextViewScreen(title, context_text(self.session, items)))
 
     # -- moving -------------------------------------------------------------------
@@ -624,6 +632,14 @@ class SessionScreen(Screen):
             self.notify("no sub-agent transcript for this entry", timeout=3)
             return
         self.app.open_session_file(found)
+
+    def action_toggle_quiet(self, entry: int | None = None) -> None:
+        """Show or hide the rows of records the model never sees."""
+        self.show_quiet = not self.show_quiet
+        entry = self.tree_widget.cursor_entry if entry is None else entry
+        self._show(self.session, entry if entry >= 0 else None, keep_folds=True)
+        quiet = self.session.tree.quiet
+        self.notify(f"{quiet:,} quiet records {'shown' if self.show_quiet else 'hidden'} (h)", timeout=2)
 
     def action_metadata(self) -> None:
         """The records that are not conversation entries (titles, snapshots,

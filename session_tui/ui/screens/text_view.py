@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import orjson
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
+from ...model.entry_view import content_text
 from ...model.sanitize import inert
 
 
@@ -33,26 +35,68 @@ class TextViewScreen(Screen):
 
 
 def context_text(session, items) -> str:
-    """The context at a leaf as readable text: one block per message."""
+    """What the client sends on resume (``Session.resume_items``) as
+    readable text: one block per message; what the client adds itself is
+    marked on every line."""
     out = []
-    fmt = session.format
-    for n, (entry, message) in enumerate(items, 1):
-        role = message.get("role", "?")
-        where = f"line {session.line_of(entry)}"
-        out.append(f"── [{n}] {role} · {where}")
-        content = message.get("content")
-        if isinstance(content, str):
-            out.append(content)
-        elif content is not None:
-            from ...model.entry_view import content_text
-
-            out.append(content_text(content))
-        for call_id in fmt.tool_call_ids(message):
-            call = next((c for c in message.get("tool_calls", []) if c.get("id") == call_id), {})
-            function = call.get("function", {}) if isinstance(call, dict) else {}
-            out.append(f"→ {function.get('name', '?')}({function.get('arguments', '')})  [call {call_id}]")
-        result = fmt.tool_result_id(message)
-        if result:
-            out.append(f"  [result for {result}]")
+    for n, sent in enumerate(items, 1):
+        message = sent.message
+        role = message.get("role") or message.get("type") or "?"
+        if sent.added_by:
+            out.append(f"++ [{n}] {role} · added by {sent.added_by} on resume (not in the file; after line "
+                       f"{session.line_of(sent.entry)})")
+            out.extend("+  " + line for line in message_lines(message))
+        else:
+            out.append(f"── [{n}] {role} · line {session.line_of(sent.entry)}")
+            out.extend(message_lines(message))
         out.append("")
-    return "\n".join(out) if out else "(empty context)"
+    return "\n".join(out) if out else "(empty context: the client sends none of this file)"
+
+
+def message_lines(message: dict) -> list[str]:
+    """The readable lines of one context message, in any format's shape:
+    texts, thinking, tool calls with their arguments, results."""
+    out: list[str] = []
+    kind = message.get("type")
+    if kind in ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call"):  # Responses items
+        arguments = message.get("arguments", message.get("input", message.get("action")))
+        out.append(f"→ {message.get('name') or kind}({_args(arguments)})  [call {message.get('call_id')}]")
+    if kind in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+        out.append(f"← result for {message.get('call_id')}:")
+        output = message.get("output")
+        out.append(output if isinstance(output, str) else content_text(output))
+    if kind == "reasoning":
+        out.append("[reasoning] " + content_text(message.get("summary") or []))
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    if isinstance(content, str):
+        out.append(content)
+    for block in blocks:
+        if not isinstance(block, dict):
+            out.append(str(block))
+            continue
+        btype = block.get("type")
+        if btype in ("thinking", "redacted_thinking"):
+            out.append("[thinking] " + str(block.get("thinking", "")))
+        elif btype in ("tool_use", "toolCall"):
+            arguments = block.get("input", block.get("arguments"))
+            out.append(f"→ {block.get('name', '?')}({_args(arguments)})  [call {block.get('id')}]")
+        elif btype == "tool_result":
+            error = " (error)" if block.get("is_error") else ""
+            out.append(f"← result for {block.get('tool_use_id')}{error}:")
+            out.append(content_text(block.get("content")))
+        else:
+            out.append(content_text([block]))
+    for call in message.get("tool_calls") or []:  # OpenAI chat
+        function = call.get("function", {}) if isinstance(call, dict) else {}
+        out.append(f"→ {function.get('name', '?')}({function.get('arguments', '')})  [call {call.get('id')}]")
+    result = message.get("tool_call_id") or message.get("toolCallId")
+    if result:
+        out.insert(0, f"← result for {result}{' (error)' if message.get('isError') else ''}:")
+    if message.get("role") in ("compactionSummary", "branchSummary"):
+        out.append(str(message.get("summary", "")))
+    return [line for text in out for line in str(text).split("\n")]
+
+
+def _args(arguments) -> str:
+    return arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()

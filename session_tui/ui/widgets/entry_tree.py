@@ -213,6 +213,9 @@ class EntryTree(ScrollView, can_focus=True):
             for call in view.tool_calls:
                 text.append(f" → {short_args(call.name, 40)}", styles("entry-tree--call"))
                 text.append(f"({short_args(call.arguments)})")
+        folded = self.rows.folded.get(entry) if self.rows is not None else None
+        if folded:
+            text.append(f"  +{folded} quiet", styles("entry-tree--lineno"))
         return text
 
     def _continues_step(self, entry: int, view: EntryView) -> bool:

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Record what the real clients send on resume as golden data for the tests.
+
+    ORACLE=../shared/oracle scripts/record_goldens.py RUN_DIR SESSIONS_DIR OUT_DIR
+
+RUN_DIR is the output of the oracle's ``run_all.py --samples SESSIONS_DIR``
+(it ran the pinned Claude Code, Codex and pi CLIs on every file, original
+and repaired with ``fix --close --drop-torn``). For each run this writes
+OUT_DIR/<format>-<name>-<orig|fixed>.json: the file (relative to the
+repository), whether the client's request was accepted, and the steps it
+sent (the oracle's digest form: no text is copied), which
+tests/model/test_client_goldens.py compares with session-tui's context.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, os.environ.get("ORACLE", str(Path(__file__).resolve().parents[2] / "shared" / "oracle")))
+import compare  # noqa: E402  (the oracle's own reduction, rules R1-R5)
+
+
+def main() -> None:
+    run, sessions, out = (Path(a) for a in sys.argv[1:4])
+    out.mkdir(parents=True, exist_ok=True)
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted(run.glob("*-orig.json")) + sorted(run.glob("*-fixed.json")):
+        data = json.loads(path.read_text())
+        res, fmt = data["resume"], data["compare"]["format"]
+        stem, label = path.stem.split("-", 1)[1].rsplit("-", 1)
+        source = next(sessions.glob(f"{fmt}/{stem}.jsonl"))
+        if res.get("wire") == "responses":
+            wire = compare.steps_responses(compare.strip_codex(res["messages"])[0])
+        else:
+            wire = compare.steps_anthropic(compare.strip_claude_tail(res["messages"])[0])
+        golden = {"file": str(source.resolve().relative_to(root)), "format": fmt, "repaired": label == "fixed",
+                  "accepted": res.get("accepted"), "client_exit": res.get("exit"),
+                  "steps": [[list(v) if isinstance(v, tuple) else v for v in s.key()] for s in compare.merge(wire)]}
+        steps = golden.pop("steps")  # one step a line: goldens diff readably
+        text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
+        (out / path.name).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
