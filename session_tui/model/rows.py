@@ -62,6 +62,9 @@ class RowLayout:
         self.active_root = self._walk_active_path() if self.leaf >= 0 else NONE
         stack: list[tuple[int, int, int]] = []
         extra_roots = sorted(r for r in tree.roots - {self.active_root} if not self._hidden_branch(r))
+        if self.hiding and self.active_root != NONE:  # progress before the first record: counted on the root
+            self._fold_in(self.active_root, sum(self._branch_size(r) for r in tree.roots - {self.active_root}
+                                                if self._hidden_branch(r)))
         stack.extend((r, 0, RowFlag.ALT_HEAD) for r in reversed(extra_roots))
         if self.active_root != NONE:
             stack.append((self.active_root, 0, RowFlag.ACTIVE))
@@ -115,8 +118,9 @@ class RowLayout:
             if hidden_end < 0:
                 hidden_end = n
             if hidden_end > pos:  # a hidden span
-                owner = head + pos - 1 if pos else (head + hidden_end if hidden_end < n else None)
-                if owner is not None:
+                owner = head + pos - 1 if pos else (head + hidden_end if hidden_end < n
+                                                    else self.session.tree.parent[head])
+                if owner >= 0:
                     self._fold_in(owner, hidden_end - pos)
                 pos = hidden_end
                 continue
