@@ -30,6 +30,9 @@ def form_of(session: Session) -> Form:
     form = FORMS.get(session.format.name)
     if form is None:
         raise Refused(f"{session.path}: editing {session.format.name} files is not supported yet (read-only)")
+    reason = session.format.read_only(session)
+    if reason:
+        raise Refused(f"{session.path}: {reason}; nothing was changed")
     return form
 
 

@@ -129,6 +129,11 @@ class Format:
         file's messages as they are."""
         return [Sent(entry, message) for entry, message in items]
 
+    def read_only(self, session: Session) -> str | None:
+        """Why session-tui does not write this file (an older version of the
+        format), or None."""
+        return None
+
     def same_step(self, previous: dict, message: dict) -> bool:
         """Whether ``message`` continues the model response ``previous``
         (one response recorded as several messages): calls stay open."""

@@ -96,6 +96,10 @@ class CodexFormat(LinearFile):
         """A rollout from before the ``session_meta`` wrapper."""
         return session.header is not None and _legacy_header(session.header)
 
+    def read_only(self, session) -> str | None:
+        return ("a legacy Codex rollout (before session_meta): today's Codex does not resume it, so no repair "
+                "would take effect" if self.legacy(session) else None)
+
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
         payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}

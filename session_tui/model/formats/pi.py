@@ -101,6 +101,11 @@ class PiFormat(Format):
     def entry_id(self, record: dict) -> str | None:
         return record.get("id")
 
+    def read_only(self, session) -> str | None:
+        found = version(session.header)
+        return (f"a version-{found} pi session: pi migrates it in memory when it loads it, and session-tui "
+                "writes no records in an older version" if found < 3 else None)
+
     def _v1(self, session) -> bool:
         return version(session.header) < 2
 
