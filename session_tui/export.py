@@ -38,7 +38,7 @@ def export(session: Session, to: str, leaf: int | None = None, *, context: bool 
     if to == "json":
         if context:  # what the client sends on resume; its own additions carry ADDED_BY
             return _json([{**sent.message, ADDED_BY: sent.added_by} if sent.added_by else sent.message
-                          for sent in session.format.resume(session, items)])
+                          for sent in session.resume_items(leaf)])
         return _json([session.record(entry) for entry in path])
     if leaf < 0:
         what = "empty session"

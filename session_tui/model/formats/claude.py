@@ -198,7 +198,7 @@ class ClaudeFormat(AnthropicMessages, Format):
                 if not self.tool_result_ids(message):
                     _close_calls(out)
                 out.append(Sent(entry, message))
-            if session.record(entry).get("type") in ("user", "assistant"):
+            if session.tree.shape[entry] & Shape.ROLE_MASK != Shape.SYSTEM:  # a user/assistant record
                 last_turn = len(out) - 1
         _close_calls(out)
         if last_turn >= 0:
