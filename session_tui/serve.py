@@ -1,20 +1,25 @@
 """`session-tui serve`: the terminal UI in a web browser, via textual-serve.
 
 Each browser tab runs its own ``session-tui PATH`` process. Bound to
-loopback unless told otherwise: the UI can edit session files.
+loopback unless told otherwise: the UI can edit session files. Loopback is not
+a user boundary on a shared host, so every request also needs the token the
+server prints at start (in the URL, then in a cookie), as Jupyter does.
 """
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import logging
 import os
+import re
+import secrets
 import shlex
 import socket
 import sys
 from collections.abc import Mapping
 
-from .model.sanitize import inert
+from .model.sanitize import inert, inert_line
 
 LOOPBACK_NAMES = ("localhost",)
 
@@ -62,30 +67,94 @@ def refusal(headers: Mapping[str, str], hosts: frozenset[str], websocket: bool) 
     return None
 
 
-def guarded_server(command: str, host: str, port: int, title: str):
-    """A textual-serve Server that answers only requests for its own address, and websockets from its own page."""
+def token_refusal(given: str | None, token: str) -> str | None:
+    """Why a request's token is refused (None: it is the right one); compared in constant time."""
+    if not given:
+        return "no token"
+    if not hmac.compare_digest(given.encode("utf-8", "surrogatepass"), token.encode()):
+        return "wrong token"
+    return None
+
+
+# textual-serve's page takes its font from fonts.googleapis.com; the same font ships in its static folder
+STYLESHEET = re.compile(r'<link\b[^>]*\bhref="(https?://[^"]*)"[^>]*>', re.IGNORECASE)
+LOCAL_FONTS = """<style>
+      @font-face { font-family: "Roboto Mono"; font-style: normal;
+        src: url("/static/fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); }
+      @font-face { font-family: "Roboto Mono"; font-style: italic;
+        src: url("/static/fonts/RobotoMono-Italic-VariableFont_wght.ttf") format("truetype"); }
+    </style>"""
+
+
+def local_assets(page: str, own_url: str) -> str:
+    """The page without stylesheets from other hosts (the web font), with the font served here instead."""
+    page = STYLESHEET.sub(lambda link: link[0] if link[1].startswith(f"{own_url}/") else "", page)
+    return page.replace("</head>", f"{LOCAL_FONTS}\n  </head>", 1)
+
+
+class InertFormatter(logging.Formatter):
+    """Each log record as one inert line (request paths and headers come from anyone who can connect),
+    an exception as its one-line message, not a traceback, and the token left out."""
+
+    def __init__(self, token: str):
+        super().__init__()
+        self.token = token
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            message += f": {type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
+        return inert_line(f"{record.levelname} {message}".replace(self.token, "<token>"))
+
+
+def guarded_server(command: str, host: str, port: int, title: str, token: str):
+    """A textual-serve Server that answers only requests for its own address that carry the token,
+    and websockets from its own page; its page loads nothing from another host."""
     from aiohttp import web
     from textual_serve.server import Server
 
     hosts = allowed_hosts(host, port)
+    cookie = f"session-tui-token-{port}"  # cookies ignore the port: one name per server
+    public_url = f"http://{host_port(host, port)}"
     log = logging.getLogger("session-tui.serve")
 
     @web.middleware
-    async def check_host_and_origin(request: web.Request, handler):
+    async def check_request(request: web.Request, handler):
+        given = request.query.get("token")
         reason = refusal(request.headers, hosts, websocket=request.path == "/ws"
-                         or request.headers.get("Upgrade", "").lower() == "websocket")
+                         or request.headers.get("Upgrade", "").lower() == "websocket") \
+            or token_refusal(given or request.cookies.get(cookie), token)
         if reason is not None:
-            log.warning(inert(f"refused {request.method} {request.path}: {reason}", keep_newlines=False))
+            log.warning(inert_line(f"refused {request.method} {request.path}: {reason}"))
             return web.Response(status=403, text="403: Forbidden\n")
-        return await handler(request)
+        response = await handler(request)
+        if given and not response.prepared:  # the first page load: later requests (/static, /ws) send the cookie
+            response.set_cookie(cookie, token, path="/", httponly=True, samesite="Strict")
+        return response
 
     class GuardedServer(Server):
+        def initialize_logging(self) -> None:
+            handler = logging.StreamHandler(sys.stdout)
+            handler.setFormatter(InertFormatter(token))
+            logging.basicConfig(level="INFO", handlers=[handler], force=True)
+
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
-            app.middlewares.append(check_host_and_origin)
+            app.middlewares.append(check_request)
             return app
 
-    return GuardedServer(command, host=host, port=port, title=title)
+        async def handle_index(self, request: web.Request) -> web.Response:
+            response = await super().handle_index(request)
+            response.text = local_assets(response.text, public_url)
+            return response
+
+        async def on_startup(self, app: web.Application) -> None:
+            url = inert_line(f"{public_url}/?token={token}")
+            print(inert_line(f"session-tui serve: each tab runs {command}"),
+                  "Open this URL (its token is the key to these sessions: do not share it):", "", f"    {url}", "",
+                  "Press Ctrl+C to quit.", sep="\n", flush=True)
+
+    return GuardedServer(command, host=host, port=port, title=title, public_url=public_url)
 
 
 def app_command(path: str | None, format: str | None, watch: bool) -> str:
@@ -104,6 +173,9 @@ def run_serve(path: str | None, host: str, port: int, format: str | None = None,
     if path is not None and not os.path.exists(path):
         print(f"session-tui serve: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
         return 2
+    if not 0 < port < 65536:
+        print(f"session-tui serve: --port {port}: not a port (1-65535)", file=sys.stderr)
+        return 2
     try:  # a taken port or an unknown host: one line now, not a traceback from the server later
         with socket.create_server((host, port)):
             pass
@@ -112,8 +184,9 @@ def run_serve(path: str | None, host: str, port: int, format: str | None = None,
               f"{exc.strerror or exc}", file=sys.stderr)
         return 2
     if not is_loopback(host):
-        print(f"session-tui serve: warning: listening on {inert(host, keep_newlines=False)}, not loopback: anyone "
-              "who can reach it can read and edit these sessions", file=sys.stderr)
+        print(f"session-tui serve: warning: listening on {inert(host, keep_newlines=False)}, not loopback: plain "
+              "HTTP, so anyone who can see the traffic can take the token, then read and edit these sessions",
+              file=sys.stderr)
     title = f"session-tui {os.path.basename(os.path.abspath(path))}" if path else "session-tui"
-    guarded_server(app_command(path, format, watch), host, port, title).serve()
+    guarded_server(app_command(path, format, watch), host, port, title, secrets.token_urlsafe(32)).serve()
     return 0
