@@ -15,6 +15,8 @@ from ...model.sanitize import inert
 class ConfirmScreen(ModalScreen[str | None]):
     """Dismisses with the id of the chosen button, or None (Esc / n)."""
 
+    AUTO_FOCUS = "Button"
+
     BINDINGS = [Binding("escape,n", "cancel", "Cancel")]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -39,8 +41,6 @@ class ConfirmScreen(ModalScreen[str | None]):
                     yield Button(label, id=choice_id, variant="warning" if choice_id != "cancel" else "default")
                 yield Button("Cancel", id="cancel")
 
-    def on_mount(self) -> None:
-        self.query_one(Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None if event.button.id == "cancel" else event.button.id)

@@ -37,15 +37,16 @@ class ProblemsScreen(ModalScreen[int | None]):
         for p in self.problems[:MAX_SHOWN]:
             label = Text(no_wrap=True, overflow="ellipsis")
             label.append(f"line {p.line:>6}  ", style="bold")
-            label.append(f"{p.kind.value:<20} ", style="red")
+            label.append(f"{p.severity:<8}{p.kind.value:<20} ", style="red" if p.severity == "error" else "yellow")
             label.append(inert(p.message, keep_newlines=False))
-            options.append(Option(label, id=str(p.line)))
+            options.append(Option(label))  # no id: one line can have several problems
         if not options:
             options.append(Option(Text("no problems"), disabled=True))
         yield OptionList(*options)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(int(event.option.id))
+        if event.option_index < min(len(self.problems), MAX_SHOWN):
+            self.dismiss(self.problems[event.option_index].line)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

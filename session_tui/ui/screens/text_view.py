@@ -14,6 +14,7 @@ from ...model.sanitize import inert
 
 
 class TextViewScreen(Screen):
+    AUTO_FOCUS = "#text"  # (not in on_mount: a key may pop the screen before it mounts)
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
     DEFAULT_CSS = """
     TextViewScreen #title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
@@ -30,8 +31,6 @@ class TextViewScreen(Screen):
         yield TextArea(self.body, read_only=True, soft_wrap=True, id="text")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
 
 
 def context_text(session, items) -> str:

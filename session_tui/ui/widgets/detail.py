@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from ...model.sanitize import inert
+from ...model.sanitize import inert, inert_line
 from ...model.usage import entry_tokens, human_seconds, step_seconds
 from ..labels import tokens_text
 
@@ -81,7 +81,7 @@ class DetailPane(Vertical):
         record = session.record(entry)
         view = session.format.view(record)
         header = Text()
-        header.append(f"{view.role} ", style="bold")
+        header.append(f"{inert_line(view.role)} ", style="bold")
         header.append(f"· line {session.line_of(entry)}")
         if view.time:
             header.append(f" · {inert(str(view.time), keep_newlines=False)}")

@@ -24,7 +24,7 @@ from ...model.entry_view import EntryView
 from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
 from ...model.segment import Shape
-from ..labels import ROLE_LABELS, one_line, short_args
+from ..labels import one_line, role_label, short_args
 
 MAX_GUIDES = 12
 VIEW_CACHE = 4096
@@ -195,7 +195,7 @@ class EntryTree(ScrollView, can_focus=True):
         if self._continues_step(entry, view):  # the same model response as the row above
             text.append("   ┆ ", styles(role_style))
         else:
-            text.append(f"{ROLE_LABELS.get(view.role, view.role[:4]):<4} ", styles(role_style))
+            text.append(f"{role_label(view.role):<4} ", styles(role_style))
         agent = self.subagents.get(entry)
         if agent:  # first, so a narrow pane still shows it
             name = os.path.basename(agent).removesuffix(".jsonl")
@@ -205,7 +205,7 @@ class EntryTree(ScrollView, can_focus=True):
             text.append(f"◆ summary{tokens}: ", styles("entry-tree--summary"))
             text.append(one_line(view.text))
         elif view.result_for is not None:
-            text.append(f"← {self.tool_name(entry, view.result_for)}: ", styles("entry-tree--call"))
+            text.append(f"← {short_args(self.tool_name(entry, view.result_for), 40)}: ", styles("entry-tree--call"))
             text.append(one_line(view.text))
         else:
             if view.text.strip():

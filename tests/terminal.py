@@ -1,0 +1,104 @@
+"""A real terminal for tests: the app in a pseudo-terminal, its screen through pyte.
+
+Everything the app writes is kept as bytes (``output``), so a test can check
+what reached the terminal, and fed to a pyte screen, so a test can wait for
+what a person would see.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+
+import pyte
+
+from tests.support import REPO
+
+KEYS = {"enter": "\r", "escape": "\x1b", "ctrl+p": "\x10", "ctrl+c": "\x03", "tab": "\t", "up": "\x1b[A",
+        "down": "\x1b[B", "question": "?"}
+
+
+class Terminal:
+    def __init__(self, *args: str, width: int = 160, height: int = 45, env: dict | None = None) -> None:
+        self.width, self.height = width, height
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        environment = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
+        environment.pop("SESSION_TUI_DEBUG", None)
+        self.process = subprocess.Popen([sys.executable, "-m", "session_tui", *args], stdin=slave, stdout=slave,
+                                        stderr=slave, cwd=REPO, env=environment, start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.output = bytearray()
+        self.last_output = time.monotonic()
+        self.screen = pyte.Screen(width, height)
+        self.stream = pyte.ByteStream(self.screen)
+        self.lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self.output += data
+                self.last_output = time.monotonic()
+                self.stream.feed(data)
+
+    def text(self) -> str:
+        with self.lock:
+            return "\n".join(self.screen.display)
+
+    def send(self, *keys: str) -> None:
+        for key in keys:
+            os.write(self.master, KEYS.get(key, key).encode())
+
+    def wait_for(self, predicate, timeout: float = 20.0, what: str = "the screen") -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate(self.text()):
+            if self.process.poll() is not None:
+                raise AssertionError(f"the app exited ({self.process.returncode}) waiting for {what}:\n{self.text()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}:\n{self.text()}")
+            time.sleep(0.02)
+
+    def wait_text(self, text: str, timeout: float = 20.0) -> None:
+        self.wait_for(lambda screen: text in screen, timeout, repr(text))
+
+    def wait_quiet(self, quiet: float = 0.15, timeout: float = 10.0) -> None:
+        """Until the app has written nothing for ``quiet`` seconds (it has drawn what the last key changed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() - self.last_output < quiet:
+            assert time.monotonic() < deadline, "the app never stopped drawing"
+            time.sleep(0.02)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        if self.alive():
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        os.close(self.master)
+
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

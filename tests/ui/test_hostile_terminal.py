@@ -1,0 +1,58 @@
+"""Hostile sessions in a real terminal: every screen of every format and the
+picker is walked with ordinary keys, and the bytes the app wrote contain no
+escape it did not make itself (tests/hostile.py lists them); the app stays alive."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.hostile import FORBIDDEN, FORMAT_SAMPLES, hostile_dir
+from tests.terminal import Terminal
+
+# the walk of ../shared/tools/escape_walk.py: tree, detail, context, problems,
+# metadata, raw, call<->result, help, the palette, quiet rows, search
+SESSION_KEYS = (["g"] + ["j"] * 12 + ["enter", "G", "c", "escape", "p", "escape", "m", "escape", "r", "j", "r",
+                "x", "?", "escape", "ctrl+p", "a", "escape", "escape", "h", "e", "/", "p", "w", "n", "enter", "n",
+                "o", "escape", "t", "escape", "a", "escape", "F", "escape"])
+PICKER_KEYS = ["down", "down", "enter", "j", "c", "escape", "p", "escape", "escape", "down", "enter", "escape",
+               "/", "p", "w", "escape", "escape"]
+
+
+def escaped(output: bytes) -> list[str]:
+    return [what for what, sequence in FORBIDDEN.items() if sequence in output]
+
+
+def walk(term: Terminal, keys: list[str]) -> None:
+    for key in keys:
+        term.send(key)
+        term.wait_quiet()
+        assert term.alive(), f"the app died after {key!r}:\n{term.text()}"
+
+
+def responsive(term: Terminal) -> None:
+    """The app still answers a key: the help screen opens and closes."""
+    term.send("?")
+    term.wait_text("Moving")
+    term.send("escape")
+    term.wait_for(lambda screen: "Moving" not in screen, what="help to close")
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    return hostile_dir(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.mark.parametrize("name", [*FORMAT_SAMPLES, "named"])
+def test_every_screen_of_a_hostile_session_writes_no_foreign_escape(hostile, name):
+    with Terminal(str(hostile[name]), "--no-watch") as term:
+        term.wait_text("problem")
+        walk(term, SESSION_KEYS)
+        responsive(term)
+        assert escaped(bytes(term.output)) == []
+
+
+def test_the_picker_of_hostile_files_writes_no_foreign_escape(hostile):
+    with Terminal(str(hostile["tree"].parent), "--no-watch") as term:
+        term.wait_text("claude")
+        walk(term, PICKER_KEYS)
+        assert escaped(bytes(term.output)) == []
