@@ -8,7 +8,6 @@ found, 2 a path unreadable or not a session.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import orjson
 
 from .model import Session, SessionError, open_session
 from .model.problems import ERROR
-from .model.sanitize import inert
+from .model.sanitize import inert, json_escape_invisible, mark_undecodable
 from .model.usage import session_usage, usage_text
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -96,13 +95,16 @@ def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:
     return (os.path.basename(found[0]), list(found[1])) if found else None
 
 
-_C1 = re.compile("[\x80-\x9f\u2028\u2029]")
 
 
 def to_json_line(rep: Report) -> str:
-    """One JSON line; C1 controls escaped too, so no byte of it acts on a terminal."""
-    text = orjson.dumps(rep.as_json()).decode()
-    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """One JSON line; C1 controls, bidi controls and invisible characters
+    escaped too, so no byte of it acts on a terminal or hides. A path's
+    bytes that are not UTF-8 are written as their placeholders (``<9B>``,
+    as in the text output): JSON text holds only UTF-8."""
+    data = rep.as_json()
+    data["path"] = mark_undecodable(rep.path)
+    return json_escape_invisible(orjson.dumps(data).decode())
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:

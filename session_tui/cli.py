@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--fast", action="store_true", help="write at full speed")
     demo.add_argument("--headless", action="store_true", help="do not open the UI; print the file's path")
     serve = commands.add_parser("serve", help="the terminal UI in a web browser (textual-serve)",
-                                description="Serve the UI over HTTP: each browser tab runs `session-tui PATH`.")
+                                description="Serve the UI over HTTP: each browser tab runs `session-tui PATH`. "
+                                            "Open the URL it prints: its token is required.")
     serve.add_argument("path", metavar="PATH", nargs="?", help="a session file or a directory (default: as "
                        "`session-tui` without PATH)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_edit(args) -> int:
     from .model import SessionError, open_session
-    from .model.sanitize import inert
+    from .model.sanitize import inert, inert_line
     from .store import Refused, edits
 
     try:
@@ -118,6 +119,10 @@ def run_edit(args) -> int:
     except Refused as exc:
         print(f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1
+    except OSError as exc:  # e.g. no permission to write, a full disk
+        print(f"session-tui {args.command}: {inert_line(exc.filename or args.file)}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     for path in created:
         print(f"wrote {inert(path, keep_newlines=False)}")
     print("done")
@@ -127,7 +132,7 @@ def run_edit(args) -> int:
 def run_export(args) -> int:
     from .export import export, save
     from .model import SessionError, open_session
-    from .model.sanitize import inert
+    from .model.sanitize import inert, inert_line
     from .store import Refused
     from .store.edits import resolve_entry
 
@@ -144,7 +149,7 @@ def run_export(args) -> int:
         print(f"session-tui export: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"session-tui export: {inert(args.output, keep_newlines=False)}: {exc.strerror or exc}",
+        print(f"session-tui export: {inert_line(args.output or args.file)}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
     if args.output is None:
@@ -190,7 +195,7 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
                   "~/.pi/agent/sessions); give a PATH", file=sys.stderr)
             return 2
     for path in paths:
-        if not os.path.exists(path):
+        if not os.path.lexists(path):  # a broken or looping symlink: the session says what is wrong with it
             print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
             return 2
     files = [p for p in paths if not os.path.isdir(p)]
@@ -212,6 +217,9 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    for stream in (sys.stdout, sys.stderr):  # what a terminal cannot show is escaped, never an error
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
             args = build_parser().parse_args(argv)
@@ -242,5 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line, never a traceback (SESSION_TUI_DEBUG=1 shows it)
         if os.environ.get("SESSION_TUI_DEBUG"):
             raise
-        print(f"session-tui: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        from .model.sanitize import inert_line
+
+        print(f"session-tui: internal error: {type(exc).__name__}: {inert_line(exc)}", file=sys.stderr)
         return 2

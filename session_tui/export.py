@@ -19,8 +19,9 @@ import tempfile
 
 import orjson
 
+from .model import json_text
 from .model.entry_view import EntryView
-from .model.sanitize import inert
+from .model.sanitize import inert, json_escape_invisible
 from .model.session import Session
 
 TARGETS = ("md", "html", "json")
@@ -79,20 +80,19 @@ def save(path: str, text: str, *, force: bool = False) -> None:
 
 
 # -- JSON -----------------------------------------------------------------------------
-_JSON_UNSAFE = re.compile("[\x80-\x9f\u2028\u2029]")
 
 
 def _json(data: list) -> str:
-    """Indented JSON; C1 controls escaped too (orjson escapes the C0 ones),
-    so no byte of it acts on a terminal."""
-    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    """Indented JSON; C1 controls, bidi controls, zero-width and separator
+    characters escaped too (orjson escapes the C0 ones): the same value, but
+    no byte of it acts on a terminal nor hides from whoever reads it."""
+    return json_escape_invisible(json_text.dumps(data, indent=True)) + "\n"
 
 
 def _arguments(arguments: str) -> tuple[str, str]:
     """(language, text) of tool-call arguments: JSON pretty-printed when it is JSON."""
     try:
-        return "json", orjson.dumps(orjson.loads(arguments), option=orjson.OPT_INDENT_2).decode()
+        return "json", json_text.dumps(orjson.loads(arguments), indent=True)
     except orjson.JSONDecodeError:
         return "", arguments
 

@@ -4,8 +4,27 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
-from tests.support import SAMPLES, run_cli
+import orjson
+
+from tests.model.helpers import chain
+from tests.support import REPO, SAMPLES, run_cli
+
+UNDECODABLE = b"b\x9b\x9d.jsonl"  # not UTF-8: a CSI and an OSC terminator as raw bytes
+
+
+def folder_with_an_undecodable_name(tmp_path: Path) -> str:
+    """a.jsonl, b<9B><9D>.jsonl, c.jsonl: sessions; d<9B>.jsonl: not one. The folder as os.fsdecode gives it."""
+    folder = os.fsencode(tmp_path / "s")
+    os.mkdir(folder)
+    for name, data in ((b"a.jsonl", chain(1)), (UNDECODABLE, chain(2)), (b"c.jsonl", chain(3)),
+                       (b"d\x9b.jsonl", b"hello\n")):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    return os.fsdecode(folder)
 
 
 def test_exit_0_when_clean_and_text_block():
@@ -112,3 +131,60 @@ def test_opening_a_missing_path_is_one_line():
 def test_a_file_and_a_directory_together_are_refused_in_one_line():
     r = run_cli(str(SAMPLES / "tree" / "crash-torn.jsonl"), str(SAMPLES))
     assert r.returncode == 2 and "one session file, or directories" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_check_json_reports_every_file_beside_a_name_that_is_not_utf8(tmp_path):
+    folder = folder_with_an_undecodable_name(tmp_path)
+    r = run_cli("check", "--json", folder)
+    assert r.returncode == 2 and "internal error" not in r.stderr
+    reports = [orjson.loads(line) for line in r.stdout.splitlines()]  # strict UTF-8 JSON, each line
+    assert [(os.path.basename(rep["path"]), rep["entries"]) for rep in reports] == [
+        ("a.jsonl", 1), ("b<9B><9D>.jsonl", 2), ("c.jsonl", 3)]
+    assert r.stderr.count("\n") == 1 and "d<9B>.jsonl: not a session" in r.stderr
+
+
+def test_check_text_shows_undecodable_name_bytes_as_placeholders(tmp_path):
+    folder = folder_with_an_undecodable_name(tmp_path)
+    r = run_cli("check", folder)  # run_cli decodes strictly: a raw 0x9B byte would fail here
+    assert r.returncode == 2 and "internal error" not in r.stderr
+    assert "s/b<9B><9D>.jsonl\n  format tree · 2 entries" in r.stdout and "s/c.jsonl" in r.stdout
+    assert "d<9B>.jsonl: not a session" in r.stderr
+    assert not any("\x80" <= c <= "\x9f" for c in r.stdout + r.stderr)
+
+
+def test_a_symlink_loop_is_one_line_and_the_rest_of_its_folder_is_checked(tmp_path):
+    for name in ("a.jsonl", "c.jsonl"):
+        (tmp_path / name).write_bytes(chain(1))
+    (tmp_path / "b.jsonl").symlink_to("b.jsonl")
+    r = run_cli("check", "--json", str(tmp_path))
+    assert r.returncode == 2 and len(r.stdout.splitlines()) == 2
+    assert r.stderr == f"session-tui check: {tmp_path / 'b.jsonl'}: Too many levels of symbolic links\n"
+    r = run_cli(str(tmp_path / "b.jsonl"))  # opening it says why, not "no such file"
+    assert r.returncode == 2 and r.stderr.endswith("b.jsonl: Too many levels of symbolic links\n")
+
+
+def test_an_edit_through_a_symlink_is_refused_in_one_line(tmp_path):
+    target = tmp_path / "real.jsonl"
+    target.write_bytes(chain(2))
+    (tmp_path / "link.jsonl").symlink_to(target)
+    r = run_cli("set-leaf", str(tmp_path / "link.jsonl"), "m0", "--force")
+    assert r.returncode == 1 and target.read_bytes() == chain(2)
+    assert r.stderr == f"session-tui set-leaf: refused: {tmp_path / 'link.jsonl'}: is a symbolic link; not followed\n"
+
+
+def test_what_the_terminal_cannot_encode_is_escaped_never_an_error(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(1))
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    r = subprocess.run([sys.executable, "-m", "session_tui", "check", str(path)], capture_output=True, env=env,
+                       cwd=REPO, timeout=120)
+    assert r.returncode == 0 and r.stderr == b""
+    assert b"format tree \\xb7 1 entry" in r.stdout  # "·" as ASCII
+
+
+def test_a_write_the_system_refuses_is_one_line_not_an_internal_error(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(2))
+    out = tmp_path / "no-such-dir" / "fork.jsonl"
+    r = run_cli("fork", str(path), "m0", "-o", str(out))
+    assert r.returncode == 2 and r.stderr == f"session-tui fork: {out}: No such file or directory\n"

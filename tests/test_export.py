@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from html.parser import HTMLParser
@@ -12,7 +13,7 @@ import orjson
 import pytest
 from markdown_it import MarkdownIt
 
-from session_tui.export import export
+from session_tui.export import TARGETS, export
 from session_tui.model import open_session
 from session_tui.model.sanitize import inert
 from session_tui.ui.app import SessionApp
@@ -287,3 +288,69 @@ def test_markdown_renders_session_text_as_literal_text(tmp_path):
         for line in filter(None, value.split("\n")):
             assert line.strip() in text.replace("\xa0", " "), (name, line)  # every piece is there as text
     assert path.name in text
+
+
+def test_a_file_whose_name_is_not_utf8_exports_to_every_target(tmp_path):
+    name = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"run\x9b\x9d.jsonl"))
+    shutil.copy(BRANCHED, name)
+    for to in TARGETS:
+        done = run_cli("export", name, "--to", to)  # decoded strictly: a raw 0x9B byte would fail
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert "\x9b" not in done.stdout and "\x9d" not in done.stdout
+        if to != "json":
+            assert "run&lt;9B&gt;&lt;9D&gt;.jsonl" in done.stdout or "run<9B><9D>.jsonl" in done.stdout
+        out = name.removesuffix(".jsonl") + f".{to}"
+        done = run_cli("export", name, "--to", to, "-o", out)
+        assert done.returncode == 0 and done.stdout == f"wrote {tmp_path}/run<9B><9D>.{to}\n", done.stderr
+        assert os.path.exists(out)
+
+
+def test_json_nested_deeper_than_orjson_writes_still_exports(tmp_path):
+    deep = message("u1", None, "user", "hi", deep="DEEP").replace(b'"DEEP"', b"[" * 1000 + b"1" + b"]" * 1000)
+    call = {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "[" * 1000 + "]" * 1000}}
+    calling = message("a1", "u1", "assistant", None, tool_calls=[call])
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(header() + deep + calling)
+    done = run_cli("export", str(path), "--to", "json")
+    assert done.returncode == 0, done.stderr
+    orjson.loads(done.stdout)  # valid JSON, holding the records as they are (they have no spaces):
+    assert "".join(done.stdout.split()) == f"[{deep.decode().strip()},{calling.decode().strip()}]"
+    assert done.stdout.startswith('[\n  {\n    "type": "message",\n')  # indented as orjson does it
+    for to in ("md", "html"):
+        done = run_cli("export", str(path), "--to", to)
+        assert done.returncode == 0 and "\n" + "  " * 999 + "[]\n" in done.stdout, done.stderr
+
+
+def test_json_escapes_bidi_and_invisible_characters_and_keeps_the_value(tmp_path):
+    hidden = "ok\u202eexe.txt\u2066x\u2069 a\u200bb\u200dc\ufeff\u00ad\u2028\u2029\u061c"
+    path = tmp_path / "hidden.jsonl"
+    path.write_bytes(header() + message("u1", None, "user", hidden) + message("a1", "u1", "assistant", hidden))
+    with open_session(path) as session:
+        records = [session.record(0), session.record(1)]
+    for extra in ([], ["--context"]):
+        done = run_cli("export", str(path), "--to", "json", *extra)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.isascii() and "\\u202e" in done.stdout
+        if not extra:
+            assert json.loads(done.stdout) == orjson.loads(done.stdout) == records
+        else:
+            assert [m["content"] for m in json.loads(done.stdout)] == [hidden, hidden]
+
+
+def test_a_tool_input_nested_deeper_than_orjson_writes_is_checked_exported_and_forked(tmp_path):
+    def record(uuid, parent, role, content):
+        return orjson.dumps({"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "s", "cwd": "/w",
+                             "timestamp": "2026-03-14T11:05:00.000Z", "message": {"role": role, "content": content}})
+
+    call = record("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "run", "input": "DEEP"}])
+    path = tmp_path / "claude.jsonl"
+    path.write_bytes(record("u1", None, "user", "hi") + b"\n"
+                     + call.replace(b'"DEEP"', b"[" * 600 + b"]" * 600) + b"\n")
+    assert run_cli("check", str(path)).returncode == 0
+    for to in TARGETS:
+        done = run_cli("export", str(path), "--to", to)
+        assert done.returncode == 0 and "  " * 599 + "[]" in done.stdout, done.stderr
+    fork = tmp_path / "fork.jsonl"
+    done = run_cli("fork", str(path), "a1", "-o", str(fork))
+    assert done.returncode == 0, done.stderr
+    assert b"[" * 600 + b"]" * 600 in fork.read_bytes() and run_cli("check", str(fork)).returncode == 0

@@ -21,6 +21,7 @@ import orjson
 from .formats import DEFAULT, Format, sniff
 from .formats.base import best_title
 from .records import BOM, BadLine, parse_object, read_object_file
+from .sanitize import UNDECODABLE
 from .segment import LineKind, Segment
 
 SESSION_SUFFIX = ".jsonl"
@@ -99,10 +100,13 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, os.stat_result]]
             try:
                 with os.scandir(folders.pop()) as entries:
                     for entry in entries:
-                        if entry.name.endswith(SESSION_SUFFIX) and entry.is_file():
-                            found.append((entry.path, entry.stat()))
-                        elif entry.is_dir(follow_symlinks=False):
-                            folders.append(entry.path)
+                        try:
+                            if entry.name.endswith(SESSION_SUFFIX) and entry.is_file():
+                                found.append((entry.path, entry.stat()))
+                            elif entry.is_dir(follow_symlinks=False):
+                                folders.append(entry.path)
+                        except OSError:  # e.g. a symlink loop, or gone: only this entry is passed over
+                            continue
             except OSError:
                 continue
     found.sort(key=lambda item: item[0])
@@ -197,7 +201,8 @@ class Catalog:
     def save(self, roots: Iterable[str] = ()) -> None:
         """Write the cache atomically (temp file + ``os.replace``). Entries
         of files under ``roots`` that were not seen since loading are
-        dropped (the files are gone); others are kept."""
+        dropped (the files are gone); others are kept, but for files whose
+        names are not UTF-8 (read again each time)."""
         prefixes = tuple(os.path.join(os.path.abspath(r), "") for r in roots)
         with self._lock:
             stale = [p for p in self._cached if p not in self._seen and p.startswith(prefixes)]
@@ -205,7 +210,9 @@ class Catalog:
                 del self._cached[path]
             if not (self._changed or stale):
                 return
-            data = orjson.dumps({"version": CACHE_VERSION, "files": self._cached})
+            # JSON holds only UTF-8: names with undecodable bytes are read again next time
+            files = {path: row for path, row in self._cached.items() if not UNDECODABLE.search(path)}
+            data = orjson.dumps({"version": CACHE_VERSION, "files": files})
             self._changed = False
         folder = os.path.dirname(self.cache_path)
         try:

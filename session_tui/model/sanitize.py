@@ -23,8 +23,12 @@ _CONTROL = re.compile(
     "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
     "|(?<![\u2600-\u27bf\U0001f000-\U0001faff])\u200d|\u200d(?![\u2600-\u27bf\U0001f000-\U0001faff])"
 )
-# what export --to json must write as \\u escapes (orjson writes them as they are)
-INVISIBLE_IN_JSON = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# what JSON output must write as \\u escapes (orjson escapes C0, writes these as they are)
+INVISIBLE_IN_JSON = re.compile(
+    "[\x80-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+UNDECODABLE = re.compile("[\ud800-\udfff]")  # lone surrogates: a file name's bytes that are not UTF-8 (os.fsdecode)
 
 
 def _placeholder(match: re.Match) -> str:
@@ -52,13 +56,18 @@ def inert(text: str, *, keep_newlines: bool = True) -> str:
     return text
 
 
+def mark_undecodable(text: str) -> str:
+    """``text`` with only its undecodable bytes as placeholders (``<9B>``): valid UTF-8, e.g. for JSON."""
+    return UNDECODABLE.sub(_placeholder, text)
+
+
 def inert_line(text: object) -> str:
     """``text`` (any value, e.g. a role or tool name read from a file) as one inert line."""
     return inert(text if isinstance(text, str) else str(text), keep_newlines=False)
 
 
-def json_escape_invisible(data: bytes) -> bytes:
-    """JSON text with bidi controls, zero-width and separator characters written as ``\\uXXXX``
-    escapes (the same value, but visible to whoever reads the file)."""
-    text = data.decode()
-    return INVISIBLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
+def json_escape_invisible(text: str) -> str:
+    """JSON text with C1 controls, bidi controls, zero-width and separator
+    characters written as ``\\uXXXX`` escapes: the same value, but no byte of
+    it acts on a terminal nor hides from whoever reads it."""
+    return INVISIBLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -17,7 +17,7 @@ from ..model import Session
 from .forms import FORMS, Form
 from .forms.base import SYNTHETIC_RESULT
 from .plan import Plan, Rewrite
-from .store import Fingerprint, Refused, Store, create_exclusive, fsync_dir, utc_stamp
+from .store import Fingerprint, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
 
 __all__ = ["SYNTHETIC_RESULT", "WRITABLE", "Done", "Plan", "apply", "plan_close", "plan_cut", "plan_drop_torn",
            "plan_fork", "plan_set_leaf", "plan_undo", "resolve_entry"]
@@ -141,7 +141,7 @@ def _apply(plan: Plan, force: bool) -> list[str]:
             create_exclusive(saved, plan.drop_torn)
             created.append(saved)
             if plan.rewrite is None:  # a rewrite leaves the fragment out by itself
-                fd = os.open(plan.path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+                fd = open_nofollow(plan.path, os.O_WRONLY)
                 try:
                     os.ftruncate(fd, expected.size - len(plan.drop_torn))
                     os.fsync(fd)

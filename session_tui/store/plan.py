@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-import orjson
-
+from ..model import json_text
 from .store import Fingerprint
 
 
@@ -38,7 +37,7 @@ class Plan:
             out.append(f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"
                        f".torn-<UTC time>, {cut}")
         for record in self.append:
-            out.append("append: " + orjson.dumps(record).decode())
+            out.append("append: " + json_text.dumps(record))
         if self.rewrite is not None:
             out.append(f"rewrite the file ({self.fingerprint.size:,} → {len(self.rewrite):,} bytes) "
                        "after a backup copy")

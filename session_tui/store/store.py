@@ -10,7 +10,9 @@
 * Rewrites: a backup copy first (``<name>.bak-<UTC timestamp>``), a temp file
   in the same directory, ``fsync``, ``os.replace``, ``fsync`` of the
   directory; permission bits kept. New files are ``0600`` and never replace
-  an existing path; symlinks are never followed when creating one.
+  an existing path.
+* No write goes through a symlink (the session file, its lock, a new file):
+  refused, with the reason.
 * Before writing, the file must still be what the plan was made from
   (``Fingerprint``: size, inode, mtime, hash of the last line).
 """
@@ -28,6 +30,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import orjson
+
+from ..model import json_text
 
 LIVE_SECONDS = 2.0
 TAIL_WINDOW = 1 << 16
@@ -64,12 +68,25 @@ def utc_stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
+def _symlink_refused(path: str) -> Refused:
+    return Refused(f"{path}: is a symbolic link; not followed")
+
+
+def open_nofollow(path: str, flags: int, mode: int = 0o600) -> int:
+    """``os.open`` that never follows a symlink at ``path``: refused instead."""
+    try:
+        return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _symlink_refused(path) from None
+        raise
+
+
 def create_exclusive(path: str, data: bytes, mode: int = 0o600) -> None:
     """Write a new file at ``path``: never over an existing file or through
     a symlink; fsync the file and its directory."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags, mode)
+        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileExistsError:
         raise Refused(f"{path}: already exists; not overwritten") from None
     try:
@@ -107,7 +124,7 @@ class Store:
     @contextmanager
     def locked(self):
         """Hold the writer lock, or refuse if another process holds it."""
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = open_nofollow(self.lock_path, os.O_RDWR | os.O_CREAT)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -125,15 +142,25 @@ class Store:
             return
         try:
             age = time.time() - os.stat(self.path).st_mtime
-        except FileNotFoundError:
+        except OSError:  # gone, a symlink loop: ``verify`` says so
             return
         if age < LIVE_SECONDS:
             raise Refused(f"{self.path}: changed {age:.1f} s ago: a live agent may be writing it "
                           "(wait, or force)")
 
     def verify(self, expected: Fingerprint | None) -> None:
-        """Refuse if the file is no longer what a plan was made from."""
-        if expected is not None and Fingerprint.of(self.path) != expected:
+        """Refuse if the file is a symlink (before anything is written; no
+        write follows one either) or no longer what a plan was made from."""
+        if os.path.islink(self.path):
+            raise _symlink_refused(self.path)
+        if expected is None:
+            return
+        try:
+            now = Fingerprint.of(self.path)
+        except OSError as exc:  # gone
+            raise Refused(f"{self.path}: changed since the edit was planned ({exc.strerror or exc}); "
+                          "plan it again") from None
+        if now != expected:
             raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
 
     # -- writes -------------------------------------------------------------------
@@ -151,7 +178,7 @@ class Store:
         with self.locked():
             self.check_quiet()
             self.verify(expected)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+            fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND)
             try:
                 if self.ends_with_newline() is False:
                     last = _last_line(self.path, os.path.getsize(self.path))
@@ -162,7 +189,7 @@ class Store:
                     _write_all(fd, b"\n")  # a complete record that only lacked its newline
                 start = os.fstat(fd).st_size
                 for record in records:  # one write() per record
-                    _write_all(fd, orjson.dumps(record) + b"\n")
+                    _write_all(fd, json_text.dumps(record).encode() + b"\n")
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -175,8 +202,6 @@ class Store:
             self.check_quiet()
             self.verify(expected)
             st = os.lstat(self.path)
-            if stat.S_ISLNK(st.st_mode):
-                raise Refused(f"{self.path}: is a symlink; not rewritten")
             backup = f"{self.path}.bak-{utc_stamp()}"
             with open(self.path, "rb") as f:
                 create_exclusive(backup, f.read(), stat.S_IMODE(st.st_mode))

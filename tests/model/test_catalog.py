@@ -211,6 +211,17 @@ def test_listing_is_recursive_marks_subagents_and_skips_symlinked_folders(tmp_pa
     assert not infos["3a2dec82-3264-4fa4-bb60-d92b18d2e064.jsonl"].subagent
 
 
+def test_a_symlink_loop_passes_over_only_itself(tmp_path):
+    folder = tmp_path / "s"
+    for name in ("a.jsonl", "c.jsonl", "d/e.jsonl"):
+        write(folder / name, chain(1))
+    os.symlink("b.jsonl", folder / "b.jsonl")  # a loop, listed between a and c
+    os.symlink("self.jsonl", tmp_path / "self.jsonl")
+    listed = list_session_files([str(folder), str(tmp_path / "self.jsonl")])
+    found = [os.path.relpath(path, tmp_path) for path, _ in listed]
+    assert found == ["s/a.jsonl", "s/c.jsonl", "s/d/e.jsonl"]
+
+
 # -- the cache ------------------------------------------------------------------------
 
 
@@ -278,6 +289,24 @@ def test_entries_of_deleted_files_under_the_roots_are_dropped_others_kept(tmp_pa
     catalog.save([str(tmp_path / "a")])
     kept = orjson.loads((tmp_path / "cache" / CACHE_NAME).read_bytes())["files"]
     assert sorted(kept) == sorted(map(os.path.abspath, (a, other)))
+
+
+def test_the_cache_is_saved_beside_file_names_that_are_not_utf8(tmp_path):
+    cache = tmp_path / "cache"
+    folder = os.path.join(os.fsencode(tmp_path), b"s")
+    os.mkdir(folder)
+    for name in (b"a.jsonl", b"b\x9b\x9d.jsonl", b"c.jsonl"):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(chain(1))
+    catalog = Catalog(str(cache))
+    listed = catalog.listing([os.fsdecode(folder)])
+    assert len(listed) == 3
+    for info in listed:
+        assert catalog.read(info.path).entries == 1
+    catalog.save([os.fsdecode(folder)])
+    saved = orjson.loads((cache / CACHE_NAME).read_bytes())["files"]  # valid JSON, valid UTF-8
+    assert sorted(os.path.basename(p) for p in saved) == ["a.jsonl", "c.jsonl"]  # the other is read again
+    assert [info.known for info in Catalog(str(cache)).listing([os.fsdecode(folder)])] == [True, False, True]
 
 
 def test_the_cache_folder_comes_from_the_environment(tmp_path, monkeypatch):

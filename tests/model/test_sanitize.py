@@ -48,4 +48,4 @@ def test_undecodable_file_name_bytes_show_as_their_hex():
 
 def test_json_escape_invisible_writes_escapes():
     from session_tui.model.sanitize import json_escape_invisible
-    assert json_escape_invisible('"a\u202eb\u200bc"'.encode()) == b'"a\\u202eb\\u200bc"'
+    assert json_escape_invisible('"a\u202eb\u200bc\x9b"') == '"a\\u202eb\\u200bc\\u009b"'

@@ -110,7 +110,7 @@ def test_never_rewrites_through_a_symlink_or_over_an_existing_file(tmp_path):
     link = tmp_path / "link.jsonl"
     link.symlink_to(target)
     old(target)
-    with pytest.raises(Refused, match="symlink"):
+    with pytest.raises(Refused, match="is a symbolic link"):
         Store(link).rewrite(b"")
     with pytest.raises(Refused, match="already exists"):
         create_exclusive(str(target), b"x")
@@ -213,3 +213,43 @@ def test_an_agent_killed_mid_run_continues_and_checks_clean(tmp_path):
     s = open_session(path)
     assert s.problems() == [] and s.entries > 40
     assert s.context_at()[-1] == {"role": "assistant", "content": "done 4"}
+
+
+def test_a_file_swapped_for_a_symlink_after_planning_is_refused_before_any_write(tmp_path):
+    from session_tui.store import edits
+
+    path, moved = tmp_path / "s.jsonl", tmp_path / "moved.jsonl"
+    path.write_bytes(chain(2) + b'{"type":"mess')
+    old(path)
+    with open_session(path) as session:
+        plans = [edits.plan_set_leaf(session, 0), edits.plan_drop_torn(session)]
+    os.rename(path, moved)
+    path.symlink_to(moved)  # the same file (inode, size, mtime) behind a symlink
+    for plan in plans:
+        for force in (False, True):
+            with pytest.raises(Refused, match="s.jsonl: is a symbolic link; not followed"):
+                edits.apply(plan, force=force)
+    path.unlink()
+    path.symlink_to(path.name)  # a loop
+    with pytest.raises(Refused, match="is a symbolic link"):
+        edits.apply(plans[0])
+    path.unlink()  # gone
+    with pytest.raises(Refused, match=r"changed since the edit was planned \(No such file"):
+        edits.apply(plans[0])
+    assert moved.read_bytes() == chain(2) + b'{"type":"mess'
+    assert sorted(os.listdir(tmp_path)) == ["moved.jsonl", "s.jsonl.lock"]  # no fragment saved aside
+
+
+def test_appends_and_locks_never_go_through_a_symlink(tmp_path):
+    target = tmp_path / "real.jsonl"
+    target.write_bytes(chain(1))
+    old(target)
+    (tmp_path / "s.jsonl").symlink_to(target)
+    with pytest.raises(Refused, match="s.jsonl: is a symbolic link"):
+        Store(tmp_path / "s.jsonl").append_lines([{"type": "x"}])
+    (tmp_path / "t.jsonl").write_bytes(chain(1))
+    old(tmp_path / "t.jsonl")
+    (tmp_path / "t.jsonl.lock").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(Refused, match="t.jsonl.lock: is a symbolic link"):
+        Store(tmp_path / "t.jsonl").append_lines([{"type": "x"}])
+    assert target.read_bytes() == chain(1) and not (tmp_path / "elsewhere").exists()

@@ -4,8 +4,7 @@ formats: ``text``, ``thinking``, ``tool_use`` in assistant messages and
 
 from __future__ import annotations
 
-import orjson
-
+from .. import json_text
 from ..entry_view import ToolCall, content_text
 from ..segment import Shape
 
@@ -49,7 +48,7 @@ def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
             texts.append("[redacted thinking]")
         elif kind == "tool_use":
             calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
-                                  orjson.dumps(block.get("input")).decode()))
+                                  json_text.dumps(block.get("input"))))
         elif kind == "tool_result":  # named by its call id only when one message answers several
             named = f"{block.get('tool_use_id')}: " if results > 1 else ""
             error = "[error] " if block.get("is_error") else ""

@@ -15,8 +15,7 @@ does not resume them: it starts a new conversation without their history.
 
 from __future__ import annotations
 
-import orjson
-
+from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
 from ..records import BadLine, parse_object
 from ..segment import LineKind, Shape
@@ -147,11 +146,43 @@ class CodexFormat(LinearFile):
         """(entry, response item) pairs: Codex's reconstruction up to ``leaf``."""
         return self._rebuild(session, leaf, should_stop, [])
 
+    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+        """The items of the lines after the last leaf up to the new one; None
+        when one of them rolls back or compacts (the turns before change)."""
+        from bisect import bisect_right
+
+        if not entries:
+            return []
+        tree, lines = session.tree, session.lines
+        out: list[tuple[int, dict]] = []
+        for n in range(tree.entry_line[entries[0] - 1] + 1 if entries[0] else 0, tree.entry_line[entries[-1]] + 1):
+            if lines.line_kinds[n] not in (LineKind.ENTRY, LineKind.META):
+                continue
+            try:
+                record = parse_object(session.raw_line(n))
+            except BadLine:
+                continue
+            payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+            if record.get("type") == "compacted" or payload.get("type") == "thread_rolled_back":
+                return None
+            item = _item(record)
+            if item is not None:
+                out.append((bisect_right(tree.entry_line, n) - 1, item))
+        return out
+
     def off_branch(self, session, should_stop=None) -> set[int]:
         """Entries of turns undone by ``thread_rolled_back``: shown greyed."""
+        lines = session.lines
+        seen, found = session.memo.get("off_branch", (0, None))
+        end = session.tree.entry_line[session.tree.count - 1] + 1 if session.tree.count else 0  # lines rebuilt
+        read = (LineKind.ENTRY, LineKind.META)
+        if found is not None and not any(b"thread_rolled_back" in session.raw_line(n)
+                                         for n in range(seen, end) if lines.line_kinds[n] in read):
+            return found  # no rollback since: the same turns are undone
         dropped: list[int] = []
         if session.tree.count:
             self._rebuild(session, session.tree.count - 1, should_stop, dropped)
+        session.memo["off_branch"] = (end, set(dropped))
         return set(dropped)
 
     def _rebuild(self, session, leaf: int, should_stop, dropped: list[int]) -> list[tuple[int, dict]]:
@@ -288,7 +319,7 @@ class CodexFormat(LinearFile):
         if item in CALLS:
             arguments = payload.get("arguments", payload.get("input", payload.get("action")))
             if not isinstance(arguments, str):
-                arguments = orjson.dumps(arguments).decode()
+                arguments = json_text.dumps(arguments)
             name = payload.get("name") or ("shell" if item == "local_shell_call" else item)
             return EntryView(kind="message", role="assistant", time=time,
                              tool_calls=[ToolCall(str(payload.get("call_id", "")), str(name), arguments)])

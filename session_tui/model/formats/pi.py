@@ -16,8 +16,7 @@ and the entry before it as parent, and a compaction's
 
 from __future__ import annotations
 
-import orjson
-
+from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
 from ..segment import LineKind, Shape
 from .base import Format, Sent, check_stop
@@ -155,6 +154,12 @@ class PiFormat(Format):
                 out.append((path[k], message))
         return out
 
+    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+        if any(session.tree.shape[entry] == Shape.SUMMARY for entry in entries):
+            return None  # a compaction starts the context again
+        messages = ((entry, self._context_message(_migrated(session.record(entry)))) for entry in entries)
+        return [(entry, message) for entry, message in messages if message is not None]
+
     @staticmethod
     def _context_message(record: dict) -> dict | None:
         kind = record.get("type")
@@ -238,7 +243,7 @@ class PiFormat(Format):
                     if block.get("type") == "toolCall":
                         arguments = block.get("arguments")
                         calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
-                                              orjson.dumps(arguments).decode() if not isinstance(arguments, str)
+                                              json_text.dumps(arguments) if not isinstance(arguments, str)
                                               else arguments))
                     elif block.get("type") == "thinking":
                         texts.append("[thinking] " + str(block.get("thinking", "")))

@@ -23,7 +23,7 @@ import uuid
 
 import orjson
 
-from ...model import Session
+from ...model import Session, json_text
 from ..plan import Plan, Rewrite
 from ..store import Fingerprint, Refused
 from .base import SYNTHETIC_RESULT, Form, fork_plan, path_bytes, trailing_dangling
@@ -86,7 +86,7 @@ class AstorlmForm(Form):
             if "id" in session.record(owner):
                 record = {"id": str(uuid.uuid4()), **record}
             start = _line_end(session, data, line)
-        new = data[:start] + orjson.dumps(record) + b"\n" + data[_line_end(session, data, line):]
+        new = data[:start] + json_text.dumps(record).encode() + b"\n" + data[_line_end(session, data, line):]
         return _rewrite(session, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with "
                         "error results", new)
 

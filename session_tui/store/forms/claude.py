@@ -21,9 +21,7 @@ from __future__ import annotations
 import os
 import uuid
 
-import orjson
-
-from ...model import Session
+from ...model import Session, json_text
 from ...model.segment import Shape
 from ..plan import Plan
 from ..session_store import now
@@ -79,7 +77,7 @@ class ClaudeForm(Form):
             source_id = record.get("sessionId")
             record["forkedFrom"] = {"sessionId": source_id, "messageUuid": record.get("uuid")}
             record["sessionId"] = new_id
-            lines.append(orjson.dumps(record) + b"\n")
+            lines.append(json_text.dumps(record).encode() + b"\n")
         return fork_plan(session, entry, [(out, b"".join(lines))])
 
     # -- the crash shape --------------------------------------------------------------

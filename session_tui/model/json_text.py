@@ -1,0 +1,42 @@
+"""JSON text of a value read from a session, at any depth a session can hold.
+
+Reading takes values nested up to 1024 levels (orjson's limit); orjson writes
+at most 254. What orjson refuses is written here level by level, without
+recursion, exactly as orjson would have written it.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+
+def dumps(value, *, indent: bool = False) -> str:
+    """``value`` as JSON text, compact or (``indent``) indented by 2 as orjson writes it."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else None).decode()
+    except orjson.JSONEncodeError:
+        return _deep(value, indent)
+
+
+def _deep(value, indent: bool) -> str:
+    out: list[str] = []
+    todo: list = [(value, 0)]  # values to write (with their depth) and text to copy, next last
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        value, depth = item
+        if not isinstance(value, (dict, list)) or not value:
+            out.append(orjson.dumps(value).decode())
+            continue
+        is_dict = isinstance(value, dict)
+        pad, colon = ("\n" + "  " * (depth + 1), ": ") if indent else ("", ":")
+        parts: list = []
+        for n, (key, child) in enumerate(value.items() if is_dict else enumerate(value)):
+            parts.append(("," if n else "") + pad + (orjson.dumps(key).decode() + colon if is_dict else ""))
+            parts.append((child, depth + 1))
+        out.append("{" if is_dict else "[")
+        todo.append(("\n" + "  " * depth if indent else "") + ("}" if is_dict else "]"))
+        todo.extend(reversed(parts))
+    return "".join(out)
