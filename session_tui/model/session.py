@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from .line_index import LineIndex
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, Segment, scan
-from .tools import ToolIssue, pair_tool_calls
+from .tools import Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 
 SNIFF_RECORDS = 5
@@ -58,6 +59,7 @@ class Session:
         self.parallel_ok = parallel_ok
         self.bytes_scanned = 0  # over the life of this object, reloads included
         self._fd: int | None = None
+        self.checking = threading.Lock()  # held while the problems and totals are computed (a worker or the UI)
         self._reset()
 
     def _reset(self) -> None:
@@ -71,6 +73,8 @@ class Session:
         self.titles: list[tuple[int, int, str, str | None]] = []  # records naming the session
         self.memo: dict = {}  # what a format keeps between calls; cleared with the tree
         self._context_cache: tuple | None = None
+        self._context_before: tuple | None = None  # (leaf, built, entry count) of the last refresh: extended on append
+        self._pairing: Pairing | None = None
         self._leaf_cache: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------
@@ -159,6 +163,8 @@ class Session:
         lines.remember(fd, st)
         change.new_entries = self.tree.count - before
         change.bytes_read = self.bytes_scanned - scanned
+        if self._context_cache is not None and not change.reloaded:
+            self._context_before = (*self._context_cache, before)
         self._context_cache = None
         self._leaf_cache = None
         return change
@@ -415,9 +421,29 @@ class Session:
         """(items, notes) at ``leaf``, built once per refresh."""
         if self._context_cache and self._context_cache[0] == leaf:
             return self._context_cache[1]
-        built = self.format.context_and_notes(self, leaf, should_stop)
+        built = self._extended_context(leaf) or self.format.context_and_notes(self, leaf, should_stop)
         self._context_cache = (leaf, built)
         return built
+
+    def _extended_context(self, leaf: int) -> tuple[list, list] | None:
+        """The context at ``leaf`` as the one built before the last refresh
+        plus what the entries appended since add, when ``leaf`` continues that
+        leaf through new entries only and the format can extend it (no
+        summary among them); None: build it again."""
+        if self._context_before is None:
+            return None
+        before_leaf, (items, notes), before_count = self._context_before
+        parent = self.tree.parent
+        added = []
+        entry = leaf
+        while entry != before_leaf:
+            if entry < before_count:  # a path through older entries: another branch
+                return None
+            added.append(entry)
+            entry = parent[entry]
+        added.reverse()
+        tail = self.format.context_tail(self, added)
+        return None if tail is None else (items + tail if tail else items, notes)
 
     def resume_items(self, leaf: int | None = None, should_stop=None) -> list[Sent]:
         """What the format's client sends the model when it resumes at
@@ -437,7 +463,13 @@ class Session:
         """(dangling calls, orphan results) in the context at ``leaf``."""
         if not self.format:
             return [], []
-        return pair_tool_calls(self.format, self.context_items(leaf, should_stop))
+        items = self.context_items(leaf, should_stop)
+        pairing = self._pairing
+        if pairing is None or pairing.fmt is not self.format or not pairing.continues(items):
+            pairing = Pairing(self.format)
+        found = pairing.feed(items)
+        self._pairing = pairing
+        return found
 
     def notes(self) -> list[tuple[int, str]]:
         """Things worth knowing that are not problems: ignored pointers,

@@ -20,35 +20,51 @@ def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssu
     """(dangling calls, orphan results) in ``context``, in order. Formats
     with ``results_anywhere`` (Codex) pair a call with an output anywhere
     after it."""
-    if getattr(fmt, "results_anywhere", False):
-        return _pair_anywhere(fmt, context)
-    dangling: list[ToolIssue] = []
-    orphans: list[ToolIssue] = []
-    open_calls: dict[str, int] = {}
-    previous = None
-    for entry, message in context:
-        result_ids = fmt.tool_result_ids(message)
-        if result_ids:
-            for result_id in result_ids:
-                if open_calls.pop(result_id, None) is None:
-                    orphans.append(ToolIssue(entry, result_id))
-            continue  # results between the lines of one response leave its calls open
-        if previous is None or not fmt.same_step(previous, message):
-            dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
-            open_calls = {}
-        open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
-        previous = message
-    dangling.extend(ToolIssue(e, c) for c, e in open_calls.items())
-    return dangling, orphans
+    return Pairing(fmt).feed(context)
 
 
-def _pair_anywhere(fmt, context):
-    calls: dict[str, int] = {}
-    orphans: list[ToolIssue] = []
-    for entry, message in context:
-        for call_id in fmt.tool_call_ids(message):
-            calls[call_id] = entry
-        for result_id in fmt.tool_result_ids(message):
-            if calls.pop(result_id, None) is None:
-                orphans.append(ToolIssue(entry, result_id))
-    return [ToolIssue(e, c) for c, e in calls.items()], orphans
+class Pairing:
+    """Tool pairing fed a context as it grows: ``feed`` reads only the
+    messages it has not seen, so a live file costs what was appended."""
+
+    def __init__(self, fmt) -> None:
+        self.fmt = fmt
+        self.anywhere = getattr(fmt, "results_anywhere", False)
+        self.consumed = 0  # messages of the context read so far
+        self.last: tuple | None = None  # the last of them (same object: the context was extended, not rebuilt)
+        self.dangling: list[ToolIssue] = []  # calls closed without a result
+        self.orphans: list[ToolIssue] = []
+        self.open_calls: dict[str, int] = {}  # call id -> entry
+        self.previous: dict | None = None  # the last message that was not a result
+
+    def continues(self, context: list[tuple[int, dict]]) -> bool:
+        """Whether ``context`` begins with every message this pairing has read."""
+        return len(context) >= self.consumed and (not self.consumed or context[self.consumed - 1] is self.last)
+
+    def feed(self, context: list[tuple[int, dict]]) -> tuple[list[ToolIssue], list[ToolIssue]]:
+        """Read the messages of ``context`` after those already read (it must
+        continue them); (dangling calls, orphan results) at its end."""
+        fmt = self.fmt
+        for item in context[self.consumed:]:
+            entry, message = item
+            if self.anywhere:
+                self.open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
+                for result_id in fmt.tool_result_ids(message):
+                    if self.open_calls.pop(result_id, None) is None:
+                        self.orphans.append(ToolIssue(entry, result_id))
+                continue
+            result_ids = fmt.tool_result_ids(message)
+            if result_ids:
+                for result_id in result_ids:
+                    if self.open_calls.pop(result_id, None) is None:
+                        self.orphans.append(ToolIssue(entry, result_id))
+                continue  # results between the lines of one response leave its calls open
+            if self.previous is None or not fmt.same_step(self.previous, message):
+                self.dangling.extend(ToolIssue(e, c) for c, e in self.open_calls.items())
+                self.open_calls = {}
+            self.open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
+            self.previous = message
+        if len(context) > self.consumed:
+            self.consumed, self.last = len(context), context[-1]
+        open_now = [ToolIssue(e, c) for c, e in self.open_calls.items()]
+        return self.dangling + open_now, list(self.orphans)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from .entry_view import EntryView
@@ -10,16 +10,18 @@ from .segment import Shape
 
 IN_KEYS = ("prompt_tokens", "input_tokens")
 OUT_KEYS = ("completion_tokens", "output_tokens")
+LATEST = 253402300800.0  # 10000-01-01: no time is later (datetime's range)
 
 
 def tokens_of(view: EntryView) -> tuple[int, int]:
-    """(input, output) tokens an entry records (0, 0 if none)."""
+    """(input, output) tokens an entry records (0, 0 if none; a negative or
+    non-integer count is none)."""
     usage = view.tokens or {}
 
     def first(keys) -> int:
         for key in keys:
             value = usage.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 return value
         return 0
 
@@ -37,9 +39,12 @@ def entry_tokens(session, entry: int, view: EntryView | None = None) -> dict | N
 
 
 def parse_time(value) -> float | None:
-    """Seconds since the epoch from an ISO 8601 string or Unix milliseconds."""
+    """Seconds since the epoch from an ISO 8601 string, or a number of Unix
+    seconds or (above 1e11, i.e. after 1973 in ms) milliseconds; None for
+    anything else, or a number outside years 1970..9999."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value / 1000 if value > 1e11 else float(value)
+        seconds = value / 1000 if value > 1e11 else float(value)
+        return seconds if 0 <= seconds < LATEST else None
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
@@ -93,33 +98,48 @@ def session_usage(session, should_stop=None) -> SessionUsage:
     """Tokens over every entry of the file (all branches: what was spent;
     a response recorded over several entries once, with its highest output
     count) or, where the format records a session total (Codex), that;
-    and the span of its timestamps. Reads each entry once."""
+    and the span of its timestamps. Reads each entry once: the tally is kept
+    with the session, so a live file costs only its new entries."""
     from .formats.base import check_stop
 
-    total = SessionUsage()
+    tally = session.memo.setdefault("usage", UsageTally())
     fmt = session.format
+    for entry in range(tally.entries, session.tree.count):
+        check_stop(should_stop, entry - tally.entries)
+        tally.add(fmt.view(session.record(entry)))
+        tally.entries = entry + 1
+    total = SessionUsage(first=tally.first, last=tally.last)
     recorded = fmt.session_tokens(session, should_stop)
     if recorded is not None:
         total.input_tokens, total.output_tokens = recorded
-    steps: dict[str, tuple[int, int]] = {}  # a response over several entries counts once: its highest output
-    for entry in range(session.tree.count):
-        check_stop(should_stop, entry)
-        view = fmt.view(session.record(entry))
-        if recorded is None:
-            tokens = tokens_of(view)
-            if view.step is None:
-                total.input_tokens += tokens[0]
-                total.output_tokens += tokens[1]
-            elif view.step not in steps or tokens[1] > steps[view.step][1]:
-                steps[view.step] = tokens
+    else:
+        total.input_tokens = tally.input_tokens + sum(t[0] for t in tally.steps.values())
+        total.output_tokens = tally.output_tokens + sum(t[1] for t in tally.steps.values())
+    return total
+
+
+@dataclass
+class UsageTally:
+    """Tokens and times of the first ``entries`` entries of a session."""
+
+    entries: int = 0
+    input_tokens: int = 0  # of entries that are not part of a several-entry response
+    output_tokens: int = 0
+    steps: dict = field(default_factory=dict)  # response id -> its (input, output), the highest output
+    first: float | None = None
+    last: float | None = None
+
+    def add(self, view: EntryView) -> None:
+        tokens = tokens_of(view)
+        if view.step is None:
+            self.input_tokens += tokens[0]
+            self.output_tokens += tokens[1]
+        elif view.step not in self.steps or tokens[1] > self.steps[view.step][1]:
+            self.steps[view.step] = tokens
         when = parse_time(view.time)
         if when is not None:
-            total.first = when if total.first is None else min(total.first, when)
-            total.last = when if total.last is None else max(total.last, when)
-    for tokens_in, tokens_out in steps.values():
-        total.input_tokens += tokens_in
-        total.output_tokens += tokens_out
-    return total
+            self.first = when if self.first is None else min(self.first, when)
+            self.last = when if self.last is None else max(self.last, when)
 
 
 def human_tokens(n: int) -> str:

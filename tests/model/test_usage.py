@@ -68,3 +68,27 @@ def test_entry_tokens_are_the_view_s_where_the_format_has_no_other_source():
     with open_session(PI) as s:
         for entry in range(s.entries):
             assert entry_tokens(s, entry) == s.format.view(s.record(entry)).tokens
+
+
+def test_numeric_times_in_seconds_or_milliseconds_and_absurd_ones_ignored():
+    assert parse_time(1773486300) == parse_time(1773486300000) == parse_time(1773486300.0)
+    assert parse_time(1e20) is None and parse_time(-5) is None and parse_time(True) is None
+
+
+def test_negative_or_non_integer_counts_and_absurd_times_are_left_out_of_the_totals(tmp_path):
+    def record(eid, parent, created, usage=None):
+        message = {"role": "assistant" if usage else "user", "content": "hi", **({"usage": usage} if usage else {})}
+        return json.dumps({"type": "message", "id": eid, "parentId": parent, "createdAt": created,
+                           "message": message}) + "\n"
+
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"type": "session", "version": 1, "id": "s", "createdAt": "2026-03-14T11:05:00Z"})
+                    + "\n" + record("u1", None, "2026-03-14T11:05:00.000Z")
+                    + record("a1", "u1", 1773486360000, {"prompt_tokens": -1000, "completion_tokens": 5})
+                    + record("a2", "a1", 1e20, {"prompt_tokens": 7.5, "input_tokens": 3, "completion_tokens": "9"})
+                    + record("a3", "a2", 1773486420, {"prompt_tokens": 10, "completion_tokens": 1}))
+    with open_session(path) as s:
+        total = session_usage(s)
+    assert (total.input_tokens, total.output_tokens) == (13, 6)
+    assert total.seconds == 120  # 11:05:00 to 11:07:00; the time 1e20 is no time
+    assert usage_text(total) == "tokens in 13 · out 6 · span 2.0 min"

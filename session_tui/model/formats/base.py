@@ -115,6 +115,13 @@ class Format:
         it — (0-based line, text); formats without such rules have none."""
         return self.context(session, leaf, should_stop), []
 
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict]] | None:
+        """What ``entries`` (appended after a leaf, in path order) add to its
+        context, or None when they change what came before (a summary, a
+        rollback): then the context is built again. Formats that do not say
+        build it again."""
+        return None
+
     #: the tool that resumes this format's files, when it repairs them itself
     client: str | None = None
     #: what the client sends for a call whose result is not in the file (None: nothing, an error)
@@ -210,6 +217,9 @@ class LinearFile(Format):
             check_stop(should_stop, i)
             out.append((i, session.record(i)))
         return out
+
+    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]]:
+        return [(i, session.record(i)) for i in entries]
 
     def sidecar_path(self, path: str) -> str | None:
         stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path

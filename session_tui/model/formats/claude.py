@@ -153,16 +153,28 @@ class ClaudeFormat(AnthropicMessages, Format):
         out: list[tuple[int, dict]] = []
         for n, entry in enumerate(path[start:]):
             check_stop(should_stop, n)
-            shape = tree.shape[entry]
-            if shape & Shape.QUIET:
-                continue
-            record = session.record(entry)
-            kind = record.get("type")
-            if kind in ("user", "assistant"):
-                out.append((entry, _message(record)))
-            elif kind == "system" and record.get("subtype") in SENT_SYSTEM:
-                out.append((entry, {"role": "user", "content": content_text(record.get("content"))}))
+            self._add_message(session, entry, out)
         return out
+
+    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+        if any(session.tree.shape[entry] & Shape.SUMMARY for entry in entries):
+            return None  # a compaction starts the context again
+        out: list[tuple[int, dict]] = []
+        for entry in entries:
+            self._add_message(session, entry, out)
+        return out
+
+    @staticmethod
+    def _add_message(session, entry: int, out: list) -> None:
+        """The message ``entry`` puts in the context, if any, added to ``out``."""
+        if session.tree.shape[entry] & Shape.QUIET:
+            return
+        record = session.record(entry)
+        kind = record.get("type")
+        if kind in ("user", "assistant"):
+            out.append((entry, _message(record)))
+        elif kind == "system" and record.get("subtype") in SENT_SYSTEM:
+            out.append((entry, {"role": "user", "content": content_text(record.get("content"))}))
 
     def same_step(self, previous: dict, message: dict) -> bool:
         return _same_response(previous, message)

@@ -113,6 +113,14 @@ class TreeFormat(OpenAIMessages, Format):
     def context_and_notes(self, session, leaf: int, should_stop=None):
         return build_context(session, leaf, should_stop)
 
+    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+        if any(session.tree.shape[entry] & _SUMMARY for entry in entries):
+            return None  # a summary replaces a range before it
+        out: list[tuple[int, dict]] = []
+        for entry in entries:
+            add_message(session, entry, out)
+        return out
+
     def origin(self, session) -> str | None:
         parent = (session.header or {}).get("parentSession")
         if not isinstance(parent, dict):
@@ -179,11 +187,15 @@ def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int,
             out.append((path[s], {"role": SUMMARY_ROLE, "content": texts[s]}))
         if hidden[k] or shapes[entry] & _SUMMARY:
             continue
-        message = session.record(entry).get("message")
-        if isinstance(message, dict):
-            message = {key: value for key, value in message.items() if key != "usage"}
-            out.append((entry, message))
+        add_message(session, entry, out)
     return out, notes
+
+
+def add_message(session, entry: int, out: list) -> None:
+    """The message of ``entry`` (without its usage) added to ``out``, if it has one."""
+    message = session.record(entry).get("message")
+    if isinstance(message, dict):
+        out.append((entry, {key: value for key, value in message.items() if key != "usage"}))
 
 
 FORMAT = TreeFormat()

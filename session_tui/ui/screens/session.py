@@ -37,7 +37,8 @@ TAIL_DEBOUNCE_MS = 15
 TAIL_STEP_MS = 5
 DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
 DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
-PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again
+PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again (in a worker)
+CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
 METADATA_LIMIT = 5000  # records listed by `m`
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
@@ -266,20 +267,21 @@ class SessionScreen(Screen):
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
-            problems = session.problems(should_stop=stop)
-            self.post_message(ProblemsReady(generation, problems, session.format.off_branch(session, stop),
-                                            session.format.subagents(session)))
-            self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop)),
-                                         session.title(), session.origin()))
+            with session.checking:
+                problems = session.problems(should_stop=stop)
+                self.post_message(ProblemsReady(generation, problems, session.format.off_branch(session, stop),
+                                                session.format.subagents(session)))
+                self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop)),
+                                             session.title(), session.origin()))
         except Cancelled:
             return
 
     def on_problems_ready(self, message: ProblemsReady) -> None:
         if message.generation != self.generation:
             return
+        had_problems = bool(self.problems)
         self.problems = message.problems
         marks: dict[int, list[str]] = {}
-        session = self.session
         for p in message.problems:
             entry = self._entry_for_line(p.line)
             if entry is not None:
@@ -287,8 +289,32 @@ class SessionScreen(Screen):
         self.tree_widget.set_problems({e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()},
                                       message.off_branch, message.subagents)
         self.update_status()
-        if session is self.session:
+        if had_problems != bool(message.problems):
             self.refresh_bindings()
+
+    def check_appended(self) -> bool:
+        """Problems, their markers and the totals after an append, in this
+        frame: the model extends what it knew (the context, the tool pairing,
+        the token tally), so this costs the new entries. False when it would
+        take longer than CHECK_BUDGET (a compaction, another branch) or a
+        worker is at it: the worker does it."""
+        session = self.session
+        if session is None or not session.checking.acquire(blocking=False):
+            return False
+        deadline = time.monotonic() + CHECK_BUDGET
+        stop = lambda: time.monotonic() > deadline  # noqa: E731
+        try:
+            problems = session.problems(should_stop=stop)
+            off_branch = session.format.off_branch(session, stop)
+            usage = usage_text(session_usage(session, should_stop=stop))
+        except Cancelled:
+            return False
+        finally:
+            session.checking.release()
+        self.generation += 1  # a worker still at it is out of date
+        self.usage = usage
+        self.on_problems_ready(ProblemsReady(self.generation, problems, off_branch, self.tree_widget.subagents))
+        return True
 
     def on_usage_ready(self, message: UsageReady) -> None:
         if message.generation == self.generation:
@@ -530,11 +556,13 @@ class SessionScreen(Screen):
             self.following = was_following
         else:
             return
-        self.update_status()
-        # Problems need the whole context: look again once the writes pause.
         if self._problems_timer is not None:
             self._problems_timer.stop()
-        self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
+            self._problems_timer = None
+        if not self.check_appended():
+            # Too much to look at in one frame: look once the writes pause.
+            self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
+        self.update_status()
 
     # -- edits --------------------------------------------------------------------
     def _plan(self, make):

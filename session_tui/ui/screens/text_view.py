@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import orjson
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
+from ...model import json_text
 from ...model.entry_view import content_text
 from ...model.sanitize import inert
 
@@ -98,4 +98,4 @@ def message_lines(message: dict) -> list[str]:
 
 
 def _args(arguments) -> str:
-    return arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+    return arguments if isinstance(arguments, str) else json_text.dumps(arguments)

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from ...model import json_text
 from ...model.sanitize import inert, inert_line
 from ...model.usage import entry_tokens, human_seconds, step_seconds
 from ..labels import tokens_text
@@ -19,7 +20,7 @@ MAX_CHARS = 200_000
 def pretty_arguments(arguments: str) -> str:
     """Tool arguments pretty-printed when they are JSON, as recorded otherwise."""
     try:
-        return orjson.dumps(orjson.loads(arguments), option=orjson.OPT_INDENT_2).decode()
+        return json_text.dumps(orjson.loads(arguments), indent=True)
     except (orjson.JSONDecodeError, TypeError):
         return arguments
 
@@ -98,7 +99,7 @@ class DetailPane(Vertical):
             header.append(f"\nparent {inert(str(view.parent_id), keep_newlines=False)}")
         if self.raw:
             header.append("\nraw JSON (r: readable view)", style="italic")
-            body = orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()
+            body = json_text.dumps(record, indent=True)
         else:
             body = entry_body(view, (lambda call_id: tool_name(entry, call_id)) if tool_name else None)
         self.show_text(header, body)

@@ -41,7 +41,7 @@ class EntryTree(ScrollView, can_focus=True):
         "entry-tree--call", "entry-tree--branch",
     }
     DEFAULT_CSS = """
-    EntryTree { background: $surface; }
+    EntryTree { background: $surface; overflow-x: hidden; overflow-y: scroll; }
     EntryTree > .entry-tree--cursor { background: $accent 40%; }
     EntryTree:focus > .entry-tree--cursor { background: $accent 70%; }
     EntryTree > .entry-tree--guide { color: $foreground 30%; }
@@ -110,11 +110,11 @@ class EntryTree(ScrollView, can_focus=True):
         self.session, self.rows = session, rows
         self._shown_rows = len(rows)
         if not tailing:
-            self.virtual_size = Size(self.size.width, len(rows))
+            self.virtual_size = Size(0, len(rows))  # rows are cut to the width: never a horizontal scrollbar
         elif len(rows) > self.virtual_size.height:
             # A new size means a layout pass over the whole screen: while a
-            # live file grows, grow in steps of a third of a page.
-            self.virtual_size = Size(self.size.width, len(rows) + self.size.height // 3)
+            # live file grows, grow in steps of three quarters of a page.
+            self.virtual_size = Size(0, len(rows) + self.size.height * 3 // 4)
         row = cursor_row
         if row is None and cursor_entry is not None and cursor_entry >= 0:
             row = rows.row_of(cursor_entry)
@@ -132,17 +132,27 @@ class EntryTree(ScrollView, can_focus=True):
                 if changed_row is not None:
                     self.refresh_line(changed_row)
             start = max(appended_from, top)
-            self.refresh_lines(start, max(top + self.size.height - start, 0))
+            end = min(max(len(rows), appended_from + 1), top + self.size.height)  # blank rows below stay blank
+            self.refresh_lines(start, max(end - start, 0))
         else:
             self.refresh()
 
     def set_problems(self, problems: dict[int, str], off_branch: set[int] | None = None,
                      subagents: dict[int, str] | None = None) -> None:
-        self.problems = problems
-        self.off_branch = off_branch or set()
-        self.subagents = subagents or {}
-        self.clear_caches()
-        self.refresh()
+        off_branch, subagents = off_branch or set(), subagents or {}
+
+        def differ(old: dict, new: dict) -> set[int]:
+            return {e for e in old.keys() | new.keys() if old.get(e) != new.get(e)}
+
+        changed = differ(self.problems, problems) | differ(self.subagents, subagents) | (off_branch ^ self.off_branch)
+        self.problems, self.off_branch, self.subagents = problems, off_branch, subagents
+        for key in [k for k in self._strips if k[0].entry in changed]:  # repaint only the rows whose marks changed
+            del self._strips[key]
+        for entry in changed:
+            self._views.pop(entry, None)
+            row = self.rows.row_of(entry) if self.rows is not None else None
+            if row is not None:
+                self.refresh_line(row)
 
 
     @property
@@ -305,9 +315,9 @@ class EntryTree(ScrollView, can_focus=True):
         if row < top:
             self.scroll_to(y=row, animate=False, immediate=True)
         elif row >= top + height:
-            # Following a live file, scroll by a third of a page at a time: the
+            # Following a live file, scroll by three quarters of a page at a time: the
             # next appends then paint only their own line, not a whole page.
-            spare = height // 3 if self._tailing else 0
+            spare = height * 3 // 4 if self._tailing else 0
             self.scroll_to(y=row - height + 1 + spare, animate=False, immediate=True)
 
     def move_to(self, row: int) -> None:

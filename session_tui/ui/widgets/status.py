@@ -32,8 +32,9 @@ class StatusLine(Widget):
         return self.text
 
     def update(self, text: Text) -> None:
-        self.text = text
-        self.refresh()
+        if text != self.text:  # an append that changes nothing here writes nothing to the terminal
+            self.text = text
+            self.refresh()
 
     def show(self, *, path: str, session, problems: int | None, leaf_text: str, live: str,
              indexing: str = "", new: int = 0, usage: str = "", title: str | None = None,

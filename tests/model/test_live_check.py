@@ -1,0 +1,65 @@
+"""A file that grows: the context, the problems and the totals after each
+append equal those of the whole file read afresh, while the context is
+extended (not rebuilt) and the tool pairing reads only the new messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from session_tui.model.session import open_session
+from session_tui.model.usage import session_usage
+from tests.support import REPO, SAMPLES
+
+FILES = sorted(SAMPLES.rglob("*.jsonl")) + sorted((REPO / "tests" / "data" / "real").rglob("*.jsonl"))
+
+
+def state(session):
+    leaf = session.active_leaf()
+    return (leaf, session.context_items(leaf) if leaf >= 0 else [], session.problems(),
+            session.format.off_branch(session), session_usage(session))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
+def test_appending_line_by_line_matches_reading_the_whole_file(tmp_path, path):
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    live = tmp_path / path.name
+    for sidecar in path.parent.glob(path.name.removesuffix(".jsonl") + ".meta.json"):
+        (tmp_path / sidecar.name).write_bytes(sidecar.read_bytes())
+    cut = max(1, len(lines) // 3)
+    live.write_bytes(b"".join(lines[:cut]))
+    whole = open_session(path)
+    fmt = whole.format.name
+    whole.close()
+    session = open_session(live, fmt)
+    state(session)
+    step = max(1, (len(lines) - cut) // 25)  # ~25 appends, the last ones one line at a time
+    done = cut
+    while done < len(lines):
+        n = step if done + step < len(lines) - 5 else 1
+        with open(live, "ab") as f:
+            f.write(b"".join(lines[done:done + n]))
+        done += n
+        session.refresh()
+        fresh = open_session(live, fmt)
+        assert state(session) == state(fresh), f"after line {done}"
+        fresh.close()
+    session.close()
+
+
+def test_an_append_extends_the_context_and_pairs_only_new_messages(tmp_path):
+    source = SAMPLES / "tree" / "crash-dangling.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(b"".join(lines[:-1]))
+    session = open_session(live)
+    before = session.context_items()
+    session.problems()
+    pairing = session._pairing
+    with open(live, "ab") as f:
+        f.write(lines[-1])
+    session.refresh()
+    after = session.context_items()
+    assert after[: len(before)] == before and all(a is b for a, b in zip(after, before, strict=False))
+    session.problems()
+    assert session._pairing is pairing and pairing.consumed == len(after)
