@@ -73,6 +73,8 @@ def hostile_lines(fmt: str) -> list[bytes]:
             record = {"type": "message", "id": "hostile-role", "parentId": last.get("id"), "message": record}
         out.append(json.dumps(record, ensure_ascii=False).encode())
     out.append(b'{"role":"user","content":"' + RAW_BYTES + b'"}')
+    if fmt == "chat":  # nested deeper than orjson writes (254), as deep as it reads
+        out.append(b'{"role":"user","content":"deep","extra":' + b"[" * 1000 + b"]" * 1000 + b"}")
     return out
 
 

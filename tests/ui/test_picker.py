@@ -89,7 +89,7 @@ def footer_keys(screen: FilesScreen) -> dict[str, str]:
             if active.binding.show and active.enabled}
 
 
-async def test_q_is_a_letter_of_the_filter_and_ctrl_q_or_escape_on_nothing_quits(folder):
+async def test_q_is_a_letter_of_the_filter_escape_never_quits_and_ctrl_q_does(folder):
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         assert footer_keys(screen).get("ctrl+q") == "Quit" and "q" not in footer_keys(screen)
@@ -101,8 +101,9 @@ async def test_q_is_a_letter_of_the_filter_and_ctrl_q_or_escape_on_nothing_quits
         assert pilot.app.return_code is None and "escape" not in footer_keys(screen)
         await pilot.press("q")  # on the list again: still the filter's
         assert screen.query_one("#filter").value == "q" and pilot.app.return_code is None
-        await pilot.press("escape", "escape")  # nothing left to clear: quits
-        assert pilot.app.return_code == 0
+        await pilot.press("escape", "escape", "escape")  # nothing left to clear: a stray Esc does not end the app
+        assert pilot.app.return_code is None and pilot.app.screen is screen
+        assert screen.query_one("#filter").value == ""
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         await picker(pilot)
         await pilot.press("ctrl+q")

@@ -271,7 +271,7 @@ class FilesScreen(Screen):
         Binding("ctrl+f", "search_contents", "Search contents", priority=True),
         Binding("slash", "filter", "Filter"),
         Binding("escape", "clear", "Clear"),  # shown while there is something to clear
-        Binding("escape", "quit", "Quit", show=False),  # else Esc quits
+        Binding("escape", "nothing_to_clear", show=False),  # else Esc says how to quit: a stray Esc never ends it
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("q", "type('q')", show=False),  # a letter of the filter here, not the app's quit
         Binding("up", "move(-1)", "Up", show=False),
@@ -514,13 +514,16 @@ class FilesScreen(Screen):
             return False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc clears while there is something to clear; else its next binding, quit, runs."""
+        """Esc clears while there is something to clear; else its next binding runs."""
         if action == "clear":
             return self._something_to_clear()
         return True
 
     def action_quit(self) -> None:
         self.app.exit()
+
+    def action_nothing_to_clear(self) -> None:
+        self.notify("nothing to clear: ctrl+q quits", timeout=2)
 
     def action_clear(self) -> None:
         """Esc: close the contents box; stop a contents search (what it

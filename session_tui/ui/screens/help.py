@@ -31,7 +31,7 @@ HELP = """\
 | `↑` `↓` PgUp PgDn, Enter | move; open the session (Esc in it comes back) |
 | `ctrl+s` | sort by last activity, size, problems |
 | `ctrl+f` | search file contents (Esc stops, keeping what was found; Esc again lists every file) |
-| `ctrl+q`, or Esc with nothing to clear | quit |
+| `ctrl+q` | quit (Esc with nothing to clear does not: a stray Esc never ends the app) |
 | `● live` / `≈1.2k` / `⤷` | written in the last 5 s / entries estimated from head and tail / a sub-agent transcript |
 
 ## Looking
