@@ -130,3 +130,31 @@ async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, big_f
         await pilot.press("escape")
         await wait_for(pilot, lambda: "stopped" in screen.indexing, timeout=10, what="indexing to stop")
         assert screen.session.partial and len(screen.rows) > 0
+
+
+async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(tmp_path):
+    """A writer that never pauses: a call, then its result, over and over.
+    When a row appears, its marker, the problem count and the status line
+    already say what the file holds (no wait for the writer to pause)."""
+    from session_tui.ui.widgets.status import StatusLine
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(2))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        status = screen.query_one(StatusLine)
+        parent = "m1"
+        for n in range(6):
+            call, result = f"a{n}", f"r{n}"
+            calls = [{"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": "{}"}}]
+            append(path, message(call, parent, role="assistant", content=None, tool_calls=calls))
+            await wait_for(pilot, lambda n=n: len(screen.rows) == 3 + 2 * n, what="the call's row")
+            assert [p.kind.value for p in screen.problems] == ["dangling_tool_call"]
+            assert "⚠ 1 problem" in status.text.plain
+            assert "dangling" in screen.tree_widget.render_line(screen.tree_widget.cursor
+                                                                - screen.tree_widget.scroll_offset.y).text
+            append(path, message(result, call, role="tool", content="ok", tool_call_id=f"c{n}"))
+            await wait_for(pilot, lambda n=n: len(screen.rows) == 4 + 2 * n, what="the result's row")
+            assert screen.problems == [] and "✓ no problems" in status.text.plain
+            assert f"{4 + 2 * n} entries" in status.text.plain
+            parent = result

@@ -144,6 +144,7 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.tree_widget.focus()
+        self.tree_widget.live = self.watch
         size = os.path.getsize(self.path)
         if size <= SYNC_INDEX_BYTES:
             session = Session(self.path, self.format)

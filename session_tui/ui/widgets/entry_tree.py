@@ -88,6 +88,7 @@ class EntryTree(ScrollView, can_focus=True):
         self._strips: OrderedDict[tuple, Strip] = OrderedDict()  # (row, cursor?, width) -> strip
         self._style_cache: dict[str, Style] = {}
         self._tailing = False
+        self.live = False  # the file is watched: leave room below the last row for appends
         self._shown_rows = 0
         self._tool_names: dict[str, str] = {}
 
@@ -109,12 +110,13 @@ class EntryTree(ScrollView, can_focus=True):
         appended_from = self._shown_rows - 1 if tailing and session is self.session and self.rows else None
         self.session, self.rows = session, rows
         self._shown_rows = len(rows)
-        if not tailing:
-            self.virtual_size = Size(0, len(rows))  # rows are cut to the width: never a horizontal scrollbar
-        elif len(rows) > self.virtual_size.height:
-            # A new size means a layout pass over the whole screen: while a
-            # live file grows, grow in steps of three quarters of a page.
-            self.virtual_size = Size(0, len(rows) + self.size.height * 3 // 4)
+        # Rows are cut to the width: never a horizontal scrollbar. A new height
+        # repaints the whole tree: a live file's tree has room for three
+        # quarters of a page of appends, and grows only when they fill it
+        # (when the cursor scrolls anyway).
+        room = (self.size.height or self.app.size.height) * 3 // 4 if self.live else 0  # (no size before layout)
+        if not tailing or len(rows) > self.virtual_size.height:
+            self.virtual_size = Size(0, len(rows) + room)
         row = cursor_row
         if row is None and cursor_entry is not None and cursor_entry >= 0:
             row = rows.row_of(cursor_entry)
