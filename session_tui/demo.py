@@ -172,7 +172,7 @@ def run_demo(directory: str | None, *, fast: bool = False, headless: bool = Fals
         print(f"session-tui demo: {inert(str(directory), keep_newlines=False)}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
-    print(path, flush=True)
+    print(inert(path, keep_newlines=False), flush=True)
     pace = 0 if fast else PACE
     if headless:
         agent = DemoAgent(path, pace)

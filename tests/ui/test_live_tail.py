@@ -158,3 +158,26 @@ async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(
             assert screen.problems == [] and "✓ no problems" in status.text.plain
             assert f"{4 + 2 * n} entries" in status.text.plain
             parent = result
+
+
+def test_an_appended_active_leaf_pointer_moves_the_marks_on_screen(tmp_path):
+    """A pointer line is not an entry: no row is added, but the active branch
+    changes in the terminal (a real one: what was repainted, not what would be)."""
+    import orjson
+
+    from tests.terminal import Terminal
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(3) + message("b2", "m1", content="the other branch"))
+
+    def mark(screen: str, text: str) -> str:
+        line = next(line for line in screen.splitlines() if text in line)
+        return "●" if "●" in line.split(text)[0] else "○"
+
+    with Terminal(str(path)) as term:
+        term.wait_for(lambda screen: "the other branch" in screen and mark(screen, "the other branch") == "●"
+                      and mark(screen, "message 2") == "○", what="b2 active")
+        term.wait_quiet(0.3)  # the watcher armed
+        append(path, orjson.dumps({"type": "active_leaf", "activeLeafId": "m2"}) + b"\n")
+        term.wait_for(lambda screen: mark(screen, "message 2") == "●" and mark(screen, "the other branch") == "○",
+                      what="the marks to follow the pointer")

@@ -525,6 +525,7 @@ class SessionScreen(Screen):
             return
         cursor_entry = self.tree_widget.cursor_entry
         was_following = self.following
+        torn_before, leaf_before = session.lines.torn, session.active_leaf()
         try:
             change = session.refresh()
         except SessionError:
@@ -541,10 +542,11 @@ class SessionScreen(Screen):
             self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
             self.new_entries = 0
             self._show(session, cursor_entry=None)
-        elif change.grew or change.bytes_read:
+        elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
             tree = session.tree
-            changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)}
-            changed.add(cursor_entry)
+            changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)} | {cursor_entry}
+            if session.active_leaf() != leaf_before:
+                changed = None  # another branch is active: every row's mark may change
             self.rows.build()
             leaf = session.active_leaf()
             if was_following:
@@ -555,8 +557,9 @@ class SessionScreen(Screen):
             self._moved_by_tail = was_following
             self.tree_widget.show(session, self.rows, target, changed, tailing=True)
             self.following = was_following
-        else:
+        elif not (change.grew or change.bytes_read):
             return
+        # else: lines that are not entries (events, titles) and move no leaf: no row changed, none repainted
         if self._problems_timer is not None:
             self._problems_timer.stop()
             self._problems_timer = None

@@ -107,7 +107,7 @@ class EntryTree(ScrollView, can_focus=True):
                 del self._strips[key]
             for entry in changed:
                 self._views.pop(entry, None)
-        appended_from = self._shown_rows - 1 if tailing and session is self.session and self.rows else None
+        appended_from = self._shown_rows - 1 if tailing and session is self.session and self.rows is not None else None
         self.session, self.rows = session, rows
         self._shown_rows = len(rows)
         # Rows are cut to the width: never a horizontal scrollbar. A new height
@@ -126,7 +126,7 @@ class EntryTree(ScrollView, can_focus=True):
         top = self.scroll_offset.y
         self.cursor = row
         self._tailing = False
-        if appended_from is not None and self.scroll_offset.y == top:
+        if appended_from is not None and changed is not None and self.scroll_offset.y == top:
             # Only rows were added at the end (and their parents changed):
             # repaint those lines, not the page.
             for entry in changed or ():
