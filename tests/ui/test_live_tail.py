@@ -181,3 +181,23 @@ def test_an_appended_active_leaf_pointer_moves_the_marks_on_screen(tmp_path):
         append(path, orjson.dumps({"type": "active_leaf", "activeLeafId": "m2"}) + b"\n")
         term.wait_for(lambda screen: mark(screen, "message 2") == "●" and mark(screen, "the other branch") == "○",
                       what="the marks to follow the pointer")
+
+
+def test_following_appends_writes_only_what_changed(tmp_path):
+    """In a real terminal (160×45): each append repaints its row, the row the
+    cursor left and the status line, not the page; a scroll now and then. The
+    bytes written per appended entry stay under 2 KB (a whole page is ~12 KB)."""
+    from tests.terminal import Terminal
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(40))
+    with Terminal(str(path), width=160, height=45) as term:
+        term.wait_text("message 39")
+        term.wait_quiet(0.5)
+        start = len(term.output)
+        for i in range(40, 100):
+            append(path, message(f"m{i}", f"m{i - 1}", content=f"message {i} " + "lorem ipsum " * 8))
+            term.wait_text(f"message {i} lorem")
+        term.wait_quiet(0.5)
+        per_entry = (len(term.output) - start) / 60
+    assert per_entry < 2048, f"{per_entry:.0f} bytes per appended entry"

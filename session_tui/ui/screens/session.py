@@ -545,7 +545,7 @@ class SessionScreen(Screen):
         elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
             tree = session.tree
             changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)} | {cursor_entry}
-            if session.active_leaf() != leaf_before:
+            if not self._extends(leaf_before, session.active_leaf(), tree.count - change.new_entries):
                 changed = None  # another branch is active: every row's mark may change
             self.rows.build()
             leaf = session.active_leaf()
@@ -567,6 +567,13 @@ class SessionScreen(Screen):
             # Too much to look at in one frame: look once the writes pause.
             self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
         self.update_status()
+
+    def _extends(self, old_leaf: int, leaf: int, old_count: int) -> bool:
+        """Whether ``leaf`` is ``old_leaf`` or continues it through entries appended since (index ≥ ``old_count``)."""
+        parent = self.session.tree.parent
+        while leaf >= old_count:
+            leaf = parent[leaf]
+        return leaf == old_leaf
 
     # -- edits --------------------------------------------------------------------
     def _plan(self, make):
