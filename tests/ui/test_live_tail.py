@@ -201,3 +201,16 @@ def test_following_appends_writes_only_what_changed(tmp_path):
         term.wait_quiet(0.5)
         per_entry = (len(term.output) - start) / 60
     assert per_entry < 2048, f"{per_entry:.0f} bytes per appended entry"
+
+
+def test_a_watched_file_opens_with_its_last_entry_at_the_bottom_of_a_full_page(tmp_path):
+    """The room a live tree keeps for appends is below the view, not on it."""
+    from tests.terminal import Terminal
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(60))
+    with Terminal(str(path), width=160, height=45) as term:
+        term.wait_text("message 59")
+        lines = term.text().splitlines()
+        last = next(n for n, line in enumerate(lines) if "message 59" in line)
+        assert last >= 40 and "message 20" in term.text(), "\n".join(lines)

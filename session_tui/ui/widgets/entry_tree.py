@@ -313,6 +313,9 @@ class EntryTree(ScrollView, can_focus=True):
 
     def scroll_to_row(self, row: int) -> None:
         height = self.scrollable_content_region.height or self.size.height
+        if not height:  # not laid out yet: place the row once the tree has its size
+            self.call_after_refresh(self.scroll_to_row, row)
+            return
         top = self.scroll_offset.y
         if row < top:
             self.scroll_to(y=row, animate=False, immediate=True)
