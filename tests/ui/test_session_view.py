@@ -186,3 +186,20 @@ async def test_codex_rolled_back_turn_is_greyed():
         lines = {text.split()[0]: text for text in (screen.tree_widget.render_line(y).text
                                                     for y in range(30)) if text.strip()}
         assert "○" in lines["21"] and "●" in lines["33"]
+
+
+async def test_problems_list_with_two_problems_on_one_line(tmp_path):
+    """The most common crashed run: one response with two parallel calls and no result."""
+    from tests.model.helpers import chain, message
+
+    calls = [{"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": "{}"}} for n in (1, 2)]
+    path = tmp_path / "crash.jsonl"
+    path.write_bytes(chain(2) + message("a", "m1", role="assistant", content=None, tool_calls=calls))
+    async with app_for(path).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.problems is not None and len(screen.problems) == 2, what="problems")
+        await pilot.press("g", "p")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProblemsScreen), what="the problems list")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: pilot.app.screen is screen, what="back on the tree")
+        assert cursor_line(screen) == 4
