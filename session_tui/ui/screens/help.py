@@ -52,7 +52,7 @@ HELP = """\
 | key | |
 |---|---|
 | `a` | make the selected entry the active leaf (tree: a pointer; pi: a `custom` entry); others offer a fork |
-| `F` | fork: root → selected entry into a new file |
+| `F` | fork: root → selected entry into a new file ("Fork and open" opens it, at its leaf) |
 | `t` | trim a dangling tool call: close it with an error result, or cut back before it; drops a torn last line first |
 | `u` | undo the last edit made here |
 | `?` | this help · `q` quit (in the picker: `ctrl+q`) |

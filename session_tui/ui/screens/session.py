@@ -590,7 +590,8 @@ class SessionScreen(Screen):
     def _confirm(self, plan, title: str, choices: list[tuple[str, str]], on_choice) -> None:
         self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), on_choice)
 
-    def _apply(self, plan, force: bool = False) -> None:
+    def _apply(self, plan, force: bool = False):
+        """Carry out ``plan``; what was done (edits.Done), or None when refused."""
         try:
             done = edits.apply(plan, force=force)
         except Refused as exc:
@@ -600,11 +601,12 @@ class SessionScreen(Screen):
                 self.notify(str(exc), severity="warning", timeout=6, markup=False)
             else:
                 self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
-            return
+            return None
         self.last_edit = done
         self.notify(plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
                     title="Done", timeout=5, markup=False)
         self.on_file_changed()  # the view reloads from disk: our write shows once, as anyone's would
+        return done
 
     def action_make_leaf(self) -> None:
         entry = self.tree_widget.cursor_entry
@@ -634,7 +636,12 @@ class SessionScreen(Screen):
             return
         plan = self._plan(lambda: edits.plan_fork(self.session, entry))
         if plan:
-            self._confirm(plan, "Fork into a new file", [("confirm", "Fork")], lambda c: c and self._apply(plan))
+            def chosen(choice: str | None) -> None:
+                done = choice and self._apply(plan)
+                if done and choice == "open" and done.created:
+                    self.app.open_session_file(done.created[0])
+
+            self._confirm(plan, "Fork into a new file", [("confirm", "Fork"), ("open", "Fork and open")], chosen)
 
     def action_trim(self) -> None:
         torn = bool(self.session.lines.torn)
