@@ -155,8 +155,8 @@ async def test_full_text_search_lists_the_files_that_contain_the_text(folder):
 
 async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every_file(folder, monkeypatch):
     def slow_contains(path, text, should_stop=None):
-        """branched.jsonl (the first searched) holds the text; the others take until the search is stopped."""
-        if path.endswith("branched.jsonl"):
+        """crash.jsonl (the top row: searched first) holds the text; the others take until the search is stopped."""
+        if path.endswith("crash.jsonl"):
             time.sleep(0.15)  # a progress message goes out after it
             return True
         deadline = time.monotonic() + 10
@@ -168,13 +168,13 @@ async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         await pilot.press("ctrl+f", *"needle", "enter")
-        await wait_for(pilot, lambda: names(screen) == ["branched.jsonl"], what="the first file found")
+        await wait_for(pilot, lambda: names(screen) == ["crash.jsonl"], what="the first file found")
         assert screen.searching
         await pilot.press("escape")  # stops: what was found stays
-        assert not screen.searching and names(screen) == ["branched.jsonl"]
+        assert not screen.searching and names(screen) == ["crash.jsonl"]
         assert "search stopped: 1 files contain 'needle' so far" in str(screen.query_one("#where").render())
         await pilot.pause(0.2)  # a late message of the stopped search changes nothing
-        assert names(screen) == ["branched.jsonl"] and not screen.searching
+        assert names(screen) == ["crash.jsonl"] and not screen.searching
         await pilot.press("escape")  # then every file again
         assert len(names(screen)) == 4 and pilot.app.return_code is None
 
@@ -225,3 +225,24 @@ async def test_remembered_rows_come_first_then_the_folder_as_it_is(folder):
                        and all(info.known for info in screen.table.rows), what="the folder as it is now")
         titles = {os.path.basename(info.path): info.title for info in screen.table.rows}
         assert titles["pi.jsonl"] == "Renamed while away" and titles["fresh.jsonl"] == "A brand new session"
+
+
+async def test_with_an_empty_cache_the_first_rows_shown_already_have_their_titles(tmp_path):
+    """A new user's first start: the newest files are read before the listing is
+    shown, so the first rows on screen carry their titles, not bare paths."""
+    root = tmp_path / "many"
+    root.mkdir()
+    sample = (SAMPLES / "chat" / "session-fix-rounding.jsonl").read_bytes()
+    for n in range(300):
+        path = root / f"s{n:03d}.jsonl"
+        path.write_bytes(sample.replace(b"The test suite", f"Session {n}: the test suite".encode(), 1))
+        os.utime(path, (HOUR_AGO + n, HOUR_AGO + n))  # s299 the newest
+    async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, FilesScreen) and bool(pilot.app.screen.table.rows),
+                       what="the first rows")
+        screen = pilot.app.screen
+        top = screen.table.rows[:20]
+        assert [os.path.basename(info.path) for info in top[:2]] == ["s299.jsonl", "s298.jsonl"]
+        assert all(info.known for info in top), "the first rows on screen came without their titles"
+        assert "Session 299" in screen.table.render_line(1).text

@@ -244,10 +244,11 @@ class PickerTable(ScrollView, can_focus=True):
 
 
 class InfosRead(Message):
-    """Fresh infos by path (None: the file is gone); ``left``: files still to read."""
+    """Fresh infos by path (None: the file is gone); ``left``: files still to
+    read; ``now``: show them at once (the listing, the first page of titles)."""
 
-    def __init__(self, updates: list[tuple[str, SessionInfo | None]], left: int) -> None:
-        self.updates, self.left = updates, left
+    def __init__(self, updates: list[tuple[str, SessionInfo | None]], left: int, now: bool = False) -> None:
+        self.updates, self.left, self.now = updates, left, now
         super().__init__()
 
 
@@ -293,6 +294,7 @@ class FilesScreen(Screen):
         self.roots = [os.path.abspath(r) for r in ([roots] if isinstance(roots, str) else roots)]
         self.catalog = Catalog()
         self.infos: dict[str, SessionInfo] = {}
+        self.listed = False  # the folders were walked (until then: what the cache remembers)
         self.unread = 0
         self.sort = 0
         self.contents_query = ""  # the text of the last contents search
@@ -317,26 +319,21 @@ class FilesScreen(Screen):
 
     def on_mount(self) -> None:
         """The first paint shows what the cache remembers of these folders
-        (no walk); a thread then lists the files and reconciles. With nothing
-        remembered, the files are listed first: nothing can be shown sooner.
-        Then the files the cache did not know are read, and the folders
+        (no walk; nothing for a new user); a thread then lists the files and
+        reconciles, and reads the ones the cache did not know, newest first
+        (the top of the list), while keys stay live. Then the folders are
         watched."""
         self.table.focus()
-        remembered = self.catalog.remembered(self.roots)
-        if remembered:
-            self.infos = {info.path: info for info in remembered}
-            unread = None  # listed in the thread
-        else:
-            listed = self.catalog.listing(self.roots)
-            self.infos = {info.path: info for info in listed}
-            unread = [info.path for info in listed if not info.known]
-            self.unread = len(unread)
+        self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
         self._refilter()
-        self.call_after_refresh(self._start_workers, unread)
+        if self.infos:
+            self.call_after_refresh(self._start_workers)  # the remembered rows first, then the walk
+        else:
+            self._start_workers()  # nothing to show before the walk: it starts with the first frame
         self.set_interval(TICK_SECONDS, self._tick)
 
-    def _start_workers(self, unread: list[str] | None) -> None:
-        self.gather(unread, dict(self.infos))
+    def _start_workers(self) -> None:
+        self.gather(dict(self.infos))
         if self.app.watch:
             self.watch_files()
 
@@ -345,23 +342,25 @@ class FilesScreen(Screen):
 
     # -- gathering ----------------------------------------------------------------
     @work(thread=True, exclusive=True, group="gather", exit_on_error=False)
-    def gather(self, unread: list[str] | None, shown: dict[str, SessionInfo]) -> None:
-        """Read the head and tail of each file the cache did not know,
-        posting rows in batches; then save the cache. ``unread`` None: list
-        the files first and correct the ``shown`` rows (remembered by the
-        cache) — files gone, changed or new."""
+    def gather(self, shown: dict[str, SessionInfo]) -> None:
+        """List the files and correct the ``shown`` rows (remembered by the
+        cache: files gone, changed or new); read the head and tail of each
+        file the cache did not know, newest first, posting rows in batches
+        (the first page at once); then save the cache."""
         worker = get_current_worker()
-        if unread is None:
-            listed = self.catalog.listing(self.roots)
-            found = {info.path: info for info in listed}
-            fixes = [(path, None) for path in shown if path not in found]
-            fixes += [(path, info) for path, info in found.items() if info.known and shown.get(path) != info]
-            unread = [path for path, info in found.items() if not info.known]
-            fixes += [(path, found[path]) for path in unread if path not in shown]  # new: a row until read
-            self.post_message(InfosRead(fixes, len(unread)))
+        listed = self.catalog.listing(self.roots)
+        found = {info.path: info for info in listed}
+        fixes = [(path, None) for path in shown if path not in found]
+        fixes += [(path, info) for path, info in found.items() if info.known and shown.get(path) != info]
+        unread = sorted((path for path, info in found.items() if not info.known),
+                        key=lambda path: -found[path].mtime_ns)  # newest first: the rows on screen
+        first_page = self.size.height or 50  # read before the listing is shown: one frame with their titles
+        fixes += [(path, self.catalog.read(path)) for path in unread[:first_page]]
+        fixes += [(path, found[path]) for path in unread[first_page:] if path not in shown]  # a row until read
+        self.post_message(InfosRead(fixes, max(len(unread) - first_page, 0), now=True))
         batch: list[tuple[str, SessionInfo | None]] = []
         posted = time.monotonic()
-        for n, path in enumerate(unread, 1):
+        for n, path in enumerate(unread[first_page:], first_page + 1):
             if worker.is_cancelled:
                 return
             batch.append((path, self.catalog.read(path)))
@@ -371,8 +370,11 @@ class FilesScreen(Screen):
         self.catalog.save(self.roots)
 
     def on_infos_read(self, message: InfosRead) -> None:
+        self.listed = True
         self.unread = message.left
         self._apply(message.updates)
+        if message.now:
+            self._refilter()
 
     def _apply(self, updates: list[tuple[str, SessionInfo | None]]) -> None:
         for path, info in updates:
@@ -449,7 +451,9 @@ class FilesScreen(Screen):
         shown, total = len(self.table.rows), len(self.infos)
         count = f"{total:,} session files" if shown == total else f"{shown:,} of {total:,} session files"
         text = f"{count} in {where} · sorted by {SORTS[self.sort][0]} (ctrl+s)"
-        if self.unread:
+        if not self.listed:
+            text += " · listing the folders…"
+        elif self.unread:
             text += f" · reading {total - self.unread:,}/{total:,}"
         self.query_one("#heading", Static).update(Text(text))
 
@@ -461,7 +465,8 @@ class FilesScreen(Screen):
         if info is not None:
             line.append(inert(info.path, keep_newlines=False))
         else:
-            line.append("no session files match" if self.infos else "no *.jsonl files here")
+            line.append("no session files match" if self.infos else
+                        "no *.jsonl files here" if self.listed else "listing the folders…")
         self.query_one("#where", Static).update(line)
 
     @on(PickerTable.Highlighted)
@@ -564,7 +569,8 @@ class FilesScreen(Screen):
             return
         self.search_id += 1
         self.contents_query, self.searching = event.value, True
-        self.search_contents(self.search_id, event.value, list(self.infos))
+        shown = [info.path for info in self.table.rows]  # the rows on screen first, in their order
+        self.search_contents(self.search_id, event.value, shown + list(self.infos.keys() - set(shown)))
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def search_contents(self, search_id: int, text: str, paths: list[str]) -> None:
