@@ -26,14 +26,17 @@ KEYS = {"enter": "\r", "escape": "\x1b", "ctrl+p": "\x10", "ctrl+c": "\x03", "ta
 
 
 class Terminal:
-    def __init__(self, *args: str, width: int = 160, height: int = 45, env: dict | None = None) -> None:
+    def __init__(self, *args: str, width: int = 160, height: int = 45, env: dict | None = None,
+                 command: list[str] | None = None) -> None:
+        """``session-tui ARGS`` (or ``command``) in a pseudo-terminal of ``width`` × ``height``."""
         self.width, self.height = width, height
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
         environment = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
         environment.pop("SESSION_TUI_DEBUG", None)
-        self.process = subprocess.Popen([sys.executable, "-m", "session_tui", *args], stdin=slave, stdout=slave,
-                                        stderr=slave, cwd=REPO, env=environment, start_new_session=True)
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(command or [sys.executable, "-m", "session_tui", *args], stdin=slave,
+                                        stdout=slave, stderr=slave, cwd=REPO, env=environment, start_new_session=True)
         os.close(slave)
         self.master = master
         self.output = bytearray()
@@ -55,7 +58,10 @@ class Terminal:
             with self.lock:
                 self.output += data
                 self.last_output = time.monotonic()
-                self.stream.feed(data)
+                try:
+                    self.stream.feed(data)
+                except Exception:  # a sequence pyte cannot parse (other apps'): drop it, keep reading
+                    self.stream = pyte.ByteStream(self.screen)
 
     def text(self) -> str:
         with self.lock:
@@ -66,13 +72,15 @@ class Terminal:
             os.write(self.master, KEYS.get(key, key).encode())
 
     def wait_for(self, predicate, timeout: float = 20.0, what: str = "the screen") -> None:
+        """Poll the screen until ``predicate(text)``; ``last_seen`` is when it first held."""
         deadline = time.monotonic() + timeout
         while not predicate(self.text()):
             if self.process.poll() is not None:
                 raise AssertionError(f"the app exited ({self.process.returncode}) waiting for {what}:\n{self.text()}")
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}:\n{self.text()}")
-            time.sleep(0.02)
+            time.sleep(0.005)
+        self.last_seen = time.monotonic()
 
     def wait_text(self, text: str, timeout: float = 20.0) -> None:
         self.wait_for(lambda screen: text in screen, timeout, repr(text))

@@ -156,7 +156,7 @@ class SessionScreen(Screen):
             preview.refresh()
             self.indexing = "indexing 0%"
             self._show(preview, cursor_entry=None)
-            self.index_file()
+            self.call_after_refresh(self.index_file)  # after the first frame: the scan would slow it
 
     def _after_index(self) -> None:
         self.compute_problems()
