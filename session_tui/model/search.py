@@ -17,10 +17,12 @@ def _entry_at_line(session, line: int) -> int | None:
     return k if k < len(lines) and lines[k] == line else None
 
 
-def find_text(session, needle: str, after_entry: int = -1, backwards: bool = False) -> int | None:
+def find_text(session, needle: str, after_entry: int = -1, backwards: bool = False,
+              should_stop=None) -> int | None:
     """The next entry (in file order, wrapping around) after ``after_entry``
     whose line contains ``needle``, case-insensitively; searches the raw
-    JSON lines, so ids and field values match too."""
+    JSON lines, so ids and field values match too. ``should_stop`` is polled
+    between blocks of 1 MiB (raise Cancelled)."""
     target = needle.lower().encode()
     tree, lines = session.tree, session.lines
     if not target or not tree.count:
@@ -35,18 +37,22 @@ def find_text(session, needle: str, after_entry: int = -1, backwards: bool = Fal
         last_line = tree.entry_line[max(span[0], span[-1])]
         start = lines.line_starts[first_line]
         stop = sum(lines.span(last_line))
-        found = _scan(session, target, start, stop, backwards)
+        found = _scan(session, target, start, stop, backwards, should_stop)
         if found is not None:
             return found
     return None
 
 
-def _scan(session, target: bytes, start: int, stop: int, backwards: bool) -> int | None:
+def _scan(session, target: bytes, start: int, stop: int, backwards: bool, should_stop=None) -> int | None:
     """The first (or, backwards, last) entry in bytes [start, stop) whose
     line holds ``target``; reads BLOCK bytes at a time."""
     overlap = len(target) - 1
     blocks = range(start, stop, BLOCK)
     for begin in (reversed(blocks) if backwards else blocks):
+        if should_stop is not None and should_stop():
+            from .session import Cancelled
+
+            raise Cancelled()
         data = os.pread(session._fd, min(BLOCK + overlap, stop - begin), begin).lower()
         found = _entry_in(session, data, begin, target, backwards)
         if found is not None:
@@ -63,6 +69,18 @@ def _entry_in(session, data: bytes, base: int, target: bytes, backwards: bool) -
             return entry
         at = data.rfind(target, 0, at) if backwards else data.find(target, at + 1)
     return None
+
+
+def find_all(session, needle: str, limit: int, should_stop=None) -> list[int]:
+    """Up to ``limit`` entries holding ``needle``, in file order (see find_text)."""
+    found: list[int] = []
+    entry = -1
+    while len(found) < limit:
+        entry = find_text(session, needle, entry, should_stop=should_stop)
+        if entry is None or entry in found:
+            break
+        found.append(entry)
+    return found
 
 
 def partner(session, entry: int) -> int | None:

@@ -1,11 +1,15 @@
-"""Command palette: jump to an entry by id or text."""
+"""Command palette: jump to an entry by id or text (the file is scanned in a thread: keys stay live)."""
 
 from __future__ import annotations
+
+import asyncio
+import threading
 
 from textual.command import Hit, Provider
 
 from ..model.sanitize import inert
-from ..model.search import find_text
+from ..model.search import find_all
+from ..model.session import Cancelled
 
 MAX_HITS = 20
 
@@ -26,13 +30,14 @@ class EntryJumpProvider(Provider):
             return
         session = screen.session
         matcher = self.matcher(query)
-        seen: set[int] = set()
-        entry = -1
-        for _ in range(MAX_HITS):
-            entry = find_text(session, query, entry)
-            if entry is None or entry in seen:
-                break
-            seen.add(entry)
+        stop = threading.Event()  # set when the palette moves on (a new key): the scan thread ends
+        try:
+            entries = await asyncio.to_thread(find_all, session, query, MAX_HITS, stop.is_set)
+        except Cancelled:
+            return
+        finally:
+            stop.set()
+        for entry in entries:
             view = session.format.view(session.record(entry))
             label = f"line {session.line_of(entry)} · {view.role} · {view.id or ''} {view.text[:60]}"
             label = inert(" ".join(label.split()), keep_newlines=False)

@@ -48,3 +48,26 @@ def test_partner_of_calls_and_results(tmp_path):
     assert partner(s, s.find("a")) == s.find("r1")
     assert partner(s, s.find("r2")) == s.find("a")
     assert partner(s, s.find("x")) is None
+
+
+def test_a_search_polls_should_stop_between_blocks_and_stops(tmp_path):
+    """A miss on a big file reads all of it: the UI runs it in a thread and stops it with Esc."""
+    import pytest
+
+    from session_tui.model.search import find_all
+    from session_tui.model.session import Cancelled, open_session
+    from tests.model.helpers import chain
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(chain(40_000))  # several MiB: several blocks
+    session = open_session(path)
+    polls = []
+
+    def stop_after_two() -> bool:
+        polls.append(1)
+        return len(polls) > 2
+
+    with pytest.raises(Cancelled):
+        find_text(session, "no such text", should_stop=stop_after_two)
+    assert len(polls) == 3
+    assert find_all(session, "message 3999", 5) == [3999, 39990, 39991, 39992, 39993]

@@ -12,7 +12,7 @@ from session_tui.ui.app import SessionApp
 from session_tui.ui.screens import session as session_module
 from session_tui.ui.screens.session import SessionScreen
 from tests.model.helpers import chain, message
-from tests.support import SAMPLES
+from tests.support import REPO, SAMPLES
 
 from .pilot_support import session_screen, wait_for
 from .test_picker import picker
@@ -45,7 +45,7 @@ async def test_a_file_path_opens_at_the_leaf(tmp_path):
 
 
 async def test_a_real_claude_transcript_opens_at_its_leaf():
-    real = sorted((SAMPLES.parent / "tests" / "data" / "real" / "claude").glob("*.jsonl"), key=lambda p: -p.stat().st_size)
+    real = sorted((REPO / "tests" / "data" / "real" / "claude").glob("*.jsonl"), key=lambda p: -p.stat().st_size)
     async with SessionApp(str(real[0]), watch=False).run_test(size=(160, 48)) as pilot:
         await landed(pilot)
 

@@ -38,6 +38,7 @@ TAIL_STEP_MS = 5
 DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
 DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
 PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again (in a worker)
+SLOW_SECONDS = 0.3  # a worker that takes longer says what it is doing
 CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
 METADATA_LIMIT = 5000  # records listed by `m`
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
@@ -64,6 +65,34 @@ class ProblemsReady(Message):
         self.generation, self.problems, self.off_branch = generation, problems, off_branch or set()
         self.subagents = subagents or {}
         super().__init__()
+
+
+class Found(Message):
+    """A search ended: the entry found (None: no match)."""
+
+    def __init__(self, session: Session, text: str, entry: int | None) -> None:
+        self.session, self.text, self.entry = session, text, entry
+        super().__init__()
+
+
+class ContextReady(Message):
+    def __init__(self, session: Session, title: str, body: str) -> None:
+        self.session, self.title, self.body = session, title, body
+        super().__init__()
+
+
+class Slow:
+    """A ``should_stop`` helper for a worker: once it has run SLOW_SECONDS,
+    says so once in a notice (what it is doing, how to stop it)."""
+
+    def __init__(self, screen: Screen, what: str) -> None:
+        self.screen, self.what, self.started, self.told = screen, what, time.monotonic(), False
+
+    def __call__(self) -> bool:
+        if not self.told and time.monotonic() - self.started > SLOW_SECONDS:
+            self.told = True
+            self.screen.app.call_from_thread(self.screen.notify, self.what, timeout=3)
+        return False
 
 
 class UsageReady(Message):
@@ -255,7 +284,12 @@ class SessionScreen(Screen):
         return k if k < new.tree.count else None
 
     def action_escape(self) -> None:
-        if self.indexing.startswith("indexing ") and "%" in self.indexing:
+        running = {w.group for w in self.workers if w.node is self and not w.is_finished}
+        if running & {"search", "context"}:  # a long search or context: stop it first
+            self.workers.cancel_group(self, "search")
+            self.workers.cancel_group(self, "context")
+            self.notify("stopped", timeout=1)
+        elif self.indexing.startswith("indexing ") and "%" in self.indexing:
             self.workers.cancel_group(self, "index")
         elif self.app.can_go_back:
             self.app.pop_screen()
@@ -449,13 +483,30 @@ class SessionScreen(Screen):
             entry = self.session.active_leaf()
         if entry < 0:
             return
-        items = self.session.resume_items(entry)
-        client = self.session.format.client
+        self.build_context(self.session, entry)
+
+    @work(thread=True, exclusive=True, group="context", exit_on_error=False)
+    def build_context(self, session: Session, entry: int) -> None:
+        """The context at ``entry`` in a thread (off the active leaf, every
+        record on its path is read): keys stay live, Esc stops it."""
+        worker = get_current_worker()
+        slow = Slow(self, "building the context… (Esc stops)")
+        try:
+            with session.checking:
+                items = session.resume_items(entry, should_stop=lambda: slow() or worker.is_cancelled)
+            body = context_text(session, items)
+        except Cancelled:
+            return
+        client = session.format.client
         added = sum(1 for item in items if item.added_by)
         who = f"{client} sends on resume" if client else "the model would be sent"
-        title = (f"context at line {self.session.line_of(entry)}: {len(items):,} messages {who}"
+        title = (f"context at line {session.line_of(entry)}: {len(items):,} messages {who}"
                  + (f" ({added:,} added by {client}, marked +)" if added else ""))
-        self.app.push_screen(TextViewScreen(title, context_text(self.session, items)))
+        self.post_message(ContextReady(session, title, body))
+
+    def on_context_ready(self, message: ContextReady) -> None:
+        if message.session is self.session:
+            self.app.push_screen(TextViewScreen(message.title, message.body))
 
     # -- moving -------------------------------------------------------------------
     def action_go_leaf(self) -> None:
@@ -494,13 +545,28 @@ class SessionScreen(Screen):
         self.tree_widget.focus()
 
     def _search(self, backwards: bool) -> None:
-        if not self.query_text:
+        if self.query_text:
+            self.search_file(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def search_file(self, session: Session, text: str, after: int, backwards: bool) -> None:
+        """Find the next match in a thread (a miss on a big file reads all of
+        it): keys stay live, Esc or the next search stops it."""
+        worker = get_current_worker()
+        slow = Slow(self, f"searching for {inert(text, keep_newlines=False)}… (Esc stops)")
+        try:
+            found = find_text(session, text, after, backwards, should_stop=lambda: slow() or worker.is_cancelled)
+        except Cancelled:
             return
-        found = find_text(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
-        if found is None:
-            self.notify(f"not found: {inert(self.query_text, keep_newlines=False)}", timeout=2, markup=False)
+        self.post_message(Found(session, text, found))
+
+    def on_found(self, message: Found) -> None:
+        if message.session is not self.session:
+            return
+        if message.entry is None:
+            self.notify(f"not found: {inert(message.text, keep_newlines=False)}", timeout=2, markup=False)
         else:
-            self.jump_to_entry(found)
+            self.jump_to_entry(message.entry)
 
     def action_search_next(self) -> None:
         self._search(backwards=False)

@@ -33,12 +33,19 @@ class TextViewScreen(Screen):
 
 
 
+CONTEXT_MESSAGES = 2000  # the context view shows the last ones (a long session sends hundreds of thousands)
+
+
 def context_text(session, items) -> str:
     """What the client sends on resume (``Session.resume_items``) as
-    readable text: one block per message; what the client adds itself is
-    marked on every line."""
+    readable text: one block per message, the last CONTEXT_MESSAGES of
+    them; what the client adds itself is marked on every line."""
     out = []
-    for n, sent in enumerate(items, 1):
+    skipped = max(len(items) - CONTEXT_MESSAGES, 0)
+    if skipped:
+        out += [f"… {skipped:,} earlier messages not shown here "
+                "(`session-tui export FILE --context --to json` writes them all)", ""]
+    for n, sent in enumerate(items[skipped:], skipped + 1):
         message = sent.message
         role = message.get("role") or message.get("type") or "?"
         if sent.added_by:
