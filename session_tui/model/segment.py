@@ -51,6 +51,30 @@ class Shape:
 
 
 @dataclass
+class ScanTally:
+    """Tokens and the earliest and latest times, kept while indexing by
+    formats that can (``Format.tallies_usage``): sums of the entries' usage,
+    times as their ISO 8601 UTC text (``…Z``: text order is time order).
+    ``exact`` turns false at an entry this cannot hold (another time form):
+    then the totals are read from the records."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    first: str | None = None
+    last: str | None = None
+    exact: bool = True
+
+    def add(self, other: ScanTally) -> None:
+        self.exact = self.exact and other.exact
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        if other.first is not None and (self.first is None or other.first < self.first):
+            self.first = other.first
+        if other.last is not None and (self.last is None or other.last > self.last):
+            self.last = other.last
+
+
+@dataclass
 class Segment:
     """What a region of complete lines adds, in columns that pickle cheaply.
 
@@ -74,6 +98,7 @@ class Segment:
     titles: list = field(default_factory=list)  # (line, rank, title, entry id it names or None)
     #: what a ``stateful`` format carries from one line to the next (the session's, across segments)
     state: dict = field(default_factory=dict)
+    tally: ScanTally = field(default_factory=ScanTally)  # filled by formats that tally while indexing
     _last_id: object = None
 
     def add_entry(self, line: int, entry_id, parent_id, shape: int) -> None:

@@ -21,7 +21,7 @@ from .formats.base import Sent
 from .line_index import LineIndex
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
-from .segment import LineBlocks, LineKind, Segment, scan
+from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
 from .tools import Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 
@@ -72,6 +72,7 @@ class Session:
         self.header: dict | None = None
         self.titles: list[tuple[int, int, str, str | None]] = []  # records naming the session
         self.memo: dict = {}  # what a format keeps between calls; cleared with the tree
+        self.scan_tally = ScanTally(exact=bool(self.format and self.format.tallies_usage))
         self._context_cache: tuple | None = None
         self._context_before: tuple | None = None  # (leaf, built, entry count) of the last refresh: extended on append
         self._pairing: Pairing | None = None
@@ -232,6 +233,7 @@ class Session:
         self._guessed = guessed
         self.tree = SessionTree(linear=fmt.linear)
         self.memo = {}
+        self.scan_tally = ScanTally(exact=fmt.tallies_usage)
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
         far = None
@@ -322,6 +324,7 @@ class Session:
             self.titles.extend(seg.titles)
         if seg.bad:
             self.bad.extend(seg.bad)
+        self.scan_tally.add(seg.tally)
         for line, reason in rejected:
             if reason == "duplicate id":
                 lines.line_kinds[line] = LineKind.DUPLICATE

@@ -14,9 +14,12 @@ LATEST = 253402300800.0  # 10000-01-01: no time is later (datetime's range)
 
 
 def tokens_of(view: EntryView) -> tuple[int, int]:
-    """(input, output) tokens an entry records (0, 0 if none; a negative or
-    non-integer count is none)."""
-    usage = view.tokens or {}
+    """(input, output) tokens an entry records (0, 0 if none)."""
+    return usage_counts(view.tokens or {})
+
+
+def usage_counts(usage: dict) -> tuple[int, int]:
+    """(input, output) of a usage record (a negative or non-integer count is none)."""
 
     def first(keys) -> int:
         for key in keys:
@@ -98,12 +101,18 @@ def session_usage(session, should_stop=None) -> SessionUsage:
     """Tokens over every entry of the file (all branches: what was spent;
     a response recorded over several entries once, with its highest output
     count) or, where the format records a session total (Codex), that;
-    and the span of its timestamps. Reads each entry once: the tally is kept
-    with the session, so a live file costs only its new entries."""
+    and the span of its timestamps. Formats that tally while indexing
+    (``ScanTally``) need no record read again; the others read each entry
+    once, the tally kept with the session, so a live file costs only its
+    new entries."""
     from .formats.base import check_stop
 
-    tally = session.memo.setdefault("usage", UsageTally())
     fmt = session.format
+    scanned = session.scan_tally
+    if scanned.exact and not session.tree.duplicates and fmt.session_tokens(session, should_stop) is None:
+        return SessionUsage(scanned.input_tokens, scanned.output_tokens, parse_time(scanned.first),
+                            parse_time(scanned.last))  # kept by the index: no record read again
+    tally = session.memo.setdefault("usage", UsageTally())
     for entry in range(tally.entries, session.tree.count):
         check_stop(should_stop, entry - tally.entries)
         tally.add(fmt.view(session.record(entry)))

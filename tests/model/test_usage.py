@@ -92,3 +92,35 @@ def test_negative_or_non_integer_counts_and_absurd_times_are_left_out_of_the_tot
     assert (total.input_tokens, total.output_tokens) == (13, 6)
     assert total.seconds == 120  # 11:05:00 to 11:07:00; the time 1e20 is no time
     assert usage_text(total) == "tokens in 13 · out 6 · span 2.0 min"
+
+
+def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
+    """The native format tallies tokens and times in the index; reading every
+    record again (the other formats' way) gives the same totals."""
+    import shutil
+
+    from session_tui.model import open_session
+    from session_tui.model.usage import session_usage
+    from tests.support import SAMPLES
+
+    from .helpers import chain, message
+
+    live = tmp_path / "mixed.jsonl"
+    live.write_bytes(chain(5) + message("u1", "m4", role="assistant", content="x",
+                                        usage={"prompt_tokens": 120, "completion_tokens": 7})
+                     + message("u2", "u1", role="assistant", content="y",
+                               usage={"input_tokens": 3, "output_tokens": -4}))
+    shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", tmp_path / "branched.jsonl")
+    for path, tokens in ((live, (123, 7)), (tmp_path / "branched.jsonl", None)):
+        session = open_session(path)
+        assert session.scan_tally.exact
+        kept = session_usage(session)
+        session.scan_tally.exact = False  # the records' way
+        assert session_usage(session) == kept and kept.seconds is not None
+        if tokens:
+            assert (kept.input_tokens, kept.output_tokens) == tokens
+    odd = tmp_path / "odd.jsonl"  # a time in another form: read from the records
+    odd.write_bytes(chain(2) + b'{"type":"message","id":"n","parentId":"m1","createdAt":1700000000,'
+                    b'"message":{"role":"user","content":"hi"}}\n')
+    session = open_session(odd)
+    assert not session.scan_tally.exact and session_usage(session).first == 1700000000

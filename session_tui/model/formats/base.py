@@ -122,6 +122,9 @@ class Format:
         build it again."""
         return None
 
+    #: the scan fills ``Segment.tally`` (tokens, first and last time): totals need no record read again
+    tallies_usage = False
+
     #: the tool that resumes this format's files, when it repairs them itself
     client: str | None = None
     #: what the client sends for a call whose result is not in the file (None: nothing, an error)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..entry_view import EntryView
 from ..records import JSONDecodeError, loads
 from ..segment import LineKind, Shape
+from ..usage import usage_counts
 from .base import Format, check_stop, not_an_object, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
@@ -39,6 +40,8 @@ class TreeFormat(OpenAIMessages, Format):
         far = seg.far
         of_role = Shape.OF_ROLE
         last_id = seg._last_id
+        tally = seg.tally  # tokens and the first and last time, so totals need no record read again
+        first, last = tally.first, tally.last
         for line, raw in enumerate(pieces, first_line):
             try:
                 obj = loads(raw)
@@ -53,8 +56,20 @@ class TreeFormat(OpenAIMessages, Format):
                     shape = of_role.get(message.get("role"), _OTHER)
                     if message.get("tool_calls"):
                         shape |= _CALLS
+                    if (usage := message.get("usage")).__class__ is dict:
+                        tokens_in, tokens_out = usage_counts(usage)
+                        tally.input_tokens += tokens_in
+                        tally.output_tokens += tokens_out
                 else:
                     shape = 0
+                when = obj.get("createdAt")
+                if when.__class__ is str and when[-1:] == "Z":
+                    if first is None or when < first:
+                        first = when
+                    if last is None or when > last:
+                        last = when
+                elif when is not None:
+                    tally.exact = False
                 pid = obj.get("parentId")
                 if pid is None or pid != last_id:
                     far.append((len(seg.shapes), pid if pid.__class__ is str else None))
@@ -64,10 +79,15 @@ class TreeFormat(OpenAIMessages, Format):
                 last_id = eid
             else:
                 seg._last_id = last_id
+                tally.first, tally.last = first, last
                 kinds[line - first_line] = self.classify(obj, line, seg)
+                first, last = tally.first, tally.last
                 last_id = seg._last_id
         seg._last_id = last_id
+        tally.first, tally.last = first, last
         seg.line_kinds.frombytes(kinds)
+
+    tallies_usage = True
 
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
@@ -79,6 +99,7 @@ class TreeFormat(OpenAIMessages, Format):
             pid = obj.get("parentId")
             shape = shape_of(obj.get("message")) if kind == "message" else _SUMMARY
             seg.add_entry(line, eid, pid if pid.__class__ is str else None, shape)
+            tally_entry(seg.tally, obj)
             return LineKind.ENTRY
         if kind == "active_leaf":
             seg.pointers.append((line, obj.get("activeLeafId")))
@@ -154,17 +175,20 @@ def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int,
     texts: dict[int, str] = {}
     ranges: dict[int, tuple[int, int]] = {}
     if summaries:
-        position = {e: k for k, e in enumerate(path)}
+        records = {k: session.record(path[k]) for k in summaries}
+        bounds = {k: tuple(session.find(v) if isinstance(v, str) else None
+                           for v in (records[k].get("fromId"), records[k].get("toId"))) for k in summaries}
+        wanted = {e for pair in bounds.values() for e in pair if e is not None}
+        position = {e: k for k, e in enumerate(path) if e in wanted}  # only the range ends: one pass, small dict
         for k in summaries:
-            record = session.record(path[k])
+            record = records[k]
             text = record.get("summary")
             texts[k] = text if isinstance(text, str) else ""
             from_id, to_id = record.get("fromId"), record.get("toId")
             if from_id is None and to_id is None:
                 ranges[k] = (0, k - 1)
                 continue
-            a = position.get(session.find(from_id)) if isinstance(from_id, str) else None
-            b = position.get(session.find(to_id)) if isinstance(to_id, str) else None
+            a, b = (position.get(e) if e is not None else None for e in bounds[k])
             if a is None or b is None or a > b or b >= k:
                 notes.append((tree.entry_line[path[k]],
                               "summary range fromId..toId is not on the path before it; not applied"))
@@ -189,6 +213,23 @@ def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int,
             continue
         add_message(session, entry, out)
     return out, notes
+
+
+def tally_entry(tally, record: dict) -> None:
+    """What an entry read the slow way adds to the scan's tally (the hot loop inlines this)."""
+    message = record.get("message")
+    if message.__class__ is dict and (usage := message.get("usage")).__class__ is dict:
+        tokens_in, tokens_out = usage_counts(usage)
+        tally.input_tokens += tokens_in
+        tally.output_tokens += tokens_out
+    when = record.get("createdAt")
+    if when.__class__ is str and when[-1:] == "Z":
+        if tally.first is None or when < tally.first:
+            tally.first = when
+        if tally.last is None or when > tally.last:
+            tally.last = when
+    elif when is not None:
+        tally.exact = False
 
 
 def add_message(session, entry: int, out: list) -> None:
