@@ -69,7 +69,7 @@ def report(session: Session, path: str) -> Report:
     active_id = None
     if leaf >= 0:
         active_id = session.format.entry_id(session.record(leaf))
-    dangling, _ = session.tool_issues()
+    dangling, _ = session.tool_issues(light=True)  # a one-shot look: only the tool records are read
     return Report(
         path=path,
         format=session.format.name,
@@ -80,8 +80,8 @@ def report(session: Session, path: str) -> Report:
         active_leaf=active_id,
         active_leaf_line=session.line_of(leaf) if leaf >= 0 else None,
         dangling_tool_calls=[{"call_id": d.call_id, "line": session.line_of(d.entry)} for d in dangling],
-        problems=[p.as_json() for p in session.problems()],
-        context_messages=len(session.context_items()),
+        problems=[p.as_json() for p in session.problems(light=True)],
+        context_messages=session.context_size(),
         notes=session.notes(),
         sidecar=_sidecar_summary(session),
         usage=usage_text(session_usage(session)),

@@ -76,6 +76,7 @@ class Session:
         self._context_cache: tuple | None = None
         self._context_before: tuple | None = None  # (leaf, built, entry count) of the last refresh: extended on append
         self._pairing: Pairing | None = None
+        self._light_cache: tuple | None = None  # (leaf, tool issues, context size) of a light pass
         self._leaf_cache: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------
@@ -167,6 +168,7 @@ class Session:
         if self._context_cache is not None and not change.reloaded:
             self._context_before = (*self._context_cache, before)
         self._context_cache = None
+        self._light_cache = None
         self._leaf_cache = None
         return change
 
@@ -457,15 +459,36 @@ class Session:
             return []
         return self.format.resume(self, self.context_items(leaf, should_stop))
 
+    def context_size(self, leaf: int | None = None) -> int:
+        """How many messages the context at ``leaf`` holds (counted by a light pass if one was made)."""
+        leaf = self.active_leaf() if leaf is None else leaf
+        if self._light_cache and self._light_cache[0] == leaf and not (
+                self._context_cache and self._context_cache[0] == leaf):
+            return self._light_cache[2]
+        return len(self.context_items(leaf)) if leaf >= 0 else 0
+
     def context_at(self, leaf: int | None = None) -> list[dict]:
         """The messages the model would be sent from ``leaf`` (the store
         design's ``messagesForActiveBranch``)."""
         return [message for _, message in self.context_items(leaf)]
 
-    def tool_issues(self, leaf: int | None = None, should_stop=None) -> tuple[list[ToolIssue], list[ToolIssue]]:
-        """(dangling calls, orphan results) in the context at ``leaf``."""
+    def tool_issues(self, leaf: int | None = None, should_stop=None,
+                    light: bool = False) -> tuple[list[ToolIssue], list[ToolIssue]]:
+        """(dangling calls, orphan results) in the context at ``leaf``;
+        ``light``: a one-shot answer that reads only the records that call or
+        answer a tool, where the format can (the context is not kept)."""
         if not self.format:
             return [], []
+        leaf = self.active_leaf() if leaf is None else leaf
+        if light and not (self._context_cache and self._context_cache[0] == leaf) and leaf >= 0:
+            if self._light_cache and self._light_cache[0] == leaf:
+                return self._light_cache[1]
+            stream = self.format.tool_stream(self, leaf, should_stop)
+            if stream is not None:
+                pairing = Pairing(self.format)
+                found = pairing.read(stream)
+                self._light_cache = (leaf, found, pairing.count)
+                return found
         items = self.context_items(leaf, should_stop)
         pairing = self._pairing
         if pairing is None or pairing.fmt is not self.format or not pairing.continues(items):
@@ -486,11 +509,11 @@ class Session:
         out.extend((line + 1, f"title {text!r} is for the conversation ending at {names}, not in this file")
                    for line, _rank, text, names in self.titles if names is not None and self.find(names) is None)
         for line, target in self.pointers:
-            if not isinstance(target, str) or self.find(target) is None:
+            if not isinstance(target, str) or not self.tree.has(target):  # (no full id index for this)
                 out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
         leaf = self.active_leaf()
         if leaf >= 0:
-            out.extend((line + 1, text) for line, text in self._context(leaf)[1])
+            out.extend((line + 1, text) for line, text in self.format.context_notes(self, leaf))
         return sorted(out)
 
     def _missing_parents(self, expected: bool):
@@ -500,9 +523,10 @@ class Session:
             if self.format.expected_root(self.record(entry)) == expected:
                 yield entry, parent_id
 
-    def problems(self, should_stop: Callable[[], bool] | None = None) -> list[Problem]:
+    def problems(self, should_stop: Callable[[], bool] | None = None, light: bool = False) -> list[Problem]:
         """Every problem, by line. Reads the context at the active leaf;
-        ``should_stop`` is polled while it does (raise Cancelled)."""
+        ``should_stop`` is polled while it does (raise Cancelled); ``light``:
+        see ``tool_issues`` (for a one-shot check)."""
         out: list[Problem] = []
         lines = self.lines
         fmt = self.format
@@ -524,7 +548,7 @@ class Session:
             where = f" (first on line {self.line_of(first)})" if first is not None else ""
             out.append(Problem(line + 1, ProblemKind.DUPLICATE_ID,
                                f"id {entry_id} already used{where}: this record is ignored"))
-        dangling, orphans = self.tool_issues(should_stop=should_stop)
+        dangling, orphans = self.tool_issues(should_stop=should_stop, light=light)
         fills = fmt.fills_dangling
         out.extend(Problem(self.line_of(d.entry), ProblemKind.DANGLING_TOOL_CALL,
                            f"tool call {d.call_id} has no result" + (f": {fills}" if fills else ""),

@@ -31,6 +31,7 @@ class Pairing:
         self.fmt = fmt
         self.anywhere = getattr(fmt, "results_anywhere", False)
         self.consumed = 0  # messages of the context read so far
+        self.count = 0  # messages read, streams included
         self.last: tuple | None = None  # the last of them (same object: the context was extended, not rebuilt)
         self.dangling: list[ToolIssue] = []  # calls closed without a result
         self.orphans: list[ToolIssue] = []
@@ -44,8 +45,17 @@ class Pairing:
     def feed(self, context: list[tuple[int, dict]]) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """Read the messages of ``context`` after those already read (it must
         continue them); (dangling calls, orphan results) at its end."""
+        found = self.read(context[self.consumed:])
+        if len(context) > self.consumed:
+            self.consumed, self.last = len(context), context[-1]
+        return found
+
+    def read(self, items) -> tuple[list[ToolIssue], list[ToolIssue]]:
+        """Read ``items`` (any iterable: a stream is never held whole) after
+        what was read; (dangling calls, orphan results) at their end."""
         fmt = self.fmt
-        for item in context[self.consumed:]:
+        for item in items:
+            self.count += 1
             entry, message = item
             if self.anywhere:
                 self.open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
@@ -64,7 +74,5 @@ class Pairing:
                 self.open_calls = {}
             self.open_calls.update((c, entry) for c in fmt.tool_call_ids(message))
             self.previous = message
-        if len(context) > self.consumed:
-            self.consumed, self.last = len(context), context[-1]
         open_now = [ToolIssue(e, c) for c, e in self.open_calls.items()]
         return self.dangling + open_now, list(self.orphans)

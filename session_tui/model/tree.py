@@ -269,6 +269,10 @@ class SessionTree:
         return self._full_index().get(key)
 
     # -- queries ------------------------------------------------------------------
+    def has(self, entry_id: str) -> bool:
+        """Whether an entry may have ``entry_id`` (its key is known: no scan, no full index)."""
+        return entry_id in self._collided or (hash(entry_id) & _KEY_MASK) in self._members
+
     def find(self, entry_id: str) -> int | None:
         """Entry index of ``entry_id`` (unverified: see ``Session.find``)."""
         if self._collided:
@@ -310,9 +314,9 @@ class SessionTree:
     def branch_point_entries(self) -> list[int]:
         return sorted(p for p in self._others if self.child_count(p) >= 2)
 
-    def path_to(self, leaf: int) -> list[int]:
-        """Entry indexes root → ``leaf``."""
-        path = []
+    def path_to(self, leaf: int) -> array:
+        """Entry indexes root → ``leaf`` (a compact array: a path can hold millions)."""
+        path = array("I")
         parent = self.parent
         node = leaf
         while node != NONE:

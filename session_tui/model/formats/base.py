@@ -122,6 +122,17 @@ class Format:
         build it again."""
         return None
 
+    def tool_stream(self, session: Session, leaf: int, should_stop=None):
+        """The context at ``leaf`` as an iterable of (entry, message) good
+        enough to pair tool calls while reading fewer records (a one-shot
+        check of a big file), or None: pair over the context itself."""
+        return None
+
+    def context_notes(self, session: Session, leaf: int) -> list[tuple[int, str]]:
+        """What could not be applied while building the context at ``leaf``
+        (0-based line, text); formats without such rules have none."""
+        return []
+
     #: the scan fills ``Segment.tally`` (tokens, first and last time): totals need no record read again
     tallies_usage = False
 

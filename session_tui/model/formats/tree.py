@@ -10,13 +10,14 @@ from ..entry_view import EntryView
 from ..records import JSONDecodeError, loads
 from ..segment import LineKind, Shape
 from ..usage import usage_counts
-from .base import Format, check_stop, not_an_object, unparsable
+from .base import STOP_EVERY, Format, check_stop, not_an_object, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
 SUMMARY_ROLE = "user"
 _SUMMARY = Shape.SUMMARY
 _OTHER = Shape.OTHER
 _CALLS = Shape.CALLS
+_RESULT = Shape.RESULT
 _ENTRY_KIND = bytes([LineKind.ENTRY])
 
 
@@ -134,6 +135,22 @@ class TreeFormat(OpenAIMessages, Format):
     def context_and_notes(self, session, leaf: int, should_stop=None):
         return build_context(session, leaf, should_stop)
 
+    def tool_stream(self, session, leaf: int, should_stop=None):
+        path, plan = self._plan(session, leaf)
+        return walk_context(session, path, plan, should_stop, read=False)
+
+    def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
+        return self._plan(session, leaf)[1].notes
+
+    @staticmethod
+    def _plan(session, leaf: int):
+        """The path to ``leaf`` and its SummaryPlan, kept until the file grows (a check asks twice)."""
+        kept = session.memo.get("plan")
+        if kept is None or kept[:2] != (leaf, session.tree.count):
+            path = session.tree.path_to(leaf)
+            kept = session.memo["plan"] = (leaf, session.tree.count, path, SummaryPlan(session, path))
+        return kept[2:]
+
     def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
         if any(session.tree.shape[entry] & _SUMMARY for entry in entries):
             return None  # a summary replaces a range before it
@@ -167,52 +184,80 @@ def _int(value) -> int | None:
 def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
     """Messages for ``leaf`` with summaries applied (§1.6), and notes about
     summaries that could not be applied (0-based line, text)."""
-    tree = session.tree
-    path = tree.path_to(leaf)
-    shapes = tree.shape
-    summaries = [k for k, e in enumerate(path) if shapes[e] & _SUMMARY]
-    notes: list[tuple[int, str]] = []
-    texts: dict[int, str] = {}
-    ranges: dict[int, tuple[int, int]] = {}
-    if summaries:
-        records = {k: session.record(path[k]) for k in summaries}
-        bounds = {k: tuple(session.find(v) if isinstance(v, str) else None
-                           for v in (records[k].get("fromId"), records[k].get("toId"))) for k in summaries}
-        wanted = {e for pair in bounds.values() for e in pair if e is not None}
-        position = {e: k for k, e in enumerate(path) if e in wanted}  # only the range ends: one pass, small dict
-        for k in summaries:
-            record = records[k]
-            text = record.get("summary")
-            texts[k] = text if isinstance(text, str) else ""
-            from_id, to_id = record.get("fromId"), record.get("toId")
-            if from_id is None and to_id is None:
-                ranges[k] = (0, k - 1)
-                continue
-            a, b = (position.get(e) if e is not None else None for e in bounds[k])
-            if a is None or b is None or a > b or b >= k:
-                notes.append((tree.entry_line[path[k]],
-                              "summary range fromId..toId is not on the path before it; not applied"))
-                continue
-            ranges[k] = (a, b)
-    # A summary inside a later summary's range disappears with that range.
-    live: list[tuple[int, int, int]] = []
-    for k in reversed(summaries):
-        if k in ranges and not any(a <= k <= b for _, a, b in live):
-            live.append((k, *ranges[k]))
-    hidden = bytearray(len(path))
-    starts: dict[int, list[int]] = {}
-    for k, a, b in live:
-        hidden[a:b + 1] = b"\x01" * (b + 1 - a)
-        starts.setdefault(max(a, 0) if b >= a else k, []).append(k)
+    path = session.tree.path_to(leaf)
+    plan = SummaryPlan(session, path)
+    return list(walk_context(session, path, plan, should_stop)), plan.notes
+
+
+class SummaryPlan:
+    """Which entries of ``path`` the summaries on it replace (only the
+    summary records are read): ``hidden`` per position, the summaries that
+    ``starts`` at a position, their ``texts``, and ``notes`` on the ones that
+    could not be applied."""
+
+    def __init__(self, session, path) -> None:
+        tree = session.tree
+        shapes = tree.shape
+        summaries = [k for k, e in enumerate(path) if shapes[e] & _SUMMARY]
+        self.notes: list[tuple[int, str]] = []
+        self.texts: dict[int, str] = {}
+        ranges: dict[int, tuple[int, int]] = {}
+        if summaries:
+            records = {k: session.record(path[k]) for k in summaries}
+            bounds = {k: tuple(session.find(v) if isinstance(v, str) else None
+                               for v in (records[k].get("fromId"), records[k].get("toId"))) for k in summaries}
+            wanted = {e for pair in bounds.values() for e in pair if e is not None}
+            position = {e: k for k, e in enumerate(path) if e in wanted}  # the range ends only: a small dict
+            for k in summaries:
+                record = records[k]
+                text = record.get("summary")
+                self.texts[k] = text if isinstance(text, str) else ""
+                if record.get("fromId") is None and record.get("toId") is None:
+                    ranges[k] = (0, k - 1)
+                    continue
+                a, b = (position.get(e) if e is not None else None for e in bounds[k])
+                if a is None or b is None or a > b or b >= k:
+                    self.notes.append((tree.entry_line[path[k]],
+                                       "summary range fromId..toId is not on the path before it; not applied"))
+                    continue
+                ranges[k] = (a, b)
+        # A summary inside a later summary's range disappears with that range.
+        live: list[tuple[int, int, int]] = []
+        for k in reversed(summaries):
+            if k in ranges and not any(a <= k <= b for _, a, b in live):
+                live.append((k, *ranges[k]))
+        self.hidden = bytearray(len(path))
+        self.starts: dict[int, list[int]] = {}
+        for k, a, b in live:
+            self.hidden[a:b + 1] = b"\x01" * (b + 1 - a)
+            self.starts.setdefault(max(a, 0) if b >= a else k, []).append(k)
+
+
+_PLAIN: dict = {}  # a message that neither calls nor answers a tool (for pairing, unread)
+
+
+def walk_context(session, path, plan: SummaryPlan, should_stop=None, read: bool = True):
+    """(entry, message) of the context along ``path``; with ``read`` false,
+    only the records that call or answer a tool are read, the others stand
+    as ``_PLAIN`` (enough to pair tool calls, at a fraction of the reads)."""
+    shapes = session.tree.shape
+    hidden, starts, texts = plan.hidden, plan.starts, plan.texts
     out: list[tuple[int, dict]] = []
     for k, entry in enumerate(path):
-        check_stop(should_stop, k)
-        for s in sorted(starts.get(k, ())):
-            out.append((path[s], {"role": SUMMARY_ROLE, "content": texts[s]}))
-        if hidden[k] or shapes[entry] & _SUMMARY:
+        if not k % STOP_EVERY:
+            check_stop(should_stop, k)
+        if k in starts:
+            for s in sorted(starts[k]):
+                yield path[s], {"role": SUMMARY_ROLE, "content": texts[s]}
+        shape = shapes[entry]
+        if hidden[k] or shape & _SUMMARY:
             continue
-        add_message(session, entry, out)
-    return out, notes
+        if read or shape & (_CALLS | _RESULT):
+            add_message(session, entry, out)
+            yield from out
+            out.clear()
+        elif shape:  # (a record whose message is not an object has shape 0: no message, read or not)
+            yield entry, _PLAIN
 
 
 def tally_entry(tally, record: dict) -> None:
