@@ -65,7 +65,7 @@ def test_an_append_extends_the_context_and_pairs_only_new_messages(tmp_path):
     assert session._pairing is pairing and pairing.consumed == len(after)
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if "tree" in p.parts or p.parent.name == "tree"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in FILES if p.parent.name == "tree"], ids=lambda p: p.name)
 def test_a_light_check_finds_what_the_full_context_finds(path):
     """check reads only the records that call or answer a tool: the same problems and context size."""
     light = open_session(path)
