@@ -24,6 +24,7 @@ nothing unusual in it, and goes entry by entry otherwise.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from .segment import KEY_MASK as _KEY_MASK
@@ -315,14 +316,21 @@ class SessionTree:
         return sorted(p for p in self._others if self.child_count(p) >= 2)
 
     def path_to(self, leaf: int) -> array:
-        """Entry indexes root → ``leaf`` (a compact array: a path can hold millions)."""
-        path = array("I")
+        """Entry indexes root → ``leaf`` (a compact array: a path can hold
+        millions). Linear runs are taken whole (see ``run_breaks``): the walk
+        costs the forks on the path, not its entries."""
+        breaks = self.run_breaks()
         parent = self.parent
+        runs = []
         node = leaf
         while node != NONE:
-            path.append(node)
-            node = parent[node]
-        path.reverse()
+            k = bisect_left(breaks, node)  # breaks[k] >= node: the run holding node starts after breaks[k - 1]
+            start = breaks[k - 1] + 1 if k else 0
+            runs.append((start, node))
+            node = parent[start]
+        path = array("I")
+        for start, end in reversed(runs):
+            path.extend(range(start, end + 1))
         return path
 
     def missing_parents(self) -> Iterator[tuple[int, str]]:

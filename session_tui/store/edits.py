@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ..model import Session
+from ..model import Session, json_text
 from .forms import FORMS, Form
 from .forms.base import SYNTHETIC_RESULT
 from .plan import Plan, Rewrite
@@ -131,6 +131,14 @@ def _apply(plan: Plan, force: bool) -> list[str]:
     store = Store(plan.path, force=force)
     created: list[str] = []
     expected = plan.fingerprint
+    if plan.drop_torn and plan.append and plan.rewrite is None:
+        # Cutting the fragment, then appending, is two writes: a kill between
+        # them would leave the file cut and the calls still open. One backed-up
+        # rewrite instead: the old file or the new one, whatever happens.
+        with os.fdopen(open_nofollow(plan.path, os.O_RDONLY), "rb") as f:
+            body = f.read(expected.size - len(plan.drop_torn))  # the rewrite checks the file did not change
+        added = b"".join(json_text.dumps(record).encode() + b"\n" for record in plan.append)
+        plan = replace(plan, append=[], rewrite=body + added)
     for other in plan.also:  # refuse before writing anything, not half way
         Store(other.path).verify(other.fingerprint)
     if plan.drop_torn:

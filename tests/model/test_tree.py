@@ -70,3 +70,19 @@ def test_a_200000_deep_chain(tmp_path):
 def test_summary_counted(tmp_path):
     s = write(tmp_path, message("a", None), summary("s", "a"))
     assert s.tree.summaries == 1
+
+
+def test_path_to_takes_linear_runs_whole_and_equals_the_walk_up_the_parents():
+    from session_tui.model import open_session
+    from tests.support import REPO, SAMPLES
+
+    files = sorted(SAMPLES.rglob("*.jsonl")) + sorted((REPO / "tests" / "data" / "real").rglob("*.jsonl"))
+    for path in files:
+        with open_session(path) as session:
+            tree = session.tree
+            for entry in range(0, tree.count, max(1, tree.count // 200)):
+                walk, node = [], entry
+                while node >= 0:
+                    walk.append(node)
+                    node = tree.parent[node]
+                assert list(tree.path_to(entry)) == walk[::-1], (path.name, entry)
