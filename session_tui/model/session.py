@@ -483,11 +483,11 @@ class Session:
         if light and not (self._context_cache and self._context_cache[0] == leaf) and leaf >= 0:
             if self._light_cache and self._light_cache[0] == leaf:
                 return self._light_cache[1]
-            stream = self.format.tool_stream(self, leaf, should_stop)
+            count = [0]
+            stream = self.format.tool_stream(self, leaf, should_stop, count)
             if stream is not None:
-                pairing = Pairing(self.format)
-                found = pairing.read(stream)
-                self._light_cache = (leaf, found, pairing.count)
+                found = Pairing(self.format).read(stream)
+                self._light_cache = (leaf, found, count[0])
                 return found
         items = self.context_items(leaf, should_stop)
         pairing = self._pairing

@@ -31,7 +31,6 @@ class Pairing:
         self.fmt = fmt
         self.anywhere = getattr(fmt, "results_anywhere", False)
         self.consumed = 0  # messages of the context read so far
-        self.count = 0  # messages read, streams included
         self.last: tuple | None = None  # the last of them (same object: the context was extended, not rebuilt)
         self.dangling: list[ToolIssue] = []  # calls closed without a result
         self.orphans: list[ToolIssue] = []
@@ -55,7 +54,6 @@ class Pairing:
         what was read; (dangling calls, orphan results) at their end."""
         fmt = self.fmt
         for item in items:
-            self.count += 1
             entry, message = item
             if self.anywhere:
                 self.open_calls.update((c, entry) for c in fmt.tool_call_ids(message))

@@ -316,9 +316,13 @@ class SessionTree:
         return sorted(p for p in self._others if self.child_count(p) >= 2)
 
     def path_to(self, leaf: int) -> array:
-        """Entry indexes root → ``leaf`` (a compact array: a path can hold
-        millions). Linear runs are taken whole (see ``run_breaks``): the walk
-        costs the forks on the path, not its entries."""
+        """Entry indexes root → ``leaf`` (a compact array: a path can hold millions)."""
+        return path_of_runs(self.path_runs(leaf))
+
+    def path_runs(self, leaf: int) -> list[tuple[int, int]]:
+        """The path root → ``leaf`` as runs of consecutive entries (first,
+        last), root first. Linear runs are taken whole (see ``run_breaks``):
+        this costs the forks on the path, not its entries."""
         breaks = self.run_breaks()
         parent = self.parent
         runs = []
@@ -328,10 +332,8 @@ class SessionTree:
             start = breaks[k - 1] + 1 if k else 0
             runs.append((start, node))
             node = parent[start]
-        path = array("I")
-        for start, end in reversed(runs):
-            path.extend(range(start, end + 1))
-        return path
+        runs.reverse()
+        return runs
 
     def missing_parents(self) -> Iterator[tuple[int, str]]:
         """(entry, parent id) of entries whose parent never appeared."""
@@ -384,3 +386,11 @@ class SessionTree:
             ends.update(c - 1 for c in kids if c)
         others = self._others
         return sorted(e for e in ends if e not in others and not self._has_next_child(e))
+
+
+def path_of_runs(runs: list[tuple[int, int]]) -> array:
+    """The entry indexes of a path given as runs (first, last) of consecutive entries."""
+    path = array("I")
+    for first, last in runs:
+        path.extend(range(first, last + 1))
+    return path

@@ -72,3 +72,20 @@ def test_a_light_check_finds_what_the_full_context_finds(path):
     found = light.problems(light=True), light.tool_issues(light=True), light.context_size(), light.notes()
     full = open_session(path)
     assert found == (full.problems(), full.tool_issues(), len(full.context_items()), full.notes())
+
+
+def test_a_light_check_on_a_generated_session_with_branches_summaries_and_parallel_calls(tmp_path):
+    """The bench's generator: forks every 25 turns, a summary every 40 (some
+    with fromId..toId ranges), parallel calls; a crash appended at the end."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from gen_tree import generate
+
+    path = tmp_path / "gen.jsonl"
+    generate(str(path), 3 << 20)
+    light = open_session(path)
+    found = light.problems(light=True), light.tool_issues(light=True), light.context_size(), light.notes()
+    full = open_session(path)
+    assert light.tree.summaries and light.tree.branch_points
+    assert found == (full.problems(), full.tool_issues(), len(full.context_items()), full.notes())

@@ -122,10 +122,11 @@ class Format:
         build it again."""
         return None
 
-    def tool_stream(self, session: Session, leaf: int, should_stop=None):
+    def tool_stream(self, session: Session, leaf: int, should_stop=None, count: list | None = None):
         """The context at ``leaf`` as an iterable of (entry, message) good
         enough to pair tool calls while reading fewer records (a one-shot
-        check of a big file), or None: pair over the context itself."""
+        check of a big file), or None: pair over the context itself. Once it
+        is read, ``count[0]`` holds how many messages the context has."""
         return None
 
     def context_notes(self, session: Session, leaf: int) -> list[tuple[int, str]]:

@@ -6,9 +6,13 @@ entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+
 from ..entry_view import EntryView
 from ..records import JSONDecodeError, loads
 from ..segment import LineKind, Shape
+from ..tree import path_of_runs
 from ..usage import usage_counts
 from .base import STOP_EVERY, Format, check_stop, not_an_object, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
@@ -135,20 +139,25 @@ class TreeFormat(OpenAIMessages, Format):
     def context_and_notes(self, session, leaf: int, should_stop=None):
         return build_context(session, leaf, should_stop)
 
-    def tool_stream(self, session, leaf: int, should_stop=None):
-        path, plan = self._plan(session, leaf)
-        return walk_context(session, path, plan, should_stop, read=False)
+    def tool_stream(self, session, leaf: int, should_stop=None, count: list | None = None):
+        path, path_shapes, plan = self._plan(session, leaf)
+        return pairing_walk(session, path, path_shapes, plan, count if count is not None else [0], should_stop)
 
     def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
-        return self._plan(session, leaf)[1].notes
+        return self._plan(session, leaf)[2].notes
 
     @staticmethod
     def _plan(session, leaf: int):
-        """The path to ``leaf`` and its SummaryPlan, kept until the file grows (a check asks twice)."""
+        """The path to ``leaf``, its shape bytes and its SummaryPlan, kept
+        until the file grows (a check asks twice)."""
         kept = session.memo.get("plan")
         if kept is None or kept[:2] != (leaf, session.tree.count):
-            path = session.tree.path_to(leaf)
-            kept = session.memo["plan"] = (leaf, session.tree.count, path, SummaryPlan(session, path))
+            tree = session.tree
+            runs = tree.path_runs(leaf)
+            path = path_of_runs(runs)
+            path_shapes = b"".join(tree.shape[start:end + 1].tobytes() for start, end in runs)
+            kept = session.memo["plan"] = (leaf, tree.count, path, path_shapes,
+                                           SummaryPlan(session, path, runs, path_shapes))
         return kept[2:]
 
     def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
@@ -184,8 +193,9 @@ def _int(value) -> int | None:
 def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
     """Messages for ``leaf`` with summaries applied (§1.6), and notes about
     summaries that could not be applied (0-based line, text)."""
-    path = session.tree.path_to(leaf)
-    plan = SummaryPlan(session, path)
+    runs = session.tree.path_runs(leaf)
+    path = path_of_runs(runs)
+    plan = SummaryPlan(session, path, runs)
     return list(walk_context(session, path, plan, should_stop)), plan.notes
 
 
@@ -195,10 +205,11 @@ class SummaryPlan:
     ``starts`` at a position, their ``texts``, and ``notes`` on the ones that
     could not be applied."""
 
-    def __init__(self, session, path) -> None:
+    def __init__(self, session, path, runs: list[tuple[int, int]], path_shapes: bytes | None = None) -> None:
         tree = session.tree
-        shapes = tree.shape
-        summaries = [k for k, e in enumerate(path) if shapes[e] & _SUMMARY]
+        if path_shapes is None:
+            path_shapes = bytes(tree.shape[e] for e in path)
+        summaries = [m.start() for m in _ONE.finditer(path_shapes.translate(_IS_SUMMARY))]
         self.notes: list[tuple[int, str]] = []
         self.texts: dict[int, str] = {}
         ranges: dict[int, tuple[int, int]] = {}
@@ -207,7 +218,7 @@ class SummaryPlan:
             bounds = {k: tuple(session.find(v) if isinstance(v, str) else None
                                for v in (records[k].get("fromId"), records[k].get("toId"))) for k in summaries}
             wanted = {e for pair in bounds.values() for e in pair if e is not None}
-            position = {e: k for k, e in enumerate(path) if e in wanted}  # the range ends only: a small dict
+            position = _positions(runs, wanted)
             for k in summaries:
                 record = records[k]
                 text = record.get("summary")
@@ -226,6 +237,7 @@ class SummaryPlan:
         for k in reversed(summaries):
             if k in ranges and not any(a <= k <= b for _, a, b in live):
                 live.append((k, *ranges[k]))
+        self.live = live
         self.hidden = bytearray(len(path))
         self.starts: dict[int, list[int]] = {}
         for k, a, b in live:
@@ -234,12 +246,67 @@ class SummaryPlan:
 
 
 _PLAIN: dict = {}  # a message that neither calls nor answers a tool (for pairing, unread)
+_ONE = re.compile(b"\x01")
+_IS_SUMMARY = bytes(int(bool(b & _SUMMARY)) for b in range(256))
+# what an entry is to tool pairing, by shape: 0 nothing sent (a summary, no message), 1 a plain message, 2 a tool's
+_PAIRING_KIND = bytes(0 if not b or b & _SUMMARY else 2 if b & (_CALLS | _RESULT) else 1 for b in range(256))
+_PAIRING_RUNS = re.compile(b"\x01+|\x02")
 
 
-def walk_context(session, path, plan: SummaryPlan, should_stop=None, read: bool = True):
-    """(entry, message) of the context along ``path``; with ``read`` false,
-    only the records that call or answer a tool are read, the others stand
-    as ``_PLAIN`` (enough to pair tool calls, at a fraction of the reads)."""
+def _positions(runs: list[tuple[int, int]], wanted: set[int]) -> dict[int, int]:
+    """Where each of ``wanted`` is on a path given as runs of consecutive
+    entries (first, last), root first: for those on it."""
+    offsets, at = [], 0
+    for first, last in runs:
+        offsets.append(at)
+        at += last - first + 1
+    order = sorted(range(len(runs)), key=lambda r: runs[r][0])  # the runs are disjoint: sorted by their first entry
+    firsts = [runs[r][0] for r in order]
+    found: dict[int, int] = {}
+    for entry in wanted:
+        k = bisect_right(firsts, entry) - 1
+        if k >= 0:
+            first, last = runs[order[k]]
+            if entry <= last:
+                found[entry] = offsets[order[k]] + entry - first
+    return found
+
+
+def pairing_walk(session, path, path_shapes: bytes, plan: SummaryPlan, count: list, should_stop=None):
+    """(entry, message) enough to pair tool calls along ``path``: the records
+    that call or answer a tool, read; each run of plain messages between
+    them as one ``_PLAIN`` (a plain message closes the calls before it; a
+    second one changes nothing), summaries as they start. Scans the shape
+    bytes in C, so the Python work is per tool record, not per entry.
+    ``count[0]`` ends as the number of messages the context holds."""
+    kinds = bytearray(path_shapes.translate(_PAIRING_KIND))
+    for _summary, a, b in plan.live:
+        kinds[a:b + 1] = bytes(b + 1 - a)
+    count[0] = len(kinds) - kinds.count(0) + sum(len(v) for v in plan.starts.values())
+    starts = sorted(plan.starts.items())
+    next_start = 0
+    out: list[tuple[int, dict]] = []
+    for n, match in enumerate(_PAIRING_RUNS.finditer(kinds)):
+        if not n % 1024:
+            check_stop(should_stop, 0)
+        at = match.start()
+        while next_start < len(starts) and starts[next_start][0] <= at:
+            for s in sorted(starts[next_start][1]):
+                yield path[s], {"role": SUMMARY_ROLE, "content": plan.texts[s]}
+            next_start += 1
+        if match.end() - at == 1 and kinds[at] == 2:
+            add_message(session, path[at], out)
+            yield from out
+            out.clear()
+        else:
+            yield path[at], _PLAIN
+    for _, summaries in starts[next_start:]:
+        for s in sorted(summaries):
+            yield path[s], {"role": SUMMARY_ROLE, "content": plan.texts[s]}
+
+
+def walk_context(session, path, plan: SummaryPlan, should_stop=None):
+    """(entry, message) of the context along ``path``, summaries applied."""
     shapes = session.tree.shape
     hidden, starts, texts = plan.hidden, plan.starts, plan.texts
     out: list[tuple[int, dict]] = []
@@ -252,12 +319,9 @@ def walk_context(session, path, plan: SummaryPlan, should_stop=None, read: bool 
         shape = shapes[entry]
         if hidden[k] or shape & _SUMMARY:
             continue
-        if read or shape & (_CALLS | _RESULT):
-            add_message(session, entry, out)
-            yield from out
-            out.clear()
-        elif shape:  # (a record whose message is not an object has shape 0: no message, read or not)
-            yield entry, _PLAIN
+        add_message(session, entry, out)
+        yield from out
+        out.clear()
 
 
 def tally_entry(tally, record: dict) -> None:
