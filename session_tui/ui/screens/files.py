@@ -311,7 +311,6 @@ class FilesScreen(Screen):
         yield PickerTable(self.roots, id="table")
         yield Input(placeholder="search the contents of every file: Enter to search, Esc to close", id="contents")
         yield Static(id="where", markup=False)
-        yield Footer()
 
     @property
     def table(self) -> PickerTable:
@@ -324,6 +323,7 @@ class FilesScreen(Screen):
         (the top of the list), while keys stay live. Then the folders are
         watched."""
         self.table.focus()
+        self.call_after_refresh(self._add_footer)  # after the first frame: the rows come first
         self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
         self._refilter()
         if self.infos:
@@ -331,6 +331,10 @@ class FilesScreen(Screen):
         else:
             self._start_workers()  # nothing to show before the walk: it starts with the first frame
         self.set_interval(TICK_SECONDS, self._tick)
+
+    def _add_footer(self) -> None:
+        if self.is_mounted and self.is_attached:  # (not when the app quit before its first frame)
+            self.mount(Footer())
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
