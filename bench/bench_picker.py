@@ -13,7 +13,10 @@ then measures, each run in a fresh process:
 * metadata: every file's metadata gathered with an empty cache (cold) and
   with the cache filled (warm): list, read or look up, save.
 
-Prints the median of the runs.
+Prints the median of the runs. With ``--big N``, also N files in one tree
+read with an empty cache, the app headless in this process: the time to
+read them all and the longest gap between two turns of the event loop
+meanwhile (keys wait at most that long).
 """
 
 from __future__ import annotations
@@ -139,6 +142,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--big", type=int, default=0, help="also N files: read time and longest event-loop gap")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = os.path.join(tmp, "sessions")
@@ -170,6 +174,39 @@ def main() -> None:
               f"{fmt(rows['gather cold'])}")
         print(f"all metadata, warm cache        {median['gather warm']:.3f} s (target ≤ 0.5 s)   "
               f"{fmt(rows['gather warm'])}")
+        if args.big:
+            big = os.path.join(tmp, "big")
+            generate(big, args.big)
+            seconds, gap = responsiveness(big, os.path.join(tmp, "big-cache"))
+            print(f"{args.big:,} files, empty cache: all read in {seconds:.1f} s, longest event-loop gap "
+                  f"{gap * 1000:.0f} ms (target ≤ 50 ms)")
+
+
+def responsiveness(root: str, cache: str) -> tuple[float, float]:
+    """(seconds to read every file, longest event-loop gap meanwhile), empty cache, headless."""
+    import asyncio
+
+    os.environ["SESSION_TUI_CACHE_DIR"] = cache
+    sys.path.insert(0, ROOT)
+    from session_tui.ui.app import SessionApp
+
+    async def run() -> tuple[float, float]:
+        app = SessionApp([root], watch=False)
+        async with app.run_test(size=(160, 45)):
+            gaps, last = [0.0], [time.perf_counter()]
+
+            def tick() -> None:
+                now = time.perf_counter()
+                gaps.append(now - last[0])
+                last[0] = now
+
+            start = time.perf_counter()
+            app.set_interval(0.005, tick)
+            while not (getattr(app.screen, "listed", False) and app.screen.unread == 0):
+                await asyncio.sleep(0.05)
+            return time.perf_counter() - start, max(gaps)
+
+    return asyncio.run(run())
 
 
 def fmt(values: list[float]) -> str:

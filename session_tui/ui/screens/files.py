@@ -31,6 +31,8 @@ from ...model.catalog import SESSION_SUFFIX, Catalog, SessionInfo, file_contains
 from ...model.sanitize import inert
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
+THREAD_ROWS = 20_000  # more files than this are ranked in a thread
+CHUNK_ROWS = 5_000  # rows posted to the screen at a time
 REFILTER_SECONDS = 0.25  # changes found in the background are shown at most this often
 WATCH_DEBOUNCE_MS = 100
 WATCH_STEP_MS = 20
@@ -243,6 +245,23 @@ class PickerTable(ScrollView, can_focus=True):
             self.post_message(self.Typed(event.character))
 
 
+def rank_rows(infos: list[SessionInfo], query: str, matches: set[str] | None, sort_key,
+              display_path) -> list[SessionInfo]:
+    """The rows to show: those the contents search found (``matches``) and
+    the filter ``query`` matches, best match first, then by ``sort_key``."""
+    if matches is not None:
+        infos = [info for info in infos if info.path in matches]
+    if not query:  # (sort keys are plain numbers where they can be: a sort in C holds the GIL throughout)
+        return sorted(infos, key=sort_key)
+    ranked = []
+    for info in infos:
+        rank = match_rank(query, info.title, display_path(info.path))
+        if rank is not None:
+            ranked.append((rank, sort_key(info), info.path, info))
+    ranked.sort(key=lambda item: item[:3])
+    return [item[3] for item in ranked]
+
+
 class InfosRead(Message):
     """Fresh infos by path (None: the file is gone); ``left``: files still to
     read; ``now``: show them at once (the listing, the first page of titles)."""
@@ -345,7 +364,7 @@ class FilesScreen(Screen):
         self.catalog.save(self.roots)
 
     # -- gathering ----------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="gather", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="gather", exit_on_error=False, description="gather")
     def gather(self, shown: dict[str, SessionInfo]) -> None:
         """List the files and correct the ``shown`` rows (remembered by the
         cache: files gone, changed or new); read the head and tail of each
@@ -359,9 +378,11 @@ class FilesScreen(Screen):
         unread = sorted((path for path, info in found.items() if not info.known),
                         key=lambda path: -found[path].mtime_ns)  # newest first: the rows on screen
         first_page = self.size.height or 50  # read before the listing is shown: one frame with their titles
-        fixes += [(path, self.catalog.read(path)) for path in unread[:first_page]]
+        fixes = [(path, self.catalog.read(path)) for path in unread[:first_page]] + fixes
         fixes += [(path, found[path]) for path in unread[first_page:] if path not in shown]  # a row until read
-        self.post_message(InfosRead(fixes, max(len(unread) - first_page, 0), now=True))
+        left = max(len(unread) - first_page, 0)
+        for start in range(0, max(len(fixes), 1), CHUNK_ROWS):  # the keys stay live while 100,000 rows arrive
+            self.post_message(InfosRead(fixes[start:start + CHUNK_ROWS], left, now=not start))
         batch: list[tuple[str, SessionInfo | None]] = []
         posted = time.monotonic()
         for n, path in enumerate(unread[first_page:], first_page + 1):
@@ -377,6 +398,7 @@ class FilesScreen(Screen):
         self.listed = True
         self.unread = message.left
         self._apply(message.updates)
+
         if message.now:
             self._refilter()
 
@@ -390,7 +412,7 @@ class FilesScreen(Screen):
         self._refilter_soon()
 
     # -- watching -----------------------------------------------------------------
-    @work(exclusive=True, group="watch", exit_on_error=False)
+    @work(exclusive=True, group="watch", exit_on_error=False, description="watch")
     async def watch_files(self) -> None:
         folders = [root for root in self.roots if os.path.isdir(root)]
         if not folders:
@@ -427,23 +449,29 @@ class FilesScreen(Screen):
     def _refilter(self, to_top: bool = False) -> None:
         """Rows for the filter, the contents search and the sort; the
         cursor stays on the same file, or goes to the best match (``to_top``:
-        the query changed)."""
+        the query changed). Over THREAD_ROWS files the ranking runs in a
+        thread (a sort of 100,000 rows would hold the keys for 0.3 s)."""
         if self._refilter_timer is not None:
             self._refilter_timer.stop()
             self._refilter_timer = None
         query = self.query_one("#filter", Input).value
         table = self.table
         keep = table.selected.path if table.selected and not to_top else None
-        sort_key = SORTS[self.sort][1]
-        ranked = []
-        for info in self.infos.values():
-            if self.matches is not None and info.path not in self.matches:
-                continue
-            rank = match_rank(query, info.title, table.display_path(info.path)) if query else 0
-            if rank is not None:
-                ranked.append((rank, sort_key(info), info.path, info))
-        ranked.sort(key=lambda item: item[:3])
-        table.show([item[3] for item in ranked], keep)
+        args = (list(self.infos.values()), query, self.matches, SORTS[self.sort][1], table.display_path)
+        if len(self.infos) > THREAD_ROWS:
+            self.rank_in_thread(args, keep, to_top)
+        else:
+            self._show_rows(rank_rows(*args), keep, to_top)
+
+    @work(thread=True, exclusive=True, group="rank", exit_on_error=False, description="rank")
+    def rank_in_thread(self, args: tuple, keep: str | None, to_top: bool) -> None:
+        rows = rank_rows(*args)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_rows, rows, keep, to_top)
+
+    def _show_rows(self, rows: list[SessionInfo], keep: str | None, to_top: bool) -> None:
+        table = self.table
+        table.show(rows, keep)
         if to_top:
             table.move_to(0)
         self._update_heading()
@@ -576,7 +604,7 @@ class FilesScreen(Screen):
         shown = [info.path for info in self.table.rows]  # the rows on screen first, in their order
         self.search_contents(self.search_id, event.value, shown + list(self.infos.keys() - set(shown)))
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def search_contents(self, search_id: int, text: str, paths: list[str]) -> None:
         worker = get_current_worker()
         found: set[str] = set()

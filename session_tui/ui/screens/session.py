@@ -224,7 +224,7 @@ class SessionScreen(Screen):
                                         origin=self.origin)
 
     # -- the big-file index ------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False, description="index")
     def index_file(self) -> None:
         worker = get_current_worker()
         session = Session(self.path, self.format)
@@ -295,7 +295,7 @@ class SessionScreen(Screen):
             self.app.pop_screen()
 
     # -- problems -----------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="problems", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="problems", exit_on_error=False, description="problems")
     def compute_problems(self) -> None:
         self.generation += 1
         generation, session = self.generation, self.session
@@ -485,7 +485,7 @@ class SessionScreen(Screen):
             return
         self.build_context(self.session, entry)
 
-    @work(thread=True, exclusive=True, group="context", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="context", exit_on_error=False, description="context")
     def build_context(self, session: Session, entry: int) -> None:
         """The context at ``entry`` in a thread (off the active leaf, every
         record on its path is read): keys stay live, Esc stops it."""
@@ -548,7 +548,7 @@ class SessionScreen(Screen):
         if self.query_text:
             self.search_file(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def search_file(self, session: Session, text: str, after: int, backwards: bool) -> None:
         """Find the next match in a thread (a miss on a big file reads all of
         it): keys stay live, Esc or the next search stops it."""
@@ -575,7 +575,7 @@ class SessionScreen(Screen):
         self._search(backwards=True)
 
     # -- live tail ----------------------------------------------------------------
-    @work(exclusive=True, group="tail", exit_on_error=False)
+    @work(exclusive=True, group="tail", exit_on_error=False, description="tail")
     async def tail(self) -> None:
         directory = os.path.dirname(os.path.abspath(self.path)) or "."
         name = os.path.basename(self.path)
