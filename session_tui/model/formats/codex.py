@@ -48,6 +48,24 @@ def _item(record: dict) -> dict | None:
     return None
 
 
+RECORD_KINDS = (LineKind.ENTRY, LineKind.META)  # the lines Codex rebuilds its history from
+
+
+def _records(session, start: int, stop: int, should_stop=None):
+    """(line, record, its payload or {}) of the entry and metadata lines in [start, stop)."""
+    kinds = session.lines.line_kinds
+    for n in range(start, stop):
+        check_stop(should_stop, n)
+        if kinds[n] not in RECORD_KINDS:
+            continue
+        try:
+            record = parse_object(session.raw_line(n))
+        except BadLine:
+            continue
+        payload = record.get("payload")
+        yield n, record, payload if isinstance(payload, dict) else {}
+
+
 TOKEN_GAP = 64  # lines after an entry searched for its token_count (a few event copies sit between)
 
 
@@ -153,16 +171,10 @@ class CodexFormat(LinearFile):
 
         if not entries:
             return []
-        tree, lines = session.tree, session.lines
+        tree = session.tree
         out: list[tuple[int, dict]] = []
-        for n in range(tree.entry_line[entries[0] - 1] + 1 if entries[0] else 0, tree.entry_line[entries[-1]] + 1):
-            if lines.line_kinds[n] not in (LineKind.ENTRY, LineKind.META):
-                continue
-            try:
-                record = parse_object(session.raw_line(n))
-            except BadLine:
-                continue
-            payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        first = tree.entry_line[entries[0] - 1] + 1 if entries[0] else 0
+        for n, record, payload in _records(session, first, tree.entry_line[entries[-1]] + 1):
             if record.get("type") == "compacted" or payload.get("type") == "thread_rolled_back":
                 return None
             item = _item(record)
@@ -175,9 +187,8 @@ class CodexFormat(LinearFile):
         lines = session.lines
         seen, found = session.memo.get("off_branch", (0, None))
         end = session.tree.entry_line[session.tree.count - 1] + 1 if session.tree.count else 0  # lines rebuilt
-        read = (LineKind.ENTRY, LineKind.META)
         if found is not None and not any(b"thread_rolled_back" in session.raw_line(n)
-                                         for n in range(seen, end) if lines.line_kinds[n] in read):
+                                         for n in range(seen, end) if lines.line_kinds[n] in RECORD_KINDS):
             return found  # no rollback since: the same turns are undone
         dropped: list[int] = []
         if session.tree.count:
@@ -188,19 +199,10 @@ class CodexFormat(LinearFile):
     def _rebuild(self, session, leaf: int, should_stop, dropped: list[int]) -> list[tuple[int, dict]]:
         from bisect import bisect_right
 
-        tree, lines = session.tree, session.lines
-        last_line = tree.entry_line[leaf]
+        tree = session.tree
         turns: list[list[tuple[int, dict]]] = [[]]
-        for n in range(last_line + 1):
-            check_stop(should_stop, n)
-            if lines.line_kinds[n] not in (LineKind.ENTRY, LineKind.META):
-                continue
-            try:
-                record = parse_object(session.raw_line(n))
-            except BadLine:
-                continue
+        for n, record, payload in _records(session, 0, tree.entry_line[leaf] + 1, should_stop):
             kind = record.get("type")
-            payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
             if kind == "event_msg" and payload.get("type") in TURN_STARTS:
                 turns.append([])
                 continue

@@ -140,24 +140,21 @@ class TreeFormat(OpenAIMessages, Format):
         return build_context(session, leaf, should_stop)
 
     def tool_stream(self, session, leaf: int, should_stop=None, count: list | None = None):
-        path, path_shapes, plan = self._plan(session, leaf)
-        return pairing_walk(session, path, path_shapes, plan, count if count is not None else [0], should_stop)
+        path, plan = self._plan(session, leaf)
+        return pairing_walk(session, path, plan, count if count is not None else [0], should_stop)
 
     def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
-        return self._plan(session, leaf)[2].notes
+        return self._plan(session, leaf)[1].notes
 
     @staticmethod
     def _plan(session, leaf: int):
-        """The path to ``leaf``, its shape bytes and its SummaryPlan, kept
-        until the file grows (a check asks twice)."""
+        """The path to ``leaf`` and its SummaryPlan, kept until the file grows (a check asks twice)."""
         kept = session.memo.get("plan")
         if kept is None or kept[:2] != (leaf, session.tree.count):
             tree = session.tree
             runs = tree.path_runs(leaf)
             path = path_of_runs(runs)
-            path_shapes = b"".join(tree.shape[start:end + 1].tobytes() for start, end in runs)
-            kept = session.memo["plan"] = (leaf, tree.count, path, path_shapes,
-                                           SummaryPlan(session, path, runs, path_shapes))
+            kept = session.memo["plan"] = (leaf, tree.count, path, SummaryPlan(session, path, runs))
         return kept[2:]
 
     def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
@@ -201,15 +198,14 @@ def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int,
 
 class SummaryPlan:
     """Which entries of ``path`` the summaries on it replace (only the
-    summary records are read): ``hidden`` per position, the summaries that
+    summary records are read): ``shapes`` and ``hidden`` per position, the summaries that
     ``starts`` at a position, their ``texts``, and ``notes`` on the ones that
     could not be applied."""
 
-    def __init__(self, session, path, runs: list[tuple[int, int]], path_shapes: bytes | None = None) -> None:
+    def __init__(self, session, path, runs: list[tuple[int, int]]) -> None:
         tree = session.tree
-        if path_shapes is None:
-            path_shapes = bytes(tree.shape[e] for e in path)
-        summaries = [m.start() for m in _ONE.finditer(path_shapes.translate(_IS_SUMMARY))]
+        self.shapes = b"".join(tree.shape[start:end + 1].tobytes() for start, end in runs)  # per position
+        summaries = [m.start() for m in _ONE.finditer(self.shapes.translate(_IS_SUMMARY))]
         self.notes: list[tuple[int, str]] = []
         self.texts: dict[int, str] = {}
         ranges: dict[int, tuple[int, int]] = {}
@@ -272,14 +268,14 @@ def _positions(runs: list[tuple[int, int]], wanted: set[int]) -> dict[int, int]:
     return found
 
 
-def pairing_walk(session, path, path_shapes: bytes, plan: SummaryPlan, count: list, should_stop=None):
+def pairing_walk(session, path, plan: SummaryPlan, count: list, should_stop=None):
     """(entry, message) enough to pair tool calls along ``path``: the records
     that call or answer a tool, read; each run of plain messages between
     them as one ``_PLAIN`` (a plain message closes the calls before it; a
     second one changes nothing), summaries as they start. Scans the shape
     bytes in C, so the Python work is per tool record, not per entry.
     ``count[0]`` ends as the number of messages the context holds."""
-    kinds = bytearray(path_shapes.translate(_PAIRING_KIND))
+    kinds = bytearray(plan.shapes.translate(_PAIRING_KIND))
     for _summary, a, b in plan.live:
         kinds[a:b + 1] = bytes(b + 1 - a)
     count[0] = len(kinds) - kinds.count(0) + sum(len(v) for v in plan.starts.values())
