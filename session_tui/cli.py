@@ -7,13 +7,14 @@ import os
 import sys
 
 from . import __version__
-from .export import TARGETS
-from .model.formats import FORMATS
 
 COMMANDS = ("check", "set-leaf", "fork", "fix", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .export import TARGETS
+    from .model.formats import FORMATS
+
     parser = argparse.ArgumentParser(
         prog="session-tui",
         description="Browse, debug and repair AI-agent session logs (JSONL). "
@@ -89,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_edit(args) -> int:
-    from .model import SessionError, open_session
     from .model.sanitize import inert, inert_line
+    from .model.session import SessionError, open_session
     from .store import Refused, edits
 
     try:
@@ -131,8 +132,8 @@ def run_edit(args) -> int:
 
 def run_export(args) -> int:
     from .export import export, save
-    from .model import SessionError, open_session
     from .model.sanitize import inert, inert_line
+    from .model.session import SessionError, open_session
     from .store import Refused
     from .store.edits import resolve_entry
 
@@ -159,6 +160,16 @@ def run_export(args) -> int:
     return 0
 
 
+def format_name(value: str) -> str:
+    """``--format`` of the TUI: checked only when given (the format readers
+    are not imported before the picker's first frame)."""
+    from .model.formats import FORMATS
+
+    if value not in FORMATS:
+        raise argparse.ArgumentTypeError(f"unknown format {value!r} (choose from {', '.join(sorted(FORMATS))})")
+    return value
+
+
 def build_open_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="session-tui",
@@ -169,7 +180,7 @@ def build_open_parser() -> argparse.ArgumentParser:
                         help="a session file (*.jsonl), or directories for the picker (default: the known session "
                              "folders that exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — "
                              "or ./sample_sessions)")
-    parser.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    parser.add_argument("--format", type=format_name, help="read as this format instead of detecting it")
     parser.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     return parser
 
@@ -185,7 +196,6 @@ def default_paths() -> list[str]:
 
 def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
     """A file opens its session view; directories open the picker over all of them."""
-    from .model import Session, SessionError
     from .model.sanitize import inert
 
     if not paths:
@@ -203,6 +213,8 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
         print("session-tui: give one session file, or directories", file=sys.stderr)
         return 2
     if files:
+        from .model.session import Session, SessionError
+
         try:
             with Session(files[0], format) as probe:
                 probe.detect()

@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import orjson
 
-from .model import SessionError
 from .model.sanitize import inert
+from .model.session import SessionError
 from .store import Refused, TreeSessionStore
 from .store.session_store import now
 from .ui.app import SessionApp

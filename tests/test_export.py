@@ -14,8 +14,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from session_tui.export import TARGETS, export
-from session_tui.model import open_session
 from session_tui.model.sanitize import inert
+from session_tui.model.session import open_session
 from session_tui.ui.app import SessionApp
 from tests.model.helpers import header, message, result, summary
 from tests.support import SAMPLES, run_cli

@@ -1,4 +1,4 @@
-"""The model never imports Textual (design.md §3)."""
+"""The model never imports Textual (design.md §3); the picker starts with little imported."""
 
 from __future__ import annotations
 
@@ -32,3 +32,14 @@ def test_no_model_module_names_textual_or_the_ui():
                     names.append("ui")
             for name in names:
                 assert not name.startswith(("textual", "rich", "session_tui.ui")), f"{path}: imports {name}"
+
+
+def test_the_picker_starts_without_the_format_readers_or_the_watcher():
+    """A picker with a warm cache draws its first rows before the format
+    readers, the session model and watchfiles (anyio) are imported: each
+    costs start-up time (``bench/bench_picker.py``)."""
+    code = ("import sys, session_tui.cli, session_tui.ui.app; "
+            "heavy = ('session_tui.model.formats', 'session_tui.model.session', 'session_tui.export', 'watchfiles'); "
+            "bad = [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr

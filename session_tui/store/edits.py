@@ -13,7 +13,8 @@ import os
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
-from ..model import Session, json_text
+from ..model import json_text
+from ..model.session import Session
 from .forms import FORMS, Form
 from .forms.base import SYNTHETIC_RESULT
 from .plan import Plan, Rewrite

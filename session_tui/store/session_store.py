@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 import orjson
 
-from ..model import Session, SessionError
+from ..model.session import Session, SessionError
 from .store import Refused, Store, create_exclusive
 
 _ACTIVE = object()

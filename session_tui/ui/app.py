@@ -13,7 +13,6 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..model import Session, SessionError
 from ..model.sanitize import inert
 from .screens.files import FilesScreen
 
@@ -70,6 +69,7 @@ class SessionApp(App):
 
     def open_session_file(self, path: str) -> None:
         """Open ``path`` in a session view, or say in one line why not."""
+        from ..model.session import Session, SessionError
         from .screens.session import SessionScreen
 
         try:

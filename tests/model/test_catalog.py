@@ -8,17 +8,10 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.model import open_session
-from session_tui.model.catalog import (
-    CACHE_NAME,
-    LIVE_SECONDS,
-    SAMPLE_BYTES,
-    Catalog,
-    file_contains,
-    list_session_files,
-    match_rank,
-    read_info,
-)
+from session_tui.model.catalog import CACHE_NAME, Catalog, file_contains, list_session_files, match_rank
+from session_tui.model.info_reader import SAMPLE_BYTES, read_info
+from session_tui.model.session import open_session
+from session_tui.model.session_info import LIVE_SECONDS
 from tests.support import SAMPLES
 
 from .helpers import call, chain, header, message, result

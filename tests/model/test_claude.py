@@ -6,7 +6,7 @@ import shutil
 
 import orjson
 
-from session_tui.model import Session, open_session
+from session_tui.model.session import Session, open_session
 from session_tui.model.usage import session_usage
 from tests.support import SAMPLES, check_json, run_cli
 

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from session_tui.export import ADDED_BY, export
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 
 from ..oracle_steps import steps_for
 from ..support import REPO, check_json, run_cli

@@ -6,7 +6,7 @@ import json
 
 import orjson
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from tests.support import SAMPLES, check_json
 
 CODEX = SAMPLES / "codex"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 
 from .helpers import call, header, message, result, summary
 

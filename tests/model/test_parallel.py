@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from session_tui.model import Session, parallel
+from session_tui.model import parallel
+from session_tui.model.session import Session
 
 from .helpers import chain, message, pointer
 from .test_properties import snapshot

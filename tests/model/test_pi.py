@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from session_tui.model import open_session
 from session_tui.model.rows import RowLayout
+from session_tui.model.session import open_session
 from tests.support import SAMPLES, check_json
 
 PI = SAMPLES / "pi"

@@ -11,7 +11,8 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_tui.model import Session, SessionError, segment, tree
+from session_tui.model import segment, tree
+from session_tui.model.session import Session, SessionError
 
 from .helpers import call, header, message, pointer, result, summary
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from tests.support import SAMPLES, check_json
 
 TREE = SAMPLES / "tree"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 
 from .helpers import chain, header, message, pointer, summary
 
@@ -73,7 +73,7 @@ def test_summary_counted(tmp_path):
 
 
 def test_path_to_takes_linear_runs_whole_and_equals_the_walk_up_the_parents():
-    from session_tui.model import open_session
+    from session_tui.model.session import open_session
     from tests.support import REPO, SAMPLES
 
     files = sorted(SAMPLES.rglob("*.jsonl")) + sorted((REPO / "tests" / "data" / "real").rglob("*.jsonl"))

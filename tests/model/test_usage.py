@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from session_tui.model.usage import (
     entry_tokens,
     human_tokens,
@@ -99,7 +99,7 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
     record again (the other formats' way) gives the same totals."""
     import shutil
 
-    from session_tui.model import open_session
+    from session_tui.model.session import open_session
     from session_tui.model.usage import session_usage
     from tests.support import SAMPLES
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from session_tui.store import edits
 from tests.support import REPO, SAMPLES, check_json, run_cli
 

@@ -13,7 +13,7 @@ import uuid
 import orjson
 import pytest
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from session_tui.store import Refused, edits
 from tests.support import SAMPLES, run_cli
 

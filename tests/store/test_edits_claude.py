@@ -10,7 +10,7 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from session_tui.store import Refused, edits
 from session_tui.store.forms.base import SYNTHETIC_RESULT
 from session_tui.store.forms.claude import TOOL_USE_RESULT

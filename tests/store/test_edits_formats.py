@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from tests.support import SAMPLES, check_json, run_cli
 
 from .test_edits import sample

@@ -12,7 +12,7 @@ import time
 import orjson
 import pytest
 
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from session_tui.store import Fingerprint, Refused, Store, TreeSessionStore
 from session_tui.store.store import create_exclusive
 from tests.model.helpers import chain, message
@@ -175,7 +175,7 @@ def test_concurrent_writers_never_tear_or_fuse_a_line(tmp_path):
 AGENT = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[3])
-from session_tui.model import open_session
+from session_tui.model.session import open_session
 from session_tui.store import TreeSessionStore, edits
 path, turns = sys.argv[1], int(sys.argv[2])
 if not os.path.exists(path):

@@ -23,7 +23,8 @@ import uuid
 
 import orjson
 
-from ...model import Session, json_text
+from ...model import json_text
+from ...model.session import Session
 from ..plan import Plan, Rewrite
 from ..store import Fingerprint, Refused
 from .base import SYNTHETIC_RESULT, Form, fork_plan, path_bytes, trailing_dangling

@@ -12,8 +12,8 @@ import os
 import re
 import uuid
 
-from ...model import Session
 from ...model.segment import Shape
+from ...model.session import Session
 from ..plan import Plan
 from ..store import Fingerprint, Refused
 

@@ -10,7 +10,7 @@ import os
 
 import orjson
 
-from ...model import Session
+from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from ..store import Fingerprint

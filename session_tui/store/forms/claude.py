@@ -21,8 +21,9 @@ from __future__ import annotations
 import os
 import uuid
 
-from ...model import Session, json_text
+from ...model import json_text
 from ...model.segment import Shape
+from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from ..store import Refused

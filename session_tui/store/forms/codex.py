@@ -28,10 +28,10 @@ from datetime import datetime
 
 import orjson
 
-from ...model import Session
 from ...model.formats.codex import CALLS, OUTPUTS
 from ...model.records import BadLine, parse_object
 from ...model.segment import LineKind
+from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from ..store import Fingerprint, Refused

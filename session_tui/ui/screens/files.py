@@ -25,10 +25,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
-from watchfiles import Change, awatch
 
-from ...model.catalog import SESSION_SUFFIX, Catalog, SessionInfo, file_contains, match_rank
+from ...model.catalog import SESSION_SUFFIX, Catalog, file_contains, match_rank
 from ...model.sanitize import inert
+from ...model.session_info import SessionInfo
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
 THREAD_ROWS = 20_000  # more files than this are ranked in a thread
@@ -417,6 +417,8 @@ class FilesScreen(Screen):
         folders = [root for root in self.roots if os.path.isdir(root)]
         if not folders:
             return
+        from watchfiles import Change, awatch  # after the first frame: anyio is slow to import
+
         async for changes in awatch(*folders, debounce=WATCH_DEBOUNCE_MS, step=WATCH_STEP_MS,
                                     recursive=True, ignore_permission_denied=True):
             files = sorted({path for _, path in changes if path.endswith(SESSION_SUFFIX)})

@@ -17,11 +17,10 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 from watchfiles import awatch
 
-from ...model import Session, SessionError
 from ...model.rows import RowLayout
 from ...model.sanitize import inert
 from ...model.search import find_text, partner
-from ...model.session import Cancelled
+from ...model.session import Cancelled, Session, SessionError
 from ...model.usage import session_usage, usage_text
 from ...store import Refused, edits
 from ..widgets.detail import DetailPane

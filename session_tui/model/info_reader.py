@@ -1,0 +1,249 @@
+"""A session file's metadata (format, title, entries, problems) from its
+head and tail only — the first and last ~64 KiB — never a full parse.
+
+Imported when a file is read, not with the catalog: a picker started with
+a warm cache shows its first rows without the format readers loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from .formats import DEFAULT, Format, sniff
+from .formats.base import best_title
+from .records import BOM, BadLine, parse_object, read_object_file
+from .segment import LineKind, Segment
+from .session_info import SessionInfo, is_subagent
+
+SAMPLE_BYTES = 64 << 10  # read from each end of a file
+SAMPLE_MAX_BYTES = 1 << 20  # an end is read further back (or on) until it holds MIN_LINES lines
+MIN_LINES = 4
+TITLE_MAX = 200  # characters of a title kept
+_MARKS = re.compile(r"\A(?:\[(?:sidechain|compact summary)\]\s*)+")  # what the entry view puts before a text
+_MARKER = re.compile(r"\[[\w ]+\]")  # a line that only stands for a part, e.g. "[image]"
+
+
+@dataclass
+class _Sample:
+    """Complete lines from the head and the tail (the same list when the
+    file was read whole), and what follows the last newline."""
+
+    head: list[bytes]
+    tail: list[bytes]
+    whole: bool
+    torn: bool
+    line_bytes: int  # bytes of the sampled lines, newlines included
+
+
+def read_info(path: str) -> SessionInfo:
+    """Metadata of one file from its first and last ~64 KiB."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        return SessionInfo(path, 0, 0, known=True, error=f"unreadable: {exc.strerror or exc}")
+    try:
+        st = os.fstat(fd)
+        info = SessionInfo(path, st.st_size, st.st_mtime_ns, known=True, subagent=is_subagent(path))
+        try:
+            sample = _read_sample(fd, st.st_size)
+        except OSError as exc:
+            info.error = f"unreadable: {exc.strerror or exc}"
+            return info
+    finally:
+        os.close(fd)
+    if not st.st_size:
+        info.format = DEFAULT.name
+        return info
+    info.torn = sample.torn
+    fmt = _sniff(sample.head, path)
+    if fmt is None:
+        info.error = "not a session"
+        return info
+    info.format = fmt.name
+    head = _scan(fmt, sample.head)
+    tail = head if sample.whole else _scan(fmt, sample.tail)
+    ids = set(head.ids) | set(tail.ids)
+    info.bad_lines = len(head.bad) + (0 if sample.whole else len(tail.bad))
+    if sample.whole:
+        info.entries = len(ids) if head.ids else head.entry_count  # the first copy of an id wins
+    else:
+        sampled_entries = head.entry_count + tail.entry_count
+        info.entries = round(st.st_size * sampled_entries / max(sample.line_bytes, 1))
+        info.exact = False
+    info.title = (_title_record(head.titles + tail.titles, ids) or _sidecar_title(fmt, path)
+                  or _first_prompt(fmt, sample.head, head) or "")
+    info.dangling = _ends_in_dangling_call(fmt, sample.tail, tail)
+    return info
+
+
+def _read_sample(fd: int, size: int) -> _Sample:
+    if size <= 2 * SAMPLE_BYTES:
+        return _split_whole(os.pread(fd, size, 0))
+    head = _grow(fd, size, from_end=False)
+    tail = _grow(fd, size, from_end=True)
+    if len(head) + len(tail) >= size:
+        return _split_whole(os.pread(fd, size, 0))
+    head_lines = head.split(b"\n")[:-1]  # the last piece is cut by the window
+    pieces = tail.split(b"\n")
+    fragment = pieces.pop()
+    tail_lines = pieces[1:]  # the first piece is cut by the window
+    if not pieces:  # one last line longer than the window: complete if it closes an object
+        torn = bool(fragment.strip()) and not fragment.rstrip().endswith(b"}")
+    else:
+        torn = _is_torn(fragment, tail_lines)
+    sampled = head_lines + tail_lines
+    return _Sample(head_lines, tail_lines, False, torn, sum(map(len, sampled)) + len(sampled))
+
+
+def _grow(fd: int, size: int, from_end: bool) -> bytes:
+    """The first (or last) SAMPLE_BYTES of the file, or more, up to
+    SAMPLE_MAX_BYTES, until they hold MIN_LINES newlines."""
+    want = SAMPLE_BYTES
+    while True:
+        want = min(want, size)
+        data = os.pread(fd, want, size - want if from_end else 0)
+        if data.count(b"\n") >= MIN_LINES or want >= min(size, SAMPLE_MAX_BYTES):
+            return data
+        want *= 4
+
+
+def _split_whole(data: bytes) -> _Sample:
+    lines = data.split(b"\n")
+    fragment = lines.pop()
+    torn = _is_torn(fragment, lines)
+    return _Sample(lines, lines, True, torn, len(data))
+
+
+def _is_torn(fragment: bytes, lines: list[bytes]) -> bool:
+    """Whether the bytes after the last newline are a torn line; a complete
+    record lacking only its newline joins ``lines``."""
+    if not fragment.strip():
+        return False
+    try:
+        parse_object(fragment.removeprefix(BOM))
+    except BadLine:
+        return True
+    lines.append(fragment)
+    return False
+
+
+def _sniff(lines: list[bytes], path: str) -> Format | None:
+    """The format of the records in the head window: all of them, as a
+    session sniffs every record of its first block (a file may open with
+    many records that tell nothing)."""
+    objs = []
+    for raw in lines:
+        try:
+            objs.append(parse_object(raw.removeprefix(BOM) if not objs else raw))
+        except BadLine:
+            continue
+    return sniff(objs, path)
+
+
+def _scan(fmt: Format, lines: list[bytes]) -> Segment:
+    seg = Segment()
+    if lines:
+        lines = [lines[0].removeprefix(BOM), *lines[1:]]
+        fmt.scan_lines(lines, 0, seg)
+    return seg
+
+
+def _title_record(titles: list, ids: set) -> str | None:
+    """The title records' choice (as a session's, ``Format.title``), a record
+    naming a leaf counting only when that leaf was seen in the sample."""
+    best = best_title(titles, ids.__contains__)
+    return _first_line(best) if best else None
+
+
+def _sidecar_title(fmt: Format, path: str) -> str | None:
+    sidecar = fmt.sidecar_path(path)
+    meta = read_object_file(sidecar) if sidecar else None
+    if meta is None:
+        return None
+    title = meta.get("title")
+    if not isinstance(title, str) and isinstance(meta.get("metadata"), dict):
+        title = meta["metadata"].get("title")
+    return _first_line(title) if isinstance(title, str) else None
+
+
+def _first_prompt(fmt: Format, lines: list[bytes], seg: Segment) -> str | None:
+    """The first line of the first user message typed by a person (not
+    injected context such as ``<environment_context>``, a record Claude Code
+    marks ``isMeta``, or a compaction's summary), without the marks the entry
+    view puts before its text (``[sidechain] ``)."""
+    for line in seg.entry_lines:
+        record = _record(lines[line])
+        if record is None or record.get("isMeta") is True or record.get("isCompactSummary"):
+            continue
+        view = _view(fmt, lines[line], record)
+        if view is None or view.role != "user":
+            continue
+        for text in _MARKS.sub("", view.text.lstrip(), count=1).splitlines():
+            text = text.strip()
+            if not text or _MARKER.fullmatch(text):
+                continue
+            if text.startswith("<"):
+                break
+            return text[:TITLE_MAX]
+    return None
+
+
+def _first_line(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:TITLE_MAX]
+    return None
+
+
+def _ends_in_dangling_call(fmt: Format, lines: list[bytes], seg: Segment) -> bool:
+    """Whether the last tool calls in ``lines`` have results after them.
+    Walks back from the end: results, then the calls they answer (one
+    response may span several records); rows that are neither messages nor
+    tool traffic (progress, events, reasoning) are passed over."""
+    answered: set[str] = set()
+    calls: set[str] = set()
+    kinds = seg.line_kinds
+    for line in range(len(kinds) - 1, -1, -1):
+        if kinds[line] != LineKind.ENTRY:
+            continue
+        record = _record(lines[line])
+        view = _view(fmt, lines[line], record)
+        if view is None:
+            continue
+        made = {call.id for call in view.tool_calls}
+        if made:
+            calls |= made
+        elif view.role in ("user", "assistant", "tool"):
+            results = _results(fmt, record, view)
+            if calls or not results:
+                break
+            answered |= results
+    return bool(calls - answered)
+
+
+def _record(raw: bytes) -> dict | None:
+    try:
+        return parse_object(raw)
+    except BadLine:
+        return None
+
+
+def _view(fmt: Format, raw: bytes, record: dict | None = None):
+    record = _record(raw) if record is None else record
+    if record is None:
+        return None
+    try:
+        return fmt.view(record)
+    except Exception:  # a record of an odd shape: it tells nothing here
+        return None
+
+
+def _results(fmt: Format, record: dict, view) -> set[str]:
+    """Every call id ``record`` answers (one message may answer several)."""
+    found = {view.result_for} if view.result_for else set()
+    for message in (record, record.get("message"), record.get("payload")):
+        if isinstance(message, dict):
+            found.update(fmt.tool_result_ids(message))
+    return found

@@ -1,0 +1,56 @@
+"""One session file as the picker shows it: what its head and tail say."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+LIVE_SECONDS = 5.0  # a file written this recently is live
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    """One session file as the picker shows it. Until ``known``, only the
+    path, size and modification time are."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    known: bool = False
+    format: str | None = None  # None: not a session (see ``error``)
+    title: str = ""  # a title record, a sidecar title or the first user prompt's first line
+    entries: int = 0
+    exact: bool = True  # False: ``entries`` is estimated from the head and tail
+    bad_lines: int = 0  # in the head and tail
+    torn: bool = False  # the last line is incomplete
+    dangling: bool = False  # the last records are tool calls without results
+    error: str | None = None  # why the file is not readable as a session
+    subagent: bool = False  # a Claude Code sub-agent transcript (<id>/subagents/agent-*.jsonl)
+
+    def problems(self) -> list[str]:
+        """Short labels of what is wrong, worst first."""
+        out = []
+        if self.error:
+            out.append(self.error)
+        if self.dangling:
+            out.append("dangling")
+        if self.torn:
+            out.append("torn")
+        if self.bad_lines:
+            out.append(f"{self.bad_lines} bad line{'s' if self.bad_lines > 1 else ''}")
+        return out
+
+    def severity(self) -> int:
+        """How much is wrong, for sorting: a dangling call or a torn line
+        (a crash) outweighs damaged lines."""
+        return 8 * bool(self.error) + 4 * self.dangling + 4 * self.torn + min(self.bad_lines, 3)
+
+    def live(self, now: float | None = None) -> bool:
+        """Written in the last LIVE_SECONDS."""
+        return (time.time() if now is None else now) - self.mtime_ns / 1e9 < LIVE_SECONDS
+
+
+def is_subagent(path: str) -> bool:
+    """A Claude Code sub-agent transcript: ``<id>/subagents/agent-*.jsonl``."""
+    return os.path.basename(os.path.dirname(path)) == "subagents" and os.path.basename(path).startswith("agent-")
