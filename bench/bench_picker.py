@@ -143,7 +143,12 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--big", type=int, default=0, help="also N files: read time and longest event-loop gap")
+    parser.add_argument("--gap-run", nargs=2, metavar=("DIR", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.gap_run:  # one --big run, in its own process
+        seconds, gap = responsiveness(*args.gap_run)
+        print(seconds, gap)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = os.path.join(tmp, "sessions")
         generate(root, args.files)
@@ -177,9 +182,15 @@ def main() -> None:
         if args.big:
             big = os.path.join(tmp, "big")
             generate(big, args.big)
-            seconds, gap = responsiveness(big, os.path.join(tmp, "big-cache"))
+            runs = []
+            for run in range(args.runs):  # each in a fresh process, with an empty cache
+                argv = [sys.executable, __file__, "--gap-run", big, os.path.join(tmp, f"big-cache-{run}")]
+                out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+                runs.append((float(out[0]), float(out[1])))
+            seconds = statistics.median(s for s, _ in runs)
+            gap = statistics.median(g for _, g in runs)
             print(f"{args.big:,} files, empty cache: all read in {seconds:.1f} s, longest event-loop gap "
-                  f"{gap * 1000:.0f} ms (target ≤ 50 ms)")
+                  f"{gap * 1000:.0f} ms (target ≤ 50 ms)   runs: " + ", ".join(f"{g * 1000:.0f} ms" for _, g in runs))
 
 
 def responsiveness(root: str, cache: str) -> tuple[float, float]:

@@ -37,7 +37,7 @@ class SessionApp(App):
     def __init__(self, path: str | list[str], format: str | None = None, *, watch: bool = True) -> None:
         super().__init__()
         # The collector's full passes stop every thread, for longer the more
-        # objects live (0.3 s with 100,000 picker rows): collect less often.
+        # objects live (0.3 s with 100,000 picker rows): collect less often (the picker also freezes its rows).
         gc.set_threshold(*GC_THRESHOLDS)
         self.path = path
         self.format = format

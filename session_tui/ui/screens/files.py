@@ -7,6 +7,7 @@ there is nothing to clear (as ctrl+q); rows follow the files as they change."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 
@@ -372,6 +373,7 @@ class FilesScreen(Screen):
         (the first page at once); then save the cache."""
         worker = get_current_worker()
         listed = self.catalog.listing(self.roots)
+        gc.freeze()  # the rows live as long as the picker: the collector's passes need not walk them
         found = {info.path: info for info in listed}
         fixes = [(path, None) for path in shown if path not in found]
         fixes += [(path, info) for path, info in found.items() if info.known and shown.get(path) != info]
@@ -394,13 +396,15 @@ class FilesScreen(Screen):
                 batch, posted = [], time.monotonic()
         self.catalog.save(self.roots)
 
-    def on_infos_read(self, message: InfosRead) -> None:
+    async def on_infos_read(self, message: InfosRead) -> None:
         self.listed = True
         self.unread = message.left
         self._apply(message.updates)
-
         if message.now:
             self._refilter()
+        # The listing comes as many messages at once, and a queue that holds
+        # some never yields: let keys and frames in between them.
+        await asyncio.sleep(0)
 
     def _apply(self, updates: list[tuple[str, SessionInfo | None]]) -> None:
         for path, info in updates:
@@ -409,6 +413,7 @@ class FilesScreen(Screen):
                 self.infos.pop(path, None)
             elif current is None or info.mtime_ns >= current.mtime_ns:
                 self.infos[path] = info
+        gc.freeze()
         self._refilter_soon()
 
     # -- watching -----------------------------------------------------------------
