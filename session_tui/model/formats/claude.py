@@ -63,7 +63,11 @@ class ClaudeFormat(AnthropicMessages, Format):
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
         uid = obj.get("uuid")
-        if kind not in CHAIN_TYPES or not isinstance(uid, str) or not uid:
+        # A record of a type not known here that carries a uuid and a parent
+        # link is a node of the chain (formats.md §1.2): Claude Code walks
+        # through it, the model never sees it (the last branch below).
+        chained = kind in CHAIN_TYPES or (isinstance(kind, str) and "parentUuid" in obj)
+        if not chained or not isinstance(uid, str) or not uid:
             title = TITLE_FIELDS.get(kind)
             if title and isinstance(obj.get(title[0]), str):
                 leaf = obj.get("leafUuid")

@@ -2,6 +2,9 @@
 
 A header line, then an append-only log of ``message`` and ``summary``
 entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
+A record of a type this reader does not know that carries an ``id`` (a newer
+writer's ``model_change``, ``label``, ``bookmark``) is a node too (§1.2): an
+entry the model never sees, transparent on a path, a quiet row.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from .. import json_text
 from ..entry_view import EntryView
 from ..records import JSONDecodeError, loads
 from ..segment import LineKind, Shape
@@ -22,6 +26,8 @@ _SUMMARY = Shape.SUMMARY
 _OTHER = Shape.OTHER
 _CALLS = Shape.CALLS
 _RESULT = Shape.RESULT
+_QUIET = Shape.QUIET
+_UNKNOWN_NODE = Shape.OTHER | Shape.QUIET  # a record of an unknown type with an id
 _ENTRY_KIND = bytes([LineKind.ENTRY])
 
 
@@ -113,25 +119,35 @@ class TreeFormat(OpenAIMessages, Format):
             if seg.header is None:
                 seg.header = obj
             return LineKind.HEADER
+        eid = obj.get("id")
+        if eid.__class__ is str and eid:  # a newer writer's node: later entries may name it as their parent
+            pid = obj.get("parentId")
+            seg.add_entry(line, eid, pid if pid.__class__ is str else None, _UNKNOWN_NODE)
+            tally_entry(seg.tally, obj)
+            return LineKind.ENTRY
         return LineKind.UNKNOWN
 
     def entry_id(self, record: dict) -> str | None:
         return record.get("id")
 
     def active_leaf(self, session) -> int:
-        """The later in file order of the last entry and the last pointer
-        whose target exists (§1.5)."""
+        """The later in file order of the last ``message`` or ``summary``
+        entry and the last pointer whose target exists (§1.5); a node of an
+        unknown type after them is no leaf."""
         tree = session.tree
-        if not tree.count:
-            return -1
-        last_line = tree.entry_line[tree.count - 1]
+        last = tree.count - 1
+        while last >= 0 and tree.shape[last] & _QUIET:
+            last -= 1
+        if last < 0:
+            return tree.count - 1
+        last_line = tree.entry_line[last]
         for line, target in reversed(session.pointers):
             if line < last_line:
                 break
             found = session.find(target) if isinstance(target, str) else None
             if found is not None:
                 return found
-        return tree.count - 1
+        return last
 
     def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
         return build_context(session, leaf, should_stop)[0]
@@ -162,7 +178,8 @@ class TreeFormat(OpenAIMessages, Format):
             return None  # a summary replaces a range before it
         out: list[tuple[int, dict]] = []
         for entry in entries:
-            add_message(session, entry, out)
+            if not session.tree.shape[entry] & _QUIET:
+                add_message(session, entry, out)
         return out
 
     def origin(self, session) -> str | None:
@@ -174,7 +191,12 @@ class TreeFormat(OpenAIMessages, Format):
 
     def view(self, record: dict) -> EntryView:
         fields = {"id": record.get("id"), "parent_id": record.get("parentId"), "time": record.get("createdAt")}
-        if record.get("type") == "summary":
+        kind = record.get("type")
+        if kind not in ("message", "summary"):  # a node of a type this reader does not know
+            rest = {k: v for k, v in record.items() if k not in ("type", "id", "parentId", "createdAt")}
+            return EntryView(kind="unknown", role=str(kind), text=f"{kind} (never sent to the model) "
+                             + json_text.dumps(rest), **fields)
+        if kind == "summary":
             text = record.get("summary")
             return EntryView(kind="summary", role="summary", text=text if isinstance(text, str) else "",
                              tokens_before=_int(record.get("tokensBefore")),
@@ -244,8 +266,9 @@ class SummaryPlan:
 _PLAIN: dict = {}  # a message that neither calls nor answers a tool (for pairing, unread)
 _ONE = re.compile(b"\x01")
 _IS_SUMMARY = bytes(int(bool(b & _SUMMARY)) for b in range(256))
-# what an entry is to tool pairing, by shape: 0 nothing sent (a summary, no message), 1 a plain message, 2 a tool's
-_PAIRING_KIND = bytes(0 if not b or b & _SUMMARY else 2 if b & (_CALLS | _RESULT) else 1 for b in range(256))
+# what an entry is to tool pairing, by shape: 0 nothing sent (a summary, no message, a node of an unknown type),
+# 1 a plain message, 2 a tool's
+_PAIRING_KIND = bytes(0 if not b or b & (_SUMMARY | _QUIET) else 2 if b & (_CALLS | _RESULT) else 1 for b in range(256))
 _PAIRING_RUNS = re.compile(b"\x01+|\x02")
 
 
@@ -313,7 +336,7 @@ def walk_context(session, path, plan: SummaryPlan, should_stop=None):
             for s in sorted(starts[k]):
                 yield path[s], {"role": SUMMARY_ROLE, "content": texts[s]}
         shape = shapes[entry]
-        if hidden[k] or shape & _SUMMARY:
+        if hidden[k] or shape & (_SUMMARY | _QUIET):
             continue
         add_message(session, entry, out)
         yield from out
