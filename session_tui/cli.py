@@ -41,13 +41,23 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("file", metavar="FILE")
     fork.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
     fork.add_argument("-o", "--output", metavar="OUT", help="the new file (default: <stem>.fork-<n>.jsonl)")
-    fix = commands.add_parser("fix", help="make a crashed session resumable: close or cut a dangling call, "
-                                          "drop a torn last line", epilog=edits_epilog)
+    fix = commands.add_parser(
+        "fix", help="make a crashed session resumable: close or cut dangling calls, drop a torn last line or bad lines",
+        description="Each repair asked for is done where it applies (one backed-up write each, in the order: bad "
+                    "lines, dangling calls, torn line) and reported as 'nothing to do' where it does not. Without "
+                    "an option: --close.",
+        epilog="Exit status: 0 every repair asked for was done or had nothing to do, 1 one was refused, 2 error.")
     fix.add_argument("file", metavar="FILE")
     how = fix.add_mutually_exclusive_group()
-    how.add_argument("--close", action="store_true", help="append an error result for each dangling call (default)")
-    how.add_argument("--cut", action="store_true", help="go back to before the dangling call")
+    how.add_argument("--close", action="store_true",
+                     help="answer each dangling call with an error result: appended at the end of the branch; "
+                          "inside it, inserted after the call (chat, astorlm: a backed-up rewrite) or, where "
+                          "entries are linked by id, in a fork of the branch (this file is not changed)")
+    how.add_argument("--cut", action="store_true", help="go back to before the (first) dangling call")
     fix.add_argument("--drop-torn", action="store_true", help="save the torn last line aside and cut it")
+    fix.add_argument("--drop-bad", action="store_true",
+                     help="save the bad lines (NUL runs, invalid JSON or UTF-8, fused records) to <name>.bad-<UTC> "
+                          "and remove them (a backed-up rewrite); whole records found inside them are kept")
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -95,21 +105,13 @@ def run_edit(args) -> int:
     from .store import Refused, edits
 
     try:
+        if args.command == "fix":
+            return run_fix(args)
         with open_session(args.file, args.format) as session:
             if args.command == "set-leaf":
                 plan = edits.plan_set_leaf(session, edits.resolve_entry(session, args.entry))
-            elif args.command == "fork":
-                plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
-            elif args.cut:
-                plan = edits.plan_cut(session, args.drop_torn)
-            elif args.close or session.tool_issues()[0]:
-                plan = edits.plan_close(session, args.drop_torn)
-            elif args.drop_torn:
-                plan = edits.plan_drop_torn(session)
-            elif session.lines.torn:
-                raise Refused(f"{args.file}: ends in a torn line; add --drop-torn to save it aside and cut it")
             else:
-                raise Refused(f"{args.file}: no dangling call and no torn line: nothing to do")
+                plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
         print(inert(plan.preview()))
         if args.dry_run:
             return 0
@@ -128,6 +130,74 @@ def run_edit(args) -> int:
         print(f"wrote {inert(path, keep_newlines=False)}")
     print("done")
     return 0
+
+
+def run_fix(args) -> int:
+    """Each repair asked for, one after the other, each planned on the file
+    as the previous one left it and written on its own (a kill between two
+    leaves the file whole); exit 1 only if one was refused."""
+    from .model.sanitize import inert
+    from .model.session import open_session
+    from .store import NothingToDo, Refused, edits
+    from .store.store import Fingerprint
+
+    close = args.close or not (args.cut or args.drop_torn or args.drop_bad)
+    parts = [("drop-bad", args.drop_bad, lambda s: edits.plan_drop_bad(s)),
+             ("cut", args.cut, lambda s: edits.plan_cut(s, args.drop_torn)),
+             ("close", close, lambda s: edits.plan_close(s, args.drop_torn)),
+             ("drop-torn", args.drop_torn, lambda s: edits.plan_drop_torn(s))]
+    refused, last, torn_done = False, None, False
+    for name, wanted, make in parts:
+        if not wanted or (name == "drop-torn" and torn_done):
+            continue
+        try:
+            with open_session(args.file, args.format) as session:
+                plan = make(session)
+            print(f"{name}: " + inert(plan.preview()))
+            if args.dry_run:
+                continue
+            ours = last is not None and last.after is not None and last.after == Fingerprint.of(args.file)
+            last = edits.apply(plan, force=args.force or ours)  # (ours: the file changed a moment ago by us)
+        except NothingToDo as exc:
+            print(f"{name}: {inert(_reason(exc, args.file), keep_newlines=False)}")
+            continue
+        except Refused as exc:
+            print(f"session-tui fix: {name}: refused: {inert(_reason(exc, args.file), keep_newlines=False)}",
+                  file=sys.stderr)
+            refused = True
+            continue
+        torn_done = torn_done or bool(plan.drop_torn)
+        for path in last.created:
+            print(f"wrote {inert(path, keep_newlines=False)}")
+    if not args.dry_run:
+        for note in _left_to_fix(args.file, args.format):
+            print(f"left: {note}")
+    print("refused" if refused else "done")
+    return 1 if refused else 0
+
+
+def _reason(exc: Exception, path: str) -> str:
+    return str(exc).removeprefix(f"{path}: ")
+
+
+def _left_to_fix(path: str, format: str | None) -> list[str]:
+    """What `fix` could still repair in the file, with the option that does."""
+    from .model.segment import LineKind
+    from .model.session import open_session
+
+    with open_session(path, format) as session:
+        out = []
+        bad = sum(1 for kind in session.lines.line_kinds if kind == LineKind.BAD)
+        if bad:
+            out.append(f"{bad} bad line(s): --drop-bad")
+        dangling = session.tool_issues()[0]
+        if dangling:
+            fills = session.format.fills_dangling
+            out.append(f"{len(dangling)} dangling call(s), the first on line {session.line_of(dangling[0].entry)}"
+                       + (f" ({fills})" if fills else ": --close or --cut"))
+        if session.lines.torn:
+            out.append("a torn last line: --drop-torn")
+        return out
 
 
 def run_export(args) -> int:

@@ -17,6 +17,13 @@ def is_blank(raw: bytes) -> bool:
     return not raw.strip()
 
 
+def content_after(error: Exception) -> bool:
+    """Whether a parse failed only because more follows a whole JSON value
+    (orjson's wording has changed between versions)."""
+    text = str(error)
+    return "trailing characters" in text or "unexpected content after document" in text
+
+
 def describe_bad(raw: bytes, error: Exception | None) -> str:
     """A short, human reason for a line that did not parse as one object."""
     if b"\x00" in raw:
@@ -27,7 +34,7 @@ def describe_bad(raw: bytes, error: Exception | None) -> str:
     head = raw[:8]
     if len(head) == 8 and raw.find(head, 1) > 0:
         return "two records fused on one line (a torn write, then the next record appended to it)"
-    if "trailing characters" in text:
+    if content_after(error):
         return "two JSON values fused on one line (" + text.split(":", 1)[-1].strip() + ")"
     if "UTF-8" in text or "utf-8" in text:
         return "invalid UTF-8"

@@ -6,6 +6,6 @@ write native ``tree`` sessions through it.
 """
 
 from .session_store import TreeSessionStore
-from .store import Fingerprint, Refused, Store
+from .store import DanglingInside, Fingerprint, NothingToDo, Refused, Store
 
-__all__ = ["Fingerprint", "Refused", "Store", "TreeSessionStore"]
+__all__ = ["DanglingInside", "Fingerprint", "NothingToDo", "Refused", "Store", "TreeSessionStore"]

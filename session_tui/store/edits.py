@@ -14,13 +14,15 @@ from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
 from ..model import json_text
+from ..model.segment import LineKind
 from ..model.session import Session
 from .forms import FORMS, Form
 from .forms.base import SYNTHETIC_RESULT
 from .plan import Plan, Rewrite
-from .store import Fingerprint, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
+from .salvage import salvage, saved_line
+from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
 
-__all__ = ["SYNTHETIC_RESULT", "WRITABLE", "Done", "Plan", "apply", "plan_close", "plan_cut", "plan_drop_torn",
+__all__ = ["SYNTHETIC_RESULT", "WRITABLE", "Done", "Plan", "apply", "plan_close", "plan_cut", "plan_drop_bad", "plan_drop_torn",
            "plan_fork", "plan_set_leaf", "plan_undo", "resolve_entry"]
 
 WRITABLE = tuple(FORMS)  # formats whose write forms are implemented
@@ -77,10 +79,41 @@ def plan_cut(session: Session, drop_torn: bool = False) -> Plan:
     return form_of(session).cut(session, drop_torn)
 
 
+def plan_drop_bad(session: Session) -> Plan:
+    """Remove the bad lines (NUL runs, invalid JSON or UTF-8, fused records,
+    non-objects) by a backed-up rewrite, each saved whole beside the file
+    first (``<name>.bad-<UTC>``); the whole records a line still holds stay
+    in its place (``salvage``)."""
+    form = form_of(session)
+    lines = session.lines
+    bad = [line for line in range(len(lines)) if lines.line_kinds[line] == LineKind.BAD]
+    if not bad:
+        raise NothingToDo(f"{session.path}: no bad lines: nothing to do")
+    fingerprint = Fingerprint.of(session.path)
+    reasons = dict(session.bad)
+    kept: dict[int, bytes] = {}
+    saved = []
+    for line in bad:
+        raw = session.raw_line(line)
+        records = salvage(raw)
+        if records:
+            kept[line] = b"\n".join(records)
+        saved.append(saved_line(line + 1, lines.line_starts[line], raw, reasons.get(line, "bad line"), len(records)))
+    numbers = ", ".join(str(line + 1) for line in bad[:10]) + (" …" if len(bad) > 10 else "")
+    summary = f"remove {len(bad)} bad line(s) ({numbers})"
+    if kept:
+        records = sum(piece.count(b"\n") + 1 for piece in kept.values())
+        summary += (f", keeping the {records} whole record(s) found in line(s) "
+                    f"{', '.join(str(line + 1) for line in kept)}")
+    plan = form.rewrite(session, summary, fingerprint, replace=kept, drop=set(bad) - set(kept))
+    plan.aside.append(("bad", b"".join(saved), f"the {len(bad)} bad line(s), whole, with their line numbers"))
+    return plan
+
+
 def plan_drop_torn(session: Session) -> Plan:
     form = form_of(session)
     if not session.lines.torn:
-        raise Refused(f"{session.path}: no torn last line: nothing to do")
+        raise NothingToDo(f"{session.path}: no torn last line: nothing to do")
     return form.drop_torn(session)
 
 
@@ -142,14 +175,19 @@ def _apply(plan: Plan, force: bool) -> list[str]:
         plan = replace(plan, append=[], rewrite=body + added)
     for other in plan.also:  # refuse before writing anything, not half way
         Store(other.path).verify(other.fingerprint)
-    if plan.drop_torn:
-        with store.locked():
+    if plan.drop_torn or plan.aside:
+        with store.locked():  # saved aside before the file changes: a kill in between loses nothing
             store.check_quiet()
             store.verify(expected)
-            saved = f"{plan.path}.torn-{utc_stamp()}"
-            create_exclusive(saved, plan.drop_torn)
-            created.append(saved)
-            if plan.rewrite is None:  # a rewrite leaves the fragment out by itself
+            stamp = utc_stamp()
+            saves = [(kind, data) for kind, data, _ in plan.aside]
+            if plan.drop_torn:
+                saves.append(("torn", plan.drop_torn))
+            for kind, data in saves:
+                saved = f"{plan.path}.{kind}-{stamp}"
+                create_exclusive(saved, data)
+                created.append(saved)
+            if plan.drop_torn and plan.rewrite is None:  # a rewrite leaves the fragment out by itself
                 fd = open_nofollow(plan.path, os.O_WRONLY)
                 try:
                     os.ftruncate(fd, expected.size - len(plan.drop_torn))
@@ -157,7 +195,7 @@ def _apply(plan: Plan, force: bool) -> list[str]:
                 finally:
                     os.close(fd)
                 fsync_dir(os.path.dirname(os.path.abspath(plan.path)))
-        if plan.rewrite is None:
+        if plan.drop_torn and plan.rewrite is None:
             expected = Fingerprint.of(plan.path)
             store.force = True  # the file just changed: ours
     if plan.append:

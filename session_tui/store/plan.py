@@ -29,9 +29,12 @@ class Plan:
     new_files: list[tuple[str, bytes]] = field(default_factory=list)  # forks: created, never overwritten
     drop_torn: bytes = b""  # the torn fragment to save aside and cut (a rewrite leaves it out)
     also: list[Rewrite] = field(default_factory=list)  # backed-up rewrites of other files, after the session file
+    aside: list[tuple[str, bytes, str]] = field(default_factory=list)  # (kind, bytes, what): saved to <path>.<kind>-<UTC>
 
     def preview(self) -> str:
         out = [self.summary]
+        for kind, data, what in self.aside:
+            out.append(f"save {what} ({len(data):,} bytes) to {os.path.basename(self.path)}.{kind}-<UTC time> first")
         if self.drop_torn:
             cut = "the rewrite leaves it out" if self.rewrite is not None else "then cut it from the file"
             out.append(f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"

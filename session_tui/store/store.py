@@ -41,6 +41,15 @@ class Refused(Exception):
     """A write that must not happen now; ``str()`` says why, in one line."""
 
 
+class NothingToDo(Refused):
+    """The repair asked for does not apply: the file has nothing it would change."""
+
+
+class DanglingInside(Refused):
+    """A dangling call with later messages after it on the branch: closing it
+    at the end would not answer it (``Form.close_inside`` does)."""
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     size: int

@@ -96,7 +96,8 @@ def test_fix_close_chat_appends_tool_results(tmp_path):
                                  "content": edits.SYNTHETIC_RESULT}
     (rep,) = check_json(path)
     assert rep["problems"] == []
-    assert run_cli("fix", str(path)).returncode == 1  # nothing left to do
+    again = run_cli("fix", str(path))  # nothing left to do: said, and no error
+    assert again.returncode == 0 and "nothing to do" in again.stdout and path.read_bytes() == original + added
 
 
 def test_set_leaf_tree_and_chat(tmp_path):

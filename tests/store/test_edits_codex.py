@@ -11,8 +11,9 @@ import uuid
 import orjson
 import pytest
 
+from session_tui.export import ADDED_BY, export
 from session_tui.model.session import open_session
-from session_tui.store import Refused, edits
+from session_tui.store import edits
 from tests.support import run_cli
 
 from .test_edits import sample
@@ -78,7 +79,7 @@ def test_close_the_torn_crash_sample_by_cli(tmp_path):
     assert saved.read_bytes() == fragment
     assert_no_dangling(path)
     again = run_cli("fix", "--close", str(path))
-    assert again.returncode == 1 and "nothing to do" in again.stderr
+    assert again.returncode == 0 and "nothing to do" in again.stdout  # said, and no error
 
 
 def test_each_call_type_gets_its_own_output_type(tmp_path):
@@ -135,23 +136,30 @@ def test_no_ordinal_when_the_file_has_none(tmp_path):
     assert "ordinal" not in record and "ordinal" not in record["payload"]
 
 
-def test_a_dangling_call_followed_by_later_turns_is_refused_and_fork_offered(tmp_path):
+def test_a_dangling_call_followed_by_later_turns_is_closed_in_a_fork(tmp_path):
+    """Codex sends 'aborted' right after such a call itself; `fix --close`
+    leaves the file as it is and writes a fork whose history has that output
+    in its place, the rest copied."""
     path = sample(tmp_path, INTERRUPT)
     original = path.read_bytes()
     with open_session(path) as s:
         (dangling,) = s.tool_issues()[0]
-        line = str(s.line_of(dangling.entry))
-        with pytest.raises(Refused, match="fork at that line"):
-            edits.plan_close(s)
+        call_line = s.line_of(dangling.entry)
+        plan = edits.plan_close(s)
+        assert "Codex will send the output" in plan.summary and "this file is not changed" in plan.summary
+        before = orjson.loads(export(s, "json", context=True))
+    r = run_cli("fix", "--close", str(path))
+    assert r.returncode == 0, r.stdout + r.stderr
     assert path.read_bytes() == original
-    # the way out the refusal names: fork at the call, then close the copy's trailing call
-    assert run_cli("fork", str(path), line).returncode == 0
     (fork,) = [p for p in tmp_path.glob("rollout-*.jsonl") if p != path]
-    old(fork)
-    assert run_cli("fix", "--close", str(fork)).returncode == 0
-    last = lines_of(fork)[-1]
-    assert last["payload"] == {"type": "function_call_output", "call_id": dangling.call_id, "output": "aborted"}
+    records = lines_of(fork)
+    at = next(k for k, r in enumerate(records) if r.get("payload", {}).get("call_id") == dangling.call_id)
+    assert records[at + 1]["payload"] == {"type": "function_call_output", "call_id": dangling.call_id,
+                                          "output": "aborted"}
     assert_no_dangling(fork)
+    with open_session(fork) as f:  # what Codex sends for the original, its own output now in the file
+        after = orjson.loads(export(f, "json", context=True))
+    assert after == [{k: v for k, v in m.items() if k != ADDED_BY} for m in before] and call_line > 0
 
 
 @pytest.mark.parametrize("rel", [CRASH, INTERRUPT, ROLLBACK])

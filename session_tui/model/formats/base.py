@@ -141,6 +141,8 @@ class Format:
     client: str | None = None
     #: what the client sends for a call whose result is not in the file (None: nothing, an error)
     fills_dangling: str | None = None
+    #: the field naming an entry's parent (None: the format links entries by order)
+    parent_key: str | None = None
     #: what the client does with a torn last line: (severity, what happens)
     torn_tail: tuple[str, str] | None = None
 

@@ -32,6 +32,8 @@ CLIENT = "Claude Code"
 INTERRUPTED = ("[Tool call interrupted: the session ended before this call's result was recorded, so its outcome "
                "is unknown. Check whether it took effect before relying on it or running it again.]")
 NO_RESPONSE = "No response requested."
+#: what Claude Code sends for a call inside the conversation whose result is not in the file (the API needs one)
+MISSING = "[Tool result missing due to internal error]"
 #: metadata records that name the session: (field, rank); a user's own title beats the AI's, which beats a summary
 TITLE_FIELDS = {"custom-title": ("customTitle", 3), "ai-title": ("aiTitle", 2), "summary": ("summary", 1)}
 SUBAGENT_SKIP = "agent-acompact-"  # internal compaction helpers, not spawned by a call
@@ -46,9 +48,11 @@ def _message(record: dict) -> dict:
 
 class ClaudeFormat(AnthropicMessages, Format):
     name = "claude"
+    parent_key = "parentUuid"
     duplicates_expected = True
     client = CLIENT
-    fills_dangling = 'Claude Code will send an interrupted error result for it (and "No response requested.") on resume'
+    fills_dangling = ('Claude Code will send an error result for it on resume ("interrupted" at the end of the '
+                      'conversation, with "No response requested."; "missing" inside it)')
     torn_tail = ('warning', 'Claude Code skips it on resume')
     stateful = True  # steps and progress are resolved in file order (_join_step)
 
@@ -208,15 +212,15 @@ class ClaudeFormat(AnthropicMessages, Format):
                 if k >= 0 and out[k].added_by is None and _same_response(out[k].message, message):
                     out[k] = Sent(out[k].entry, _merged(out[k].message, message))
                 else:
-                    _close_calls(out)
+                    _close_calls(out, MISSING)
                     out.append(Sent(entry, message))
             else:
                 if not self.tool_result_ids(message):
-                    _close_calls(out)
+                    _close_calls(out, MISSING)
                 out.append(Sent(entry, message))
             if session.tree.shape[entry] & Shape.ROLE_MASK != Shape.SYSTEM:  # a user/assistant record
                 last_turn = len(out) - 1
-        _close_calls(out)
+        _close_calls(out, INTERRUPTED)
         if last_turn >= 0:
             at = last_turn + 1
             while at < len(out) and out[at].added_by is not None:
@@ -378,9 +382,10 @@ def _is_text(block) -> bool:
     return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
-def _close_calls(out: list[Sent]) -> None:
-    """After the assistant message at ``out``'s end-of-turn: an interrupted
-    error result for each of its calls no later user message answered."""
+def _close_calls(out: list[Sent], text: str) -> None:
+    """After the assistant message at ``out``'s end-of-turn: an error result
+    saying ``text`` for each of its calls no later user message answered
+    (INTERRUPTED at the end of the conversation, MISSING inside it)."""
     k = len(out) - 1
     while k >= 0 and out[k].message.get("role") == "user":
         k -= 1
@@ -394,7 +399,7 @@ def _close_calls(out: list[Sent]) -> None:
     if missing:
         out.insert(k + 1 + sum(1 for sent in out[k + 1:] if FORMAT.tool_result_ids(sent.message)),
                    Sent(out[k].entry, {"role": "user", "content": [
-                       {"type": "tool_result", "content": INTERRUPTED, "is_error": True, "tool_use_id": c}
+                       {"type": "tool_result", "content": text, "is_error": True, "tool_use_id": c}
                        for c in missing]}, CLIENT))
 
 

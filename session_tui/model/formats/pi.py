@@ -57,6 +57,7 @@ def _calls(message: dict) -> list[dict]:
 
 class PiFormat(Format):
     name = "pi"
+    parent_key = "parentId"
     stateful = True  # version-1 files: ids from each record's place in the file
     client = CLIENT
     fills_dangling = 'pi will send "No result provided" (an error result) for it on resume'

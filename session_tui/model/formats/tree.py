@@ -33,6 +33,7 @@ _ENTRY_KIND = bytes([LineKind.ENTRY])
 
 class TreeFormat(OpenAIMessages, Format):
     name = "tree"
+    parent_key = "parentId"
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]

@@ -24,10 +24,11 @@ import uuid
 import orjson
 
 from ...model import json_text
+from ...model.segment import Shape
 from ...model.session import Session
 from ..plan import Plan, Rewrite
 from ..store import Fingerprint, Refused
-from .base import SYNTHETIC_RESULT, Form, fork_plan, path_bytes, trailing_dangling
+from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, path_bytes, spliced_bytes
 
 INDENT = orjson.OPT_INDENT_2  # the meta is pretty-printed with 2 spaces and no final newline, as astorLM writes it
 
@@ -36,23 +37,24 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _committed(session: Session) -> bytes:
-    """The file's complete lines, each ending in a newline."""
+def _refuse_bad(session: Session) -> None:
     if session.bad:
         raise Refused(f"{session.path}: line {session.bad[0][0] + 1} is not a message (astorLM would load the "
-                      "session as empty): repair it by hand first")
+                      "session as empty): drop the bad lines first (fix --drop-bad)")
+
+
+def _committed(session: Session) -> bytes:
+    """The file's complete lines, each ending in a newline."""
+    _refuse_bad(session)
     with open(session.path, "rb") as f:
         data = f.read(session.lines.end)
     return data + b"\n" if data and not data.endswith(b"\n") else data
 
 
-def _line_end(session: Session, data: bytes, line: int) -> int:
-    starts = session.lines.line_starts
-    return starts[line + 1] if line + 1 < len(starts) else len(data)
-
-
-def _rewrite(session: Session, summary: str, data: bytes) -> Plan:
-    """A rewrite of the messages to ``data``, then of the meta with ``updatedAt`` = now."""
+def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint | None = None) -> Plan:
+    """A rewrite of the messages to ``data``, then of the meta with
+    ``updatedAt`` = now (``read_as``: the file's fingerprint, taken before
+    ``data`` was read)."""
     meta_path = session.format.sidecar_path(session.path)
     try:
         fingerprint = Fingerprint.of(meta_path)
@@ -62,7 +64,8 @@ def _rewrite(session: Session, summary: str, data: bytes) -> Plan:
     if found is None:
         raise Refused(f"{meta_path}: not a JSON object: astorLM would not load this session")
     meta = {**found[1], "updatedAt": _now_ms()}
-    return Plan(session.path, summary, Fingerprint.of(session.path), rewrite=data, drop_torn=session.lines.torn,
+    return Plan(session.path, summary, read_as or Fingerprint.of(session.path), rewrite=data,
+                drop_torn=session.lines.torn,
                 also=[Rewrite(meta_path, orjson.dumps(meta, option=INDENT), fingerprint)])
 
 
@@ -70,29 +73,44 @@ class AstorlmForm(Form):
     name = "astorlm"
 
     def close(self, session: Session, drop_torn: bool) -> Plan:
-        owner, calls = trailing_dangling(session)
-        blocks = [{"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}
-                  for call_id in calls]
-        data = _committed(session)
+        """Every dangling call on the branch, at its end or inside it: the
+        results message right after the call takes the missing blocks, or a
+        new one is put there."""
+        _refuse_bad(session)
+        fingerprint = Fingerprint.of(session.path)
+        owners = dangling_by_owner(session)
         path = session.active_path()
-        after = path[path.index(owner) + 1:]
-        if after:  # a results message answers some calls: it takes the others too
-            line = session.tree.entry_line[after[-1]]
-            record = session.record(after[-1])
-            record["content"] = [*record["content"], *blocks]
-            start = session.lines.line_starts[line]
-        else:
-            line = session.tree.entry_line[owner]
-            record = {"role": "user", "content": blocks}
-            if "id" in session.record(owner):
-                record = {"id": str(uuid.uuid4()), **record}
-            start = _line_end(session, data, line)
-        new = data[:start] + json_text.dumps(record).encode() + b"\n" + data[_line_end(session, data, line):]
-        return _rewrite(session, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with "
-                        "error results", new)
+        position = {e: k for k, e in enumerate(path)}
+        replace: dict[int, bytes] = {}
+        after: dict[int, list[bytes]] = {}
+        for owner, calls in owners:
+            blocks = [{"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}
+                      for call_id in calls]
+            k = position[owner]
+            answer = path[k + 1] if k + 1 < len(path) else None
+            if answer is not None and session.tree.shape[answer] & Shape.RESULT:  # it takes the others too
+                record = session.record(answer)
+                record["content"] = [*record["content"], *blocks]
+                replace[session.tree.entry_line[answer]] = json_text.dumps(record).encode()
+            else:
+                record = {"role": "user", "content": blocks}
+                if "id" in session.record(owner):
+                    record = {"id": str(uuid.uuid4()), **record}
+                after[session.tree.entry_line[owner]] = [json_text.dumps(record).encode()]
+        calls = sum(len(c) for _, c in owners)
+        where = (f"of line {session.line_of(owners[0][0])}" if len(owners) == 1 else
+                 f"after lines {', '.join(str(session.line_of(o)) for o, _ in owners)}")
+        return self.rewrite(session, f"close {calls} dangling call(s) {where} with error results", fingerprint,
+                            after, replace)
+
+    def rewrite(self, session: Session, summary: str, fingerprint: Fingerprint,
+                after: dict[int, list[bytes]] | None = None, replace: dict[int, bytes] | None = None,
+                drop: set[int] | frozenset = frozenset()) -> Plan:
+        """Both files; the torn last line is left out (saved aside)."""
+        return _rewrite(session, summary, spliced_bytes(session, after, replace, drop, keep_torn=False), fingerprint)
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
-        owner, _ = trailing_dangling(session)
+        owner, _ = dangling_by_owner(session)[0]
         start = session.lines.line_starts[session.tree.entry_line[owner]]
         return _rewrite(session, f"remove the calling message (line {session.line_of(owner)}) and the results "
                         "after it", _committed(session)[:start])
@@ -100,7 +118,8 @@ class AstorlmForm(Form):
     def drop_torn(self, session: Session) -> Plan:
         return _rewrite(session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session))
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
         if out is not None and not out.endswith(".jsonl"):
             raise Refused(f"{out}: an astorlm session file is named <id>.jsonl")
         source = session.sidecar()
@@ -111,7 +130,7 @@ class AstorlmForm(Form):
         copied = {k: v for k, v in source_meta.items() if k not in ("id", "parentId", "createdAt", "updatedAt")}
         meta = {"id": os.path.basename(out)[: -len(".jsonl")], "parentId": source_id, "metadata": {}, **copied,
                 "createdAt": stamp, "updatedAt": stamp}
-        return fork_plan(session, entry, [(out, path_bytes(session, entry)), (session.format.sidecar_path(out),
+        return fork_plan(session, entry, [(out, path_bytes(session, entry, insert)), (session.format.sidecar_path(out),
                                                                                orjson.dumps(meta, option=INDENT))])
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import re
 import uuid
+from collections.abc import Callable
 
+from ...model import json_text
 from ...model.segment import Shape
 from ...model.session import Session
 from ..plan import Plan
-from ..store import Fingerprint, Refused
+from ..store import DanglingInside, Fingerprint, NothingToDo, Refused
 
 SYNTHETIC_RESULT = "error: no result recorded: the run stopped before the tool returned"
 
@@ -38,9 +40,57 @@ def fork_path(source: str) -> str:
     return f"{stem}.fork-{n}.jsonl"
 
 
-def path_bytes(session: Session, entry: int) -> bytes:
-    """The records of the path root → ``entry``, verbatim, one per line."""
-    return b"".join(session.raw_line(session.tree.entry_line[e]) + b"\n" for e in session.tree.path_to(entry))
+def path_bytes(session: Session, entry: int, insert: dict[int, list[dict]] | None = None,
+               transform: Callable[[dict, bool], dict] | None = None) -> bytes:
+    """The records of the path root → ``entry``, one per line: verbatim,
+    but for ``insert`` (path entry -> new records put right after it; the
+    path's next entry is re-chained onto the last of them) and
+    ``transform(record, copied)``, applied to every record when given
+    (``copied``: from the source, not inserted)."""
+    insert = insert or {}
+    fmt = session.format
+    out, chain_to = [], None
+    for e in session.tree.path_to(entry):
+        if chain_to is None and transform is None:
+            out.append(session.raw_line(session.tree.entry_line[e]) + b"\n")
+        else:
+            record = session.record(e)
+            if chain_to is not None:
+                record[fmt.parent_key] = chain_to
+                chain_to = None
+            out.append(json_text.dumps(transform(record, True) if transform else record).encode() + b"\n")
+        for record in insert.get(e, ()):
+            out.append(json_text.dumps(transform(record, False) if transform else record).encode() + b"\n")
+            chain_to = fmt.entry_id(record) if fmt.parent_key else None
+    return b"".join(out)
+
+
+def spliced_bytes(session: Session, after: dict[int, list[bytes]] | None = None,
+                  replace: dict[int, bytes] | None = None, drop: set[int] | frozenset = frozenset(),
+                  keep_torn: bool = True) -> bytes:
+    """The file's bytes with new lines ``after`` committed lines (0-based
+    line -> lines, without newlines), lines replaced and lines dropped;
+    every other byte as it is, the torn tail kept unless ``keep_torn`` is
+    false. The basis of every rewrite that edits lines in place."""
+    after, replace = after or {}, replace or {}
+    lines = session.lines
+    with open(session.path, "rb") as f:
+        if os.fstat(f.fileno()).st_size != lines.end + len(lines.torn):
+            raise Refused(f"{session.path}: the file changed since it was read: reload it and plan again")
+        data = f.read(lines.end)
+    starts = lines.line_starts
+    out: list[bytes] = []
+    for line in range(len(starts)):
+        stop = starts[line + 1] if line + 1 < len(starts) else lines.end
+        if line not in drop:
+            piece = replace[line] + b"\n" if line in replace else data[starts[line]:stop]
+            if line in after and not piece.endswith(b"\n"):  # a last record that lacked its newline
+                piece += b"\n"
+            out.append(piece)
+        out.extend(new + b"\n" for new in after.get(line, ()))
+    if keep_torn and lines.torn:
+        out.append(lines.torn)
+    return b"".join(out)
 
 
 def fork_plan(session: Session, entry: int, files: list[tuple[str, bytes]]) -> Plan:
@@ -49,20 +99,34 @@ def fork_plan(session: Session, entry: int, files: list[tuple[str, bytes]]) -> P
                 f"into {files[0][0]}", Fingerprint.of(session.path), new_files=files)
 
 
+def dangling_by_owner(session: Session) -> list[tuple[int, list[str]]]:
+    """(calling entry, [dangling call ids]) along the active branch, root
+    first; NothingToDo when every call is answered."""
+    dangling, _ = session.tool_issues()
+    if not dangling:
+        raise NothingToDo(f"{session.path}: no dangling tool call: nothing to do")
+    position = {e: k for k, e in enumerate(session.active_path())}
+    owners: dict[int, list[str]] = {}
+    for d in dangling:
+        owners.setdefault(d.entry, []).append(d.call_id)
+    return sorted(owners.items(), key=lambda item: position[item[0]])
+
+
+def inside(session: Session, owner: int) -> DanglingInside:
+    return DanglingInside(f"{session.path}: a dangling call in the middle of the branch (line "
+                          f"{session.line_of(owner)}), with later messages after it")
+
+
 def trailing_dangling(session: Session) -> tuple[int, list[str]]:
     """The dangling calls of the crash shape (the last call-making message of
     the branch, with some results missing): (assistant entry, [call ids])."""
-    dangling, _ = session.tool_issues()
-    if not dangling:
-        raise Refused(f"{session.path}: no dangling tool call: nothing to do")
-    owners = {d.entry for d in dangling}
+    owners = dangling_by_owner(session)
     leaf_path = session.active_path()
-    last_owner = max(owners, key=leaf_path.index)
+    last_owner = owners[-1][0]
     after = leaf_path[leaf_path.index(last_owner) + 1:]
     if len(owners) > 1 or any(not (session.tree.shape[e] & Shape.RESULT) for e in after):
-        raise Refused(f"{session.path}: a dangling call in the middle of the branch (line "
-                      f"{session.line_of(min(owners, key=leaf_path.index))}): cut or fork instead")
-    return last_owner, [d.call_id for d in dangling if d.entry == last_owner]
+        raise inside(session, owners[0][0])
+    return owners[-1]
 
 
 def with_torn(session: Session, plan: Plan, drop_torn: bool) -> Plan:
@@ -88,25 +152,70 @@ class Form:
         raise Refused(f"{session.path}: {self.name} files are one linear branch: there is no leaf to move in "
                       "place; fork at that entry instead")
 
-    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
-        """One synthetic error result per dangling call of ``owner``, to append."""
+    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+        """One synthetic error result per dangling call of ``owner``, chained
+        after the entry ``parent_id`` (default: the active leaf), to append."""
         raise NotImplementedError
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
-        """New files holding the path root → ``entry`` (``out``: the session file)."""
+    def answered_through(self, session: Session, path: list[int], k: int) -> int:
+        """The position on ``path`` after which results for the calls of
+        ``path[k]`` go: past the results already there."""
+        shape = session.tree.shape
+        while k + 1 < len(path) and shape[path[k + 1]] & Shape.RESULT:
+            k += 1
+        return k
+
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
+        """New files holding the path root → ``entry`` (``out``: the session
+        file), with ``insert``'s records after their entries (``path_bytes``)."""
         raise NotImplementedError
 
     def close(self, session: Session, drop_torn: bool) -> Plan:
-        """Answer the dangling calls at the end of the branch: here, by
-        appending ``results`` (after cutting a torn line, if allowed)."""
-        owner, calls = self.trailing(session)
+        """Answer the dangling calls: at the end of the branch by appending
+        ``results`` (after cutting a torn line, if allowed); in the middle of
+        it, as ``close_inside`` does."""
+        try:
+            owner, calls = self.trailing(session)
+        except DanglingInside:
+            return self.close_inside(session)
         plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
                     "results", Fingerprint.of(session.path), append=self.results(session, owner, calls))
         return with_torn(session, plan, drop_torn)
 
+    def inserts(self, session: Session) -> tuple[list[int], dict[int, list[dict]]]:
+        """(the active path, path entry -> the results to put right after it)
+        for every dangling call on the branch, each after its call and the
+        results already there, chained on from there."""
+        path = session.active_path()
+        position = {e: k for k, e in enumerate(path)}
+        insert: dict[int, list[dict]] = {}
+        fmt = session.format
+        for owner, calls in dangling_by_owner(session):
+            after = path[self.answered_through(session, path, position[owner])]
+            there = insert.setdefault(after, [])
+            parent_id = fmt.entry_id(there[-1]) if there else fmt.entry_id(session.record(after))
+            there.extend(self.results(session, owner, calls, parent_id))
+        return path, insert
+
+    def close_inside(self, session: Session) -> Plan:
+        """A dangling call inside the branch, in a format whose entries are
+        linked by id: the file is left as it is, and a fork of the branch
+        gets the results right after each call, the later entries re-chained
+        onto them."""
+        path, insert = self.inserts(session)
+        plan = self.fork(session, path[-1], None, insert=insert)
+        calls = sum(map(len, insert.values()))
+        first = session.line_of(min(insert, key=path.index))
+        fills = session.format.fills_dangling
+        plan.summary = (f"fork the branch with error results inserted for {calls} dangling call(s), the first after "
+                        f"line {first}, into {plan.new_files[0][0]}; this file is not changed"
+                        + (f" ({fills}: the fork makes the file itself whole)" if fills else ""))
+        return plan
+
     def cut(self, session: Session, drop_torn: bool) -> Plan:
-        """Go back to before the dangling call: here, by moving the leaf."""
-        owner, _ = self.trailing(session)
+        """Go back to before the (first) dangling call: here, by moving the leaf."""
+        owner, _ = dangling_by_owner(session)[0]
         up = session.tree.parent[owner]
         if up < 0:
             raise Refused(f"{session.path}: the dangling call is on the first entry: nothing to move back to")
@@ -114,6 +223,13 @@ class Form:
                     f"line {session.line_of(owner)} (nothing is deleted)", Fingerprint.of(session.path),
                     append=[self.leaf_record(session, up)])
         return with_torn(session, plan, drop_torn)
+
+    def rewrite(self, session: Session, summary: str, fingerprint: Fingerprint,
+                after: dict[int, list[bytes]] | None = None, replace: dict[int, bytes] | None = None,
+                drop: set[int] | frozenset = frozenset()) -> Plan:
+        """A backed-up rewrite of the file with its lines edited
+        (``spliced_bytes``); ``fingerprint`` was taken before reading."""
+        return Plan(session.path, summary, fingerprint, rewrite=spliced_bytes(session, after, replace, drop))
 
     def drop_torn(self, session: Session) -> Plan:
         """Save the torn last line aside and cut it (the file has one)."""

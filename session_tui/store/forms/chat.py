@@ -10,34 +10,48 @@ import os
 
 import orjson
 
+from ...model import json_text
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from ..store import Fingerprint
-from .base import SYNTHETIC_RESULT, Form, fork_path, fork_plan, path_bytes, trailing_dangling
+from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_path, fork_plan, path_bytes
 
 
 class ChatForm(Form):
     name = "chat"
 
-    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
+    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
         return [{"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT} for call_id in calls]
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+    def close_inside(self, session: Session) -> Plan:
+        """One branch per file: the results go right after each call (and the
+        results already there), by a backed-up rewrite."""
+        fingerprint = Fingerprint.of(session.path)
+        path, insert = self.inserts(session)
+        after = {session.tree.entry_line[e]: [json_text.dumps(r).encode() for r in records]
+                 for e, records in insert.items()}
+        first = session.line_of(min(insert, key=path.index))
+        return self.rewrite(session, f"insert error results for {sum(map(len, insert.values()))} dangling call(s), "
+                            f"the first after line {first}", fingerprint, after)
+
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
         out = out or fork_path(session.path)
         meta = {"parentId": os.path.basename(session.path)[: -len(".jsonl")], "forkedAt": now(),
                 "parentLine": session.line_of(entry)}
-        return fork_plan(session, entry, [(out, path_bytes(session, entry)),
+        return fork_plan(session, entry, [(out, path_bytes(session, entry, insert)),
                                           (out[: -len(".jsonl")] + ".meta.json",
                                            orjson.dumps(meta, option=orjson.OPT_INDENT_2) + b"\n")])
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
-        owner, _ = trailing_dangling(session)
+        owner, _ = dangling_by_owner(session)[0]
         start = session.lines.line_starts[session.tree.entry_line[owner]]
         with open(session.path, "rb") as f:
             keep = f.read(start)
-        return Plan(session.path, f"remove the calling message (line {session.line_of(owner)}) and the results "
-                    "after it", Fingerprint.of(session.path), rewrite=keep)
+        after = len(session.lines) - session.tree.entry_line[owner] - 1
+        return Plan(session.path, f"remove the calling message (line {session.line_of(owner)}) and the {after} "
+                    "line(s) after it (kept in the backup)", Fingerprint.of(session.path), rewrite=keep)
 
 
 FORM = ChatForm()

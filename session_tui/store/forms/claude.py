@@ -21,13 +21,12 @@ from __future__ import annotations
 import os
 import uuid
 
-from ...model import json_text
 from ...model.segment import Shape
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from ..store import Refused
-from .base import SYNTHETIC_RESULT, Form, fork_plan
+from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, inside, path_bytes
 
 TOOL_USE_RESULT = "Error: " + SYNTHETIC_RESULT.removeprefix("error: ")  # how Claude Code words a tool error
 #: fields of the calling record that are about it, not about the session: never copied
@@ -45,13 +44,13 @@ class ClaudeForm(Form):
                       "the leaf cannot move in place; fork at that entry instead")
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
-        owner, _ = self.trailing(session)
+        owner, _ = dangling_by_owner(session)[0]
         raise Refused(f"{session.path}: Claude Code resumes from the newest record: going back before the call "
                       f"(line {session.line_of(owner)}) means a fork at the record before it; or close the call")
 
-    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
+    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
         callers = self._callers(session, owner, calls)
-        parent = session.record(session.active_leaf())["uuid"]
+        parent = parent_id or session.record(session.active_leaf())["uuid"]
         out = []
         for call_id in calls:
             caller = callers[call_id]
@@ -66,20 +65,34 @@ class ClaudeForm(Form):
             parent = record["uuid"]
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
         if session.record(entry).get("isSidechain") is True:
             raise Refused(f"{session.path}: a sub-agent transcript is not a session Claude Code resumes; fork the "
                           "session that spawned it instead")
         new_id = str(uuid.uuid4())
         out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{new_id}.jsonl")
-        lines = []
-        for e in session.tree.path_to(entry):
-            record = session.record(e)
-            source_id = record.get("sessionId")
-            record["forkedFrom"] = {"sessionId": source_id, "messageUuid": record.get("uuid")}
+
+        def moved(record: dict, copied: bool) -> dict:  # into the new session, naming where it came from
+            if copied:
+                record["forkedFrom"] = {"sessionId": record.get("sessionId"), "messageUuid": record.get("uuid")}
             record["sessionId"] = new_id
-            lines.append(json_text.dumps(record).encode() + b"\n")
-        return fork_plan(session, entry, [(out, b"".join(lines))])
+            return record
+
+        return fork_plan(session, entry, [(out, path_bytes(session, entry, insert, moved))])
+
+    def answered_through(self, session: Session, path: list[int], k: int) -> int:
+        """Past the rest of the response (one record per content block, the
+        same ``message.id``), the results and records outside the context."""
+        shapes, view = session.tree.shape, session.format.view
+        step = view(session.record(path[k])).step
+        while k + 1 < len(path):
+            nxt = path[k + 1]
+            if not (shapes[nxt] & (Shape.RESULT | Shape.QUIET)
+                    or (step is not None and view(session.record(nxt)).step == step)):
+                break
+            k += 1
+        return k
 
     # -- the crash shape --------------------------------------------------------------
     @staticmethod
@@ -87,21 +100,18 @@ class ClaudeForm(Form):
         """(last calling entry, dangling call ids) when the dangling calls all
         belong to the branch's last response and nothing but results and
         records outside the model's context follow it."""
-        dangling, _ = session.tool_issues()
-        if not dangling:
-            raise Refused(f"{session.path}: no dangling tool call: nothing to do")
+        by_owner = dangling_by_owner(session)
         path = session.active_path()
         position = {e: k for k, e in enumerate(path)}
-        owners = sorted({d.entry for d in dangling}, key=position.__getitem__)
+        owners = [owner for owner, _ in by_owner]
         steps = {session.format.view(session.record(e)).step for e in owners}
         shapes = session.tree.shape
         after = path[position[owners[-1]] + 1:]
         conversational = [e for e in after if not shapes[e] & Shape.RESULT and
                           shapes[e] & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT)]
         if (len(owners) > 1 and (len(steps) > 1 or None in steps)) or conversational:
-            raise Refused(f"{session.path}: a dangling call in the middle of the branch (line "
-                          f"{session.line_of(owners[0])}): fork before it instead")
-        return owners[-1], [d.call_id for d in dangling]
+            raise inside(session, owners[0])
+        return owners[-1], [call for _, calls in by_owner for call in calls]
 
     @staticmethod
     def _callers(session: Session, owner: int, calls: list[str]) -> dict[str, dict]:

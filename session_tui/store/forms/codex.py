@@ -34,8 +34,8 @@ from ...model.segment import LineKind
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
-from ..store import Fingerprint, Refused
-from .base import Form, fork_plan, with_torn
+from ..store import DanglingInside, Fingerprint, Refused
+from .base import Form, dangling_by_owner, fork_plan, with_torn
 
 ABORTED = "aborted"
 OUTPUT_OF = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
@@ -74,19 +74,23 @@ def next_ordinal(session: Session) -> tuple[str | None, int] | None:
 def trailing_calls(session: Session) -> list[tuple[str, str]]:
     """(call id, call type) of the dangling calls, if nothing but tool calls,
     outputs and reasoning follows the first of them in the history."""
-    dangling, _ = session.tool_issues()
-    if not dangling:
-        raise Refused(f"{session.path}: no dangling tool call: nothing to do")
-    open_ids = {d.call_id for d in dangling}
+    open_ids = {call for _, calls in dangling_by_owner(session) for call in calls}
     items = session.context_items()
     first = next(k for k, (_, item) in enumerate(items)
                  if item.get("type") in CALLS and item.get("call_id") in open_ids)
     if any(item.get("type") not in TAIL_ITEMS for _, item in items[first + 1:]):
-        raise Refused(f"{session.path}: the dangling call on line {session.line_of(items[first][0])} is followed by "
-                      "later turns; Codex already sends an 'aborted' output right after it on resume, and one "
-                      "appended here would come after those turns: fork at that line instead")
+        raise DanglingInside(f"{session.path}: the dangling call on line {session.line_of(items[first][0])} is "
+                             "followed by later turns; an output appended here would come after them")
     return [(item["call_id"], item["type"]) for _, item in items[first:]
             if item.get("type") in CALLS and item.get("call_id") in open_ids]
+
+
+def _output(session: Session, call_id: str, kind: str) -> dict:
+    """The ``aborted`` output record of a call of type ``kind``."""
+    if kind not in OUTPUT_OF:
+        raise Refused(f"{session.path}: no output form known for a dangling {kind} ({call_id}): fork before it instead")
+    return {"timestamp": now(), "type": "response_item",
+            "payload": {"type": OUTPUT_OF[kind], "call_id": call_id, "output": ABORTED}}
 
 
 class CodexForm(Form):
@@ -96,13 +100,14 @@ class CodexForm(Form):
         raise Refused(f"{session.path}: codex has no leaf pointer; fork at that entry instead")
 
     def close(self, session: Session, drop_torn: bool) -> Plan:
+        try:
+            calls = trailing_calls(session)
+        except DanglingInside:
+            return self.close_inside(session)
         place, ordinal = next_ordinal(session) or (None, None)
         records = []
-        for call_id, kind in trailing_calls(session):
-            if kind not in OUTPUT_OF:
-                raise Refused(f"{session.path}: no output form known for a dangling {kind} ({call_id}): "
-                              "fork before it instead")
-            payload = {"type": OUTPUT_OF[kind], "call_id": call_id, "output": ABORTED}
+        for call_id, kind in calls:
+            payload = _output(session, call_id, kind)["payload"]
             record = {"timestamp": now()}
             if ordinal is not None:
                 (record if place is None else payload)["ordinal"] = ordinal
@@ -116,7 +121,29 @@ class CodexForm(Form):
         raise Refused(f"{session.path}: codex rollouts are append-only and a call is never deleted: close it with "
                       "an 'aborted' output (fix --close), or fork before it")
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+    def close_inside(self, session: Session) -> Plan:
+        """A fork of the history with an ``aborted`` output right after each
+        dangling call, where Codex puts it when it sends the history."""
+        if next_ordinal(session) is not None:
+            raise Refused(f"{session.path}: Codex numbers these records (ordinal): an output inserted inside would "
+                          f"break the numbering; {self.fills_note(session)}")
+        kinds = {item.get("call_id"): item.get("type") for _, item in session.context_items()}
+        insert: dict[int, list[dict]] = {}
+        for owner, calls in dangling_by_owner(session):
+            insert[owner] = [_output(session, call_id, kinds.get(call_id, "")) for call_id in calls]
+        plan = self.fork(session, session.active_leaf(), None, insert=insert)
+        first = session.line_of(min(insert))
+        plan.summary = (f"fork the history with 'aborted' outputs inserted for {sum(map(len, insert.values()))} "
+                        f"dangling call(s), the first after line {first}, into {plan.new_files[0][0]}; this file is "
+                        f"not changed ({self.fills_note(session)}: the fork makes the file itself whole)")
+        return plan
+
+    @staticmethod
+    def fills_note(session: Session) -> str:
+        return session.format.fills_dangling or "Codex sends an output for it on resume"
+
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
         source = session.header
         lines = session.lines
         header_line = next((n for n in range(len(lines)) if lines.line_kinds[n] == LineKind.HEADER), None)
@@ -126,7 +153,9 @@ class CodexForm(Form):
         payload = {**source["payload"], "id": thread, "timestamp": stamp,
                    "forked_from_id": source["payload"].get("id")}
         header = {**source, "timestamp": stamp, "payload": payload}
-        body = b"".join(session.raw_line(n) + b"\n" for n in range(header_line + 1, session.tree.entry_line[entry] + 1)
+        after = {session.tree.entry_line[e]: records for e, records in (insert or {}).items()}
+        body = b"".join(session.raw_line(n) + b"\n" + b"".join(orjson.dumps(r) + b"\n" for r in after.get(n, ()))
+                        for n in range(header_line + 1, session.tree.entry_line[entry] + 1)
                         if lines.line_kinds[n] not in (LineKind.BAD, LineKind.BLANK))
         out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)),
                                   f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl")

@@ -31,9 +31,9 @@ class PiForm(Form):
         return {"type": "custom", "id": _pi_id(session), "parentId": session.record(target)["id"],
                 "timestamp": now(), "customType": LEAF_CUSTOM_TYPE}
 
-    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
+    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
         names = {c.id: c.name for c in session.format.view(session.record(owner)).tool_calls}
-        parent = session.record(session.active_leaf()).get("id")
+        parent = parent_id or session.record(session.active_leaf()).get("id")
         out = []
         for call_id in calls:
             entry_id = _pi_id(session)
@@ -44,12 +44,13 @@ class PiForm(Form):
             parent = entry_id
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
         out = out or fork_path(session.path)
         source = session.header or {}
         header = {"type": "session", "version": source.get("version", 3), "id": str(uuid.uuid4()),
                   "timestamp": now(), "cwd": source.get("cwd", ""), "parentSession": os.path.abspath(session.path)}
-        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry))])
+        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry, insert))])
 
 
 FORM = PiForm()

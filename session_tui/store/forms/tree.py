@@ -22,8 +22,8 @@ class TreeForm(Form):
     def leaf_record(self, session: Session, target: int) -> dict:
         return {"type": "active_leaf", "activeLeafId": session.record(target)["id"], "createdAt": now()}
 
-    def results(self, session: Session, owner: int, calls: list[str]) -> list[dict]:
-        parent = session.record(session.active_leaf()).get("id")
+    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+        parent = parent_id or session.record(session.active_leaf()).get("id")
         out = []
         for call_id in calls:
             entry_id = new_id(session)
@@ -32,7 +32,8 @@ class TreeForm(Form):
             parent = entry_id
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None,
+             insert: dict[int, list[dict]] | None = None) -> Plan:
         out = out or fork_path(session.path)
         source = session.header or {}
         header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now(),
@@ -41,7 +42,7 @@ class TreeForm(Form):
         for key in ("cwd", "model"):
             if key in source:
                 header[key] = source[key]
-        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry))])
+        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry, insert))])
 
 
 FORM = TreeForm()
