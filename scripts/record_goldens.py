@@ -5,8 +5,9 @@
 
 RUN_DIR is the output of the oracle's ``run_all.py --samples SESSIONS_DIR``
 (it ran the pinned Claude Code, Codex and pi CLIs on every file, original
-and repaired with ``fix --close --drop-torn``). For each run this writes
-OUT_DIR/<format>-<name>-<orig|fixed>.json: the file (relative to the
+and repaired with ``fix --close --drop-torn``; ``-fork`` runs, saved by
+hand, are of the fork ``fix --close`` writes for a call dangling inside the
+branch). For each run this writes OUT_DIR/<format>-<name>-<orig|fixed|fork>.json: the file (relative to the
 repository), whether the client's request was accepted, and the steps it
 sent (the oracle's digest form: no text is copied), which
 tests/model/test_client_goldens.py compares with session-tui's context.
@@ -26,7 +27,7 @@ def main() -> None:
     run, sessions, out = (Path(a) for a in sys.argv[1:4])
     out.mkdir(parents=True, exist_ok=True)
     root = Path(__file__).resolve().parents[1]
-    for path in sorted(run.glob("*-orig.json")) + sorted(run.glob("*-fixed.json")):
+    for path in sorted(run.glob("*-orig.json")) + sorted(run.glob("*-fixed.json")) + sorted(run.glob("*-fork.json")):
         data = json.loads(path.read_text())
         res, fmt = data["resume"], data["compare"]["format"]
         stem, label = path.stem.split("-", 1)[1].rsplit("-", 1)
@@ -35,7 +36,7 @@ def main() -> None:
             wire = compare.steps_responses(compare.strip_codex(res["messages"])[0])
         else:
             wire = compare.steps_anthropic(compare.strip_claude_tail(res["messages"])[0])
-        golden = {"file": str(source.resolve().relative_to(root)), "format": fmt, "repaired": label == "fixed",
+        golden = {"file": str(source.resolve().relative_to(root)), "format": fmt, "repaired": label == "fixed", "fork": label == "fork",
                   "accepted": res.get("accepted"), "client_exit": res.get("exit"),
                   "steps": [[list(v) if isinstance(v, tuple) else v for v in s.key()] for s in compare.merge(wire)]}
         steps = golden.pop("steps")  # one step a line: goldens diff readably

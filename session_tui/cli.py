@@ -146,7 +146,7 @@ def run_fix(args) -> int:
              ("cut", args.cut, lambda s: edits.plan_cut(s, args.drop_torn)),
              ("close", close, lambda s: edits.plan_close(s, args.drop_torn)),
              ("drop-torn", args.drop_torn, lambda s: edits.plan_drop_torn(s))]
-    refused, last, torn_done = False, None, False
+    refused, last, torn_done, fork = False, None, False, None
     for name, wanted, make in parts:
         if not wanted or (name == "drop-torn" and torn_done):
             continue
@@ -169,9 +169,13 @@ def run_fix(args) -> int:
         torn_done = torn_done or bool(plan.drop_torn)
         for path in last.created:
             print(f"wrote {inert(path, keep_newlines=False)}")
+        if plan.new_files:
+            fork = last.created[0]
     if not args.dry_run:
-        for note in _left_to_fix(args.file, args.format):
-            print(f"left: {note}")
+        for note in _left_to_fix(args.file, args.format, dangling=fork is None):
+            print(f"left in this file: {note}")
+    if fork:
+        print(f"resume the fork: {inert(fork, keep_newlines=False)}")
     print("refused" if refused else "done")
     return 1 if refused else 0
 
@@ -180,8 +184,9 @@ def _reason(exc: Exception, path: str) -> str:
     return str(exc).removeprefix(f"{path}: ")
 
 
-def _left_to_fix(path: str, format: str | None) -> list[str]:
-    """What `fix` could still repair in the file, with the option that does."""
+def _left_to_fix(path: str, format: str | None, dangling: bool = True) -> list[str]:
+    """What `fix` could still repair in the file, with the option that does
+    (``dangling``: the dangling calls too; not when a fork closed them)."""
     from .model.segment import LineKind
     from .model.session import open_session
 
@@ -190,11 +195,11 @@ def _left_to_fix(path: str, format: str | None) -> list[str]:
         bad = sum(1 for kind in session.lines.line_kinds if kind == LineKind.BAD)
         if bad:
             out.append(f"{bad} bad line(s): --drop-bad")
-        dangling = session.tool_issues()[0]
-        if dangling:
-            fills = session.format.fills_dangling
-            out.append(f"{len(dangling)} dangling call(s), the first on line {session.line_of(dangling[0].entry)}"
-                       + (f" ({fills})" if fills else ": --close or --cut"))
+        calls = session.tool_issues()[0] if dangling else []
+        if calls:
+            client = getattr(session.format, "client", None) if session.format.fills_dangling else None
+            out.append(f"{len(calls)} dangling call(s), the first on line {session.line_of(calls[0].entry)}"
+                       + (f" ({client} answers them itself on resume)" if client else ": --close or --cut"))
         if session.lines.torn:
             out.append("a torn last line: --drop-torn")
         return out

@@ -2,7 +2,8 @@
 
 tests/golden holds, for every sample and every real session file (scrubbed
 copies in tests/data/real, their shape kept), original and repaired with
-``fix --close --drop-torn``, the steps the pinned Claude Code, Codex and pi
+``fix --close --drop-torn`` (and for tests/data/crashes, calls dangling
+inside the branch, the fork ``fix --close`` writes), the steps the pinned Claude Code, Codex and pi
 CLIs sent the model when they resumed it (recorded with the oracle; see
 scripts/record_goldens.py). Here ``export --context --to json`` is reduced
 the same way and must give the same steps: no client, no network.
@@ -43,6 +44,11 @@ def test_context_is_what_the_client_sends(golden, tmp_path):
     if data["repaired"]:
         fixed = run_cli("fix", str(path), "--close", "--drop-torn", "--force")
         assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    if data.get("fork"):  # a call dangling inside the branch: `fix --close` writes a fork with it answered
+        fixed = run_cli("fix", str(path), "--close", "--force")
+        assert fixed.returncode == 0 and "this file is not changed" in fixed.stdout, fixed.stdout + fixed.stderr
+        path = Path(next(line.removeprefix("wrote ") for line in fixed.stdout.splitlines()
+                         if line.startswith("wrote ")))
     assert data["accepted"], "the client's request was refused: nothing to agree with"
     with open_session(path, data["format"]) as session:
         context = orjson.loads(export(session, "json", context=True))

@@ -22,7 +22,7 @@ from ...model.sanitize import inert
 from ...model.search import find_text, partner
 from ...model.session import Cancelled, Session, SessionError
 from ...model.usage import session_usage, usage_text
-from ...store import Refused, edits
+from ...store import Fingerprint, NothingToDo, Refused, edits
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
 from ..widgets.status import StatusLine
@@ -119,7 +119,7 @@ class SessionScreen(Screen):
         Binding("escape", "escape", "Stop indexing / back", show=False),
         Binding("a", "make_leaf", "Make leaf", show=False),
         Binding("F", "fork", "Fork", show=False),
-        Binding("t", "trim", "Trim dangling"),
+        Binding("t", "trim", "Repair"),
         Binding("u", "undo", "Undo edit", show=False),
         Binding("s", "open_subagent", "Sub-agent", show=False),
         Binding("m", "metadata", "Metadata", show=False),
@@ -656,9 +656,16 @@ class SessionScreen(Screen):
         self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), on_choice)
 
     def _apply(self, plan, force: bool = False):
-        """Carry out ``plan``; what was done (edits.Done), or None when refused."""
+        """Carry out ``plan``; what was done (edits.Done), or None when refused.
+        A file our own last edit changed a moment ago needs no live-agent
+        question."""
+        last = self.last_edit
         try:
-            done = edits.apply(plan, force=force)
+            ours = last is not None and last.after is not None and last.after == Fingerprint.of(plan.path)
+        except OSError:
+            ours = False
+        try:
+            done = edits.apply(plan, force=force or ours)
         except Refused as exc:
             if not force and "live agent" in str(exc):
                 self._confirm(plan, "A live agent may be writing this file",
@@ -709,29 +716,52 @@ class SessionScreen(Screen):
             self._confirm(plan, "Fork into a new file", [("confirm", "Fork"), ("open", "Fork and open")], chosen)
 
     def action_trim(self) -> None:
-        torn = bool(self.session.lines.torn)
-        close = self._plan(lambda: edits.plan_close(self.session, drop_torn=torn))
-        if close is None:
-            if torn:  # nothing dangling, maybe: offer to drop the torn line alone
-                drop = self._plan(lambda: edits.plan_drop_torn(self.session))
-                if drop:
-                    self._confirm(drop, "Drop the torn last line", [("confirm", "Drop it")],
-                                  lambda c: c and self._apply(drop))
+        """Repair what a crash left, each possible repair a choice with its
+        plan: bad lines, dangling calls (closed at the end, inserted after
+        the call, or in a fork that is then opened; or cut back), a torn last
+        line."""
+        if self.indexing:
+            self.notify("wait until the file is indexed", timeout=3)
             return
-        try:  # cut is the second choice: where the format has none, offer close alone, quietly
-            cut = edits.plan_cut(self.session, drop_torn=torn)
-        except Refused:
-            cut = None
-        body = "close: " + close.preview() + ("\n\ncut: " + cut.preview() if cut else "")
-        choices = [("close", "Close with error results")] + ([("cut", "Cut back before the call")] if cut else [])
+        session, torn = self.session, bool(self.session.lines.torn)
+        options: list[tuple[str, str, object]] = []  # (choice id, button label, plan)
+        refusals: list[str] = []
+
+        def offer(choice: str, label, make) -> None:
+            try:
+                plan = make()
+            except NothingToDo:
+                return
+            except Refused as exc:
+                refusals.append(str(exc))
+                return
+            options.append((choice, label(plan) if callable(label) else label, plan))
+
+        offer("drop_bad", "Drop bad lines", lambda: edits.plan_drop_bad(session))
+        offer("close", lambda plan: ("Fork with results" if plan.new_files else
+                                     "Insert results" if plan.rewrite is not None and not plan.append else "Close"),
+              lambda: edits.plan_close(session, drop_torn=torn))
+        if any(choice == "close" for choice, _, _ in options):
+            offer("cut", "Cut back", lambda: edits.plan_cut(session, drop_torn=torn))
+        if torn and not any(plan.drop_torn for _, _, plan in options):
+            offer("drop_torn", "Drop torn line", lambda: edits.plan_drop_torn(session))
+        if not options:
+            self.notify(refusals[0] if refusals else "nothing to repair: no bad line, dangling call or torn line",
+                        title="Not possible" if refusals else "", severity="warning" if refusals else "information",
+                        timeout=6, markup=False)
+            return
+        body = "\n\n".join(f"{label}: {plan.preview()}" for _, label, plan in options)
+        if refusals:
+            body += "\n\nnot offered: " + "\n".join(refusals)
+        plans = {choice: plan for choice, _, plan in options}
 
         def chosen(choice: str | None) -> None:
-            if choice == "close":
-                self._apply(close)
-            elif choice == "cut":
-                self._apply(cut)
+            done = choice and self._apply(plans[choice])
+            if done and plans[choice].new_files and done.created:
+                self.app.open_session_file(done.created[0])  # a fork with the calls closed: go on there
 
-        self.app.push_screen(ConfirmScreen("Trim the dangling tool call", body, choices), chosen)
+        self.app.push_screen(ConfirmScreen("Repair this session", body,
+                                           [(choice, label) for choice, label, _ in options]), chosen)
 
     def action_open_subagent(self) -> None:
         """Open the transcript of the sub-agent the selected call spawned."""
