@@ -6,11 +6,10 @@ appended, in the forms Codex itself writes and accepts on resume.
   (``normalize.rs``): ``custom_tool_call`` → ``custom_tool_call_output``;
   ``function_call`` and ``local_shell_call`` → ``function_call_output``. A
   file with ``ordinal``s gets the next ones (``ordinal.rs`` resumes from the
-  last record's). Only calls at the end of the history: an output appended
-  after later turns would sit after messages the model already answered
-  without it. Codex sends ``aborted`` right after such a call by itself,
-  so it needs no fix; forking at the call gives a copy whose end can be
-  closed.
+  last record's). A call followed by later turns is closed in a fork of
+  the history with the output right after the call, where Codex puts it
+  when it sends the history (it needs no fix to resume; the fork makes the
+  file itself whole); appended here it would come after those turns.
 * Fork: a new ``rollout-<local time>-<thread id>.jsonl`` beside the source,
   whose ``session_meta`` copies the source's with a new ``id`` and
   ``forked_from_id``, then every line of the source after its own header
