@@ -8,7 +8,7 @@ import sys
 
 from . import __version__
 
-COMMANDS = ("check", "set-leaf", "fork", "fix", "export", "demo", "serve")
+COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +31,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     check.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
 
-    edits_epilog = "Exit status: 0 done, 1 refused or nothing to do, 2 error."
+    diff = commands.add_parser(
+        "diff", help="two branches side by side from their fork point",
+        description="Compare two branches of a session from the entry where they part: steps aligned, the same "
+                    "ones marked, a summary per side. Without LEAF_A/LEAF_B: the active leaf against the most "
+                    "recently written other leaf; with LEAF_A only: that one against the active (or the newest "
+                    "other) leaf. A leaf is an entry id, or a line number for formats without ids.",
+        epilog="Exit status: 0 compared, 1 one branch only, 2 error.")
+    diff.add_argument("file", metavar="FILE")
+    diff.add_argument("leaves", nargs="*", metavar="LEAF", help="LEAF_A [LEAF_B]")
+    diff.add_argument("--json", action="store_true", help="fork point and both branches' entries as JSON")
+    diff.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+
+    edits_epilog = "Exit status: 0 done, 1 refused, 2 error."
     set_leaf = commands.add_parser("set-leaf", help="make an entry the active leaf (tree: appends a pointer)",
                                    epilog=edits_epilog)
     set_leaf.add_argument("file", metavar="FILE")
@@ -312,6 +324,13 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
             if args.command == "export":
                 return run_export(args)
+            if args.command == "diff":
+                if len(args.leaves) > 2:
+                    print("session-tui diff: give at most two leaves", file=sys.stderr)
+                    return 2
+                from .diff import run_diff
+
+                return run_diff(args.file, args.leaves, args.json, args.format)
             if args.command == "demo":
                 from .demo import run_demo
 

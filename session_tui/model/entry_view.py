@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .sanitize import inert_line
+
 
 @dataclass
 class ToolCall:
@@ -49,3 +51,16 @@ def content_text(content) -> str:
                     parts.append(f"[{kind or 'part'}]")
         return "\n".join(parts)
     return str(content)
+
+
+ROLE_LABELS = {"system": "sys", "developer": "dev", "user": "user", "assistant": "asst", "tool": "tool",
+               "summary": "sum", "bashExecution": "bash", "model_change": "meta", "thinking_level_change": "meta",
+               "label": "meta", "session_info": "meta", "custom": "meta", "custom_message": "user",
+               "reasoning": "rsn", "event": "evt", "turn_context": "ctx"}
+
+
+def role_label(role: object) -> str:
+    """A role as a row shows it: a known short name, else the first four characters, inert."""
+    if isinstance(role, str) and role in ROLE_LABELS:
+        return ROLE_LABELS[role]
+    return inert_line(role)[:4]

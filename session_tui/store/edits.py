@@ -22,8 +22,8 @@ from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
 from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
 
-__all__ = ["SYNTHETIC_RESULT", "WRITABLE", "Done", "Plan", "apply", "plan_close", "plan_cut", "plan_drop_bad", "plan_drop_torn",
-           "plan_fork", "plan_set_leaf", "plan_undo", "resolve_entry"]
+__all__ = ["SYNTHETIC_RESULT", "WRITABLE", "Done", "Plan", "apply", "plan_close", "plan_cut", "plan_drop_bad",
+           "plan_drop_torn", "plan_fork", "plan_set_leaf", "plan_undo", "resolve_entry"]
 
 WRITABLE = tuple(FORMS)  # formats whose write forms are implemented
 

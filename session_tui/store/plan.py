@@ -29,7 +29,8 @@ class Plan:
     new_files: list[tuple[str, bytes]] = field(default_factory=list)  # forks: created, never overwritten
     drop_torn: bytes = b""  # the torn fragment to save aside and cut (a rewrite leaves it out)
     also: list[Rewrite] = field(default_factory=list)  # backed-up rewrites of other files, after the session file
-    aside: list[tuple[str, bytes, str]] = field(default_factory=list)  # (kind, bytes, what): saved to <path>.<kind>-<UTC>
+    #: (kind, bytes, what) saved to <path>.<kind>-<UTC> before the file changes
+    aside: list[tuple[str, bytes, str]] = field(default_factory=list)
 
     def preview(self) -> str:
         out = [self.summary]

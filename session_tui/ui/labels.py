@@ -3,19 +3,7 @@
 from __future__ import annotations
 
 from ..model.entry_view import EntryView
-from ..model.sanitize import inert, inert_line
-
-ROLE_LABELS = {"system": "sys", "developer": "dev", "user": "user", "assistant": "asst", "tool": "tool",
-               "summary": "sum", "bashExecution": "bash", "model_change": "meta", "thinking_level_change": "meta",
-               "label": "meta", "session_info": "meta", "custom": "meta", "custom_message": "user",
-               "reasoning": "rsn", "event": "evt", "turn_context": "ctx"}
-
-
-def role_label(role: object) -> str:
-    """A role as a row shows it: a known short name, else the first four characters, inert."""
-    if isinstance(role, str) and role in ROLE_LABELS:
-        return ROLE_LABELS[role]
-    return inert_line(role)[:4]
+from ..model.sanitize import inert
 
 
 def one_line(text: str, limit: int = 400) -> str:

@@ -203,6 +203,17 @@ class Format:
         sees (Codex: rolled-back turns). Shown greyed, off the active path."""
         return set()
 
+    def ended_runs(self, session) -> list[tuple[int, int]]:
+        """(first, last) of each run of consecutive ``off_branch`` entries:
+        in a one-branch file, the branches that ended (turns a rollback undid)."""
+        runs: list[list[int]] = []
+        for entry in sorted(self.off_branch(session)):
+            if runs and runs[-1][1] == entry - 1:
+                runs[-1][1] = entry
+            else:
+                runs.append([entry, entry])
+        return [(first, last) for first, last in runs]
+
     def sidecar_path(self, path: str) -> str | None:
         """A metadata file that belongs to the session file, if the format has one."""
         return None

@@ -53,7 +53,7 @@ HELP = """\
 |---|---|
 | `a` | make the selected entry the active leaf (tree: a pointer; pi: a `custom` entry); others offer a fork |
 | `F` | fork: root → selected entry into a new file ("Fork and open" opens it, at its leaf) |
-| `t` | repair: drop bad lines; close dangling calls (at the end; inside the branch: results inserted, or a fork with them, opened); cut back before a call; drop a torn last line |
+| `t` | repair: drop bad lines, close dangling calls (inserted, or in a fork), cut back, drop a torn line |
 | `u` | undo the last edit made here |
 | `?` | this help · `q` quit (in the picker: `ctrl+q`) |
 

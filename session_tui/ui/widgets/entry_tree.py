@@ -20,11 +20,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...model.entry_view import EntryView
+from ...model.entry_view import EntryView, role_label
 from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
 from ...model.segment import Shape
-from ..labels import one_line, role_label, short_args
+from ..labels import one_line, short_args
 
 MAX_GUIDES = 12
 VIEW_CACHE = 4096

@@ -1,0 +1,137 @@
+"""`session-tui diff FILE [LEAF_A [LEAF_B]] [--json]`: two branches of a
+session side by side from their fork point (``model.branches``)."""
+
+from __future__ import annotations
+
+import sys
+
+from .model import json_text
+from .model.branches import Branch, Comparison, Side, Step, branch_of_leaf, compare, default_pair
+from .model.entry_view import role_label
+from .model.sanitize import inert
+from .model.session import Session, SessionError, open_session
+
+WIDTH = 100  # the text output fits a terminal this wide
+COLUMN = (WIDTH - 3) // 2
+
+
+def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = None) -> int:
+    """Print the comparison; 0 done, 1 nothing to compare (one branch), 2 error."""
+    from .store import Refused
+    from .store.edits import resolve_entry
+
+    try:
+        with open_session(path, format) as session:
+            if refs:
+                a = branch_of_leaf(session, resolve_entry(session, refs[0]))
+                if len(refs) > 1:
+                    b = branch_of_leaf(session, resolve_entry(session, refs[1]))
+                else:
+                    pair = default_pair(session)
+                    others = [x for x in (pair or ()) if x.leaf != a.leaf]
+                    if not others:
+                        return _nothing(path)
+                    b = others[0]
+            else:
+                pair = default_pair(session)
+                if pair is None:
+                    return _nothing(path)
+                a, b = pair
+            if a.leaf == b.leaf:
+                print(f"session-tui diff: {inert(path, keep_newlines=False)}: the same branch twice", file=sys.stderr)
+                return 2
+            result = compare(session, a, b)
+            text = as_json_text(session, result) if as_json else as_text(session, result)
+    except (SessionError, Refused) as exc:
+        print(f"session-tui diff: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
+def _nothing(path: str) -> int:
+    print(f"session-tui diff: {inert(path, keep_newlines=False)}: one branch only: nothing to compare",
+          file=sys.stderr)
+    return 1
+
+
+def _ref(session: Session, entry: int) -> str | int:
+    """An entry as the user names it: its id, or (formats without ids) its line."""
+    record_id = session.format.entry_id(session.record(entry)) if entry >= 0 else None
+    return record_id if isinstance(record_id, str) and not session.format.linear else session.line_of(entry)
+
+
+# -- JSON ---------------------------------------------------------------------------
+def as_json_text(session: Session, result: Comparison) -> str:
+    fork = result.fork
+    data = {"fork_point": {"id": _ref(session, fork) if fork >= 0 else None,
+                           "line": session.line_of(fork) if fork >= 0 else None},
+            "branches": [_side_json(session, side) for side in (result.a, result.b)]}
+    return json_text.dumps(data) + "\n"
+
+
+def _side_json(session: Session, side: Side) -> dict:
+    return {"leaf": _ref(session, side.branch.leaf), "active": side.branch.active,
+            "entries": [{"id": s.id, "line": s.line, "role": s.role, "kind": s.kind, "preview": s.preview}
+                        for s in side.steps],
+            "tokens": {"in": side.tokens[0], "out": side.tokens[1]}, "tool_calls": side.tool_calls,
+            "errors": side.errors, "span_s": side.span_s, "ends": side.ends}
+
+
+# -- text -----------------------------------------------------------------------------
+def as_text(session: Session, result: Comparison) -> str:
+    out = []
+    if result.fork >= 0:
+        out.append(f"fork point: line {session.line_of(result.fork)} ({_short(_ref(session, result.fork))})")
+    else:
+        out.append("fork point: none (the branches share no entry)")
+    for name, side in (("A", result.a), ("B", result.b)):
+        first, second = summary(session, side)
+        out += [f"{name}  {first}", f"   {second}"]
+    out.append("─" * WIDTH)
+    out.append(_cells("A", "B"))
+    divergence = result.first_divergence
+    for k, (i, j, same) in enumerate(result.rows):
+        mark = "=" if same else ">" if k == divergence else " "
+        left = _cell(result.a.steps[i]) if i is not None else ""
+        right = _cell(result.b.steps[j]) if j is not None else ""
+        out.append(_cells(left, right, mark))
+    out.append("(= the same step on both sides; > the first divergence)")
+    return "\n".join(inert(line, keep_newlines=False) for line in out) + "\n"
+
+
+def summary(session: Session, side: Side) -> tuple[str, str]:
+    """Two lines per side: its leaf, length and ending; tokens, calls, errors, span."""
+    leaf: Branch = side.branch
+    span = _span(side.span_s)
+    return (f"leaf line {session.line_of(leaf.leaf)} ({_short(_ref(session, leaf.leaf))})"
+            f"{' · active' if leaf.active else ''} · {len(side.steps)} steps · ends: {side.ends}",
+            f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {side.tool_calls} tool calls · "
+            f"{side.errors} errors{' · ' + span if span else ''}")
+
+
+def _span(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _short(ref: str | int) -> str:
+    text = str(ref)
+    return text if len(text) <= 12 else text[:8] + "…"
+
+
+def _cell(step: Step) -> str:
+    return f"{role_label(step.role):<4} {step.preview}"
+
+
+def _cells(left: str, right: str, mark: str = " ") -> str:
+    def fit(text: str) -> str:
+        text = inert(text, keep_newlines=False)
+        return text if len(text) <= COLUMN - 1 else text[:COLUMN - 2] + "…"
+
+    return f"{mark}{fit(left):<{COLUMN - 1}} │ {fit(right)}"[:WIDTH]

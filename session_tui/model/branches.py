@@ -1,0 +1,277 @@
+"""Branches of a session: every leaf with where it forks, and two of them
+compared step by step from their fork point.
+
+A branch is the path root → a leaf; what is its own is the part after its
+fork point, the nearest entry above it with two or more children in the
+conversation (asides are no children). Formats whose history is one line
+(Codex) have branches that ended: turns a rollback undid
+(``Format.ended_runs``). The list costs the forks, not the entries; the
+details of a branch read only its own part, and a compare only the two
+paths.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from .entry_view import EntryView
+from .segment import Shape
+from .tree import NONE
+from .usage import entry_tokens, parse_time, usage_counts
+
+PREVIEW = 200  # characters of an entry's text kept for a row
+
+
+@dataclass(frozen=True)
+class Branch:
+    leaf: int  # its last entry
+    fork: int  # where it leaves its siblings (-1: from the start)
+    first: int  # its first own entry, after the fork
+    active: bool = False  # the active leaf is its leaf
+
+
+@dataclass
+class Step:
+    """One entry as a compare row or a diff line shows it."""
+
+    entry: int
+    line: int  # 1-based
+    id: str | None
+    role: str
+    kind: str
+    preview: str  # the first line of its text, or its tool calls
+    key: tuple  # what makes two steps the same
+    is_error: bool = False
+    time: float | None = None
+    tokens: tuple[int, int] = (0, 0)
+    calls: int = 0
+
+
+@dataclass
+class Details:
+    """What the branch list shows of a branch beyond its position."""
+
+    label: str
+    fork_line: int | None
+    fork_time: float | None
+    steps: int
+    tokens: tuple[int, int]
+    last_time: float | None
+    ends: str
+
+
+@dataclass
+class Side:
+    branch: Branch
+    steps: list[Step]
+    tokens: tuple[int, int] = (0, 0)
+    tool_calls: int = 0
+    errors: int = 0
+    span_s: float | None = None
+    ends: str = ""
+
+
+@dataclass
+class Comparison:
+    fork: int  # the last entry both paths share (-1: none)
+    a: Side
+    b: Side
+    rows: list[tuple[int | None, int | None, bool]] = field(default_factory=list)  # (step of a, of b, equal)
+
+    @property
+    def first_divergence(self) -> int | None:
+        return next((k for k, (_, _, same) in enumerate(self.rows) if not same), None)
+
+
+# -- the list ---------------------------------------------------------------------
+def branches(session) -> list[Branch]:
+    """Every branch, the most recently written first (in an append-only
+    file the later leaf was written later). An active leaf that is no leaf
+    (the leaf moved back) is a branch of its own."""
+    tree, fmt = session.tree, session.format
+    active = session.active_leaf()
+    if not tree.count:
+        return []
+    ended = fmt.ended_runs(session)
+    if fmt.linear:  # one line: the turns a rollback undid ended there; the line went on after the last
+        out = [Branch(last, first - 1, first) for first, last in ended]
+        if active >= 0:
+            fork = ended[-1][0] - 1 if ended else NONE
+            first = ended[-1][1] + 1 if ended else 0
+            out.append(Branch(active, fork, min(first, active), True))
+    else:
+        leaves = list(tree.conversation_leaves())
+        if active >= 0 and active not in leaves:
+            leaves.append(active)
+        out = [Branch(leaf, *fork_of(session, leaf), leaf == active) for leaf in leaves]
+    out.sort(key=lambda b: -session.line_of(b.leaf))
+    return out
+
+
+def fork_of(session, leaf: int) -> tuple[int, int]:
+    """(fork point, first own entry) of the branch ending at ``leaf``. An
+    entry with two children ends a run of the path (``path_runs``), so only
+    the runs' last entries are asked: this costs the forks on the path."""
+    tree = session.tree
+    runs = tree.path_runs(leaf)
+    for k in range(len(runs) - 2, -1, -1):
+        if tree.child_count(runs[k][1]) >= 2:
+            return runs[k][1], runs[k + 1][0]
+    return NONE, runs[0][0] if runs else leaf
+
+
+def own_entries(session, branch: Branch) -> list[int]:
+    """The branch's entries after its fork point, in path order."""
+    return branch_path(session, branch)[_fork_position(session, branch) + 1:]
+
+
+def _fork_position(session, branch: Branch) -> int:
+    path = branch_path(session, branch)
+    return path.index(branch.fork) if branch.fork != NONE else -1
+
+
+def branch_path(session, branch: Branch) -> list[int]:
+    """The entries root → leaf the branch consists of. In a one-line format
+    with rolled-back turns: the entries the model still sees up to its leaf
+    (an ended branch: up to its fork, then its own run)."""
+    tree, fmt = session.tree, session.format
+    if not fmt.linear:
+        return list(tree.path_to(branch.leaf))
+    undone = {e for first, last in fmt.ended_runs(session) for e in range(first, last + 1)}
+    if branch.active or branch.fork == NONE:
+        return [e for e in range(branch.leaf + 1) if e not in undone]
+    return [e for e in range(branch.fork + 1) if e not in undone] + list(range(branch.first, branch.leaf + 1))
+
+
+def details(session, branch: Branch) -> Details:
+    """Label, fork, length, tokens, last activity and ending of ``branch``:
+    reads its own entries only."""
+    own = own_entries(session, branch)
+    steps = [step(session, e) for e in own]
+    label = next((s.preview for s in steps if s.role == "user" and s.preview), None)
+    if label is None:
+        label = steps[0].preview if steps else "(no entries of its own)"
+    fork_line = session.line_of(branch.fork) if branch.fork != NONE else None
+    fork_time = step(session, branch.fork).time if branch.fork != NONE else None
+    tokens = (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps))
+    times = [s.time for s in steps if s.time is not None]
+    return Details(label, fork_line, fork_time, len(steps), tokens, max(times) if times else None,
+                   ending(session, branch.leaf, steps[-1] if steps else None))
+
+
+def ending(session, leaf: int, last: Step | None = None) -> str:
+    """How a branch ends: an answer, a dangling call, an error result, a
+    summary, a user message (waiting for the model), or another record."""
+    shape = session.tree.shape[leaf]
+    last = last or step(session, leaf)
+    if shape & Shape.SUMMARY:
+        return "summary"
+    if shape & Shape.CALLS:
+        return "dangling call"
+    if shape & Shape.RESULT:
+        return "error result" if last.is_error else "tool result"
+    role = shape & Shape.ROLE_MASK
+    if role == Shape.ASSISTANT:
+        return "answer"
+    if role == Shape.USER:
+        return "user message"
+    return last.role or "record"
+
+
+# -- one step -----------------------------------------------------------------------
+def step(session, entry: int) -> Step:
+    fmt = session.format
+    record = session.record(entry)
+    view: EntryView = fmt.view(record)
+    text = " ".join(view.text.split())[:PREVIEW]
+    calls = [f"{c.name}({' '.join(c.arguments.split())})" for c in view.tool_calls]
+    preview = text or ("→ " + ", ".join(calls) if calls else "")
+    if calls and text:
+        preview = f"{text} → {', '.join(calls)}"
+    usage = entry_tokens(session, entry, view)
+    key = (view.role, view.text, tuple((c.name, c.arguments) for c in view.tool_calls), view.result_for)
+    return Step(entry, session.line_of(entry), view.id, view.role, view.kind, preview[:PREVIEW], key,
+                _is_error(view, record), parse_time(view.time), usage_counts(usage) if usage else (0, 0),
+                len(view.tool_calls))
+
+
+_ERROR_STARTS = ("error", "[error]", "aborted", "[tool call interrupted", "[tool result missing")
+
+
+def _is_error(view: EntryView, record: dict) -> bool:
+    """A tool result that reports a failure: flagged (pi's ``isError``, a
+    ``tool_result``'s ``is_error``, shown as ``[error]``) or worded as one."""
+    if view.result_for is None:
+        return False
+    message = record.get("message")
+    if isinstance(message, dict) and message.get("isError") is True:
+        return True
+    return view.text.lstrip().lower().startswith(_ERROR_STARTS)
+
+
+# -- compare --------------------------------------------------------------------------
+def compare(session, a: Branch, b: Branch) -> Comparison:
+    """The two branches from their fork point (the last entry their paths
+    share), steps aligned: equal steps side by side, the others as they come."""
+    path_a, path_b = branch_path(session, a), branch_path(session, b)
+    common = 0
+    for x, y in zip(path_a, path_b, strict=False):
+        if x != y:
+            break
+        common += 1
+    fork = path_a[common - 1] if common else NONE
+    side_a = _side(session, a, path_a[common:])
+    side_b = _side(session, b, path_b[common:])
+    matcher = difflib.SequenceMatcher(None, [s.key for s in side_a.steps], [s.key for s in side_b.steps],
+                                      autojunk=False)
+    rows: list[tuple[int | None, int | None, bool]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            rows.extend((i, j, True) for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
+        else:
+            for k in range(max(i2 - i1, j2 - j1)):
+                rows.append((i1 + k if i1 + k < i2 else None, j1 + k if j1 + k < j2 else None, False))
+    return Comparison(fork, side_a, side_b, rows)
+
+
+def _side(session, branch: Branch, entries: list[int]) -> Side:
+    steps = [step(session, e) for e in entries]
+    times = [s.time for s in steps if s.time is not None]
+    return Side(branch, steps, (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps)),
+                sum(s.calls for s in steps), sum(s.is_error for s in steps),
+                max(times) - min(times) if len(times) > 1 else (0.0 if times else None),
+                ending(session, branch.leaf, steps[-1] if steps else None))
+
+
+def branch_of_leaf(session, leaf: int) -> Branch:
+    """The listed branch that ends at ``leaf``, or one made for it."""
+    for branch in branches(session):
+        if branch.leaf == leaf:
+            return branch
+    return Branch(leaf, *fork_of(session, leaf), leaf == session.active_leaf())
+
+
+def default_pair(session) -> tuple[Branch, Branch] | None:
+    """The active branch and the most recently written other one."""
+    found = branches(session)
+    active = next((b for b in found if b.active), None)
+    other = next((b for b in found if not b.active), None)
+    return (active, other) if active and other else None
+
+
+def pair_at_fork(session, fork: int) -> tuple[Branch, Branch] | None:
+    """Two branches through two children of ``fork``: the one holding the
+    active leaf if it passes there, and the most recently written other."""
+    tree = session.tree
+    kids = [c for c in tree.children(fork) if not tree.shape[c] & Shape.ASIDE]
+    if len(kids) < 2:
+        return None
+    by_child: dict[int, Branch] = {}
+    for branch in branches(session):  # the most recent first
+        runs = tree.path_runs(branch.leaf)
+        child = next((c for c in kids if any(s <= c <= e for s, e in runs)), None)
+        if child is not None and (child not in by_child or branch.active):
+            by_child[child] = branch
+    picked = sorted(by_child.values(), key=lambda b: (not b.active, -session.line_of(b.leaf)))
+    return (picked[0], picked[1]) if len(picked) >= 2 else None
