@@ -158,18 +158,23 @@ def run_fix(args) -> int:
              ("cut", args.cut, lambda s: edits.plan_cut(s, args.drop_torn)),
              ("close", close, lambda s: edits.plan_close(s, args.drop_torn)),
              ("drop-torn", args.drop_torn, lambda s: edits.plan_drop_torn(s))]
-    refused, last, torn_done, fork = False, None, False, None
+    refused, ours, torn_done, fork, changes = False, None, False, None, False
     for name, wanted, make in parts:
         if not wanted or (name == "drop-torn" and torn_done):
+            continue
+        if args.dry_run and changes:  # planned on a file an earlier part changes first: not shown
+            print(f"{name}: planned after the parts above have changed the file (not previewed in a dry run)")
             continue
         try:
             with open_session(args.file, args.format) as session:
                 plan = make(session)
             print(f"{name}: " + inert(plan.preview()))
+            changes = changes or bool(plan.rewrite is not None or plan.append or plan.drop_torn)
             if args.dry_run:
                 continue
-            ours = last is not None and last.after is not None and last.after == Fingerprint.of(args.file)
-            last = edits.apply(plan, force=args.force or ours)  # (ours: the file changed a moment ago by us)
+            recent = ours is not None and ours == Fingerprint.of(args.file)  # our own write a moment ago
+            last = edits.apply(plan, force=args.force or recent)
+            ours = last.after or ours
         except NothingToDo as exc:
             print(f"{name}: {inert(_reason(exc, args.file), keep_newlines=False)}")
             continue

@@ -17,7 +17,7 @@ from ..model import json_text
 from ..model.segment import LineKind
 from ..model.session import Session
 from .forms import FORMS, Form
-from .forms.base import SYNTHETIC_RESULT
+from .forms.base import SYNTHETIC_RESULT, read_as_indexed
 from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
 from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
@@ -90,15 +90,20 @@ def plan_drop_bad(session: Session) -> Plan:
     if not bad:
         raise NothingToDo(f"{session.path}: no bad lines: nothing to do")
     fingerprint = Fingerprint.of(session.path)
+    data = read_as_indexed(session)
     reasons = dict(session.bad)
     kept: dict[int, bytes] = {}
     saved = []
     for line in bad:
-        raw = session.raw_line(line)
+        start = lines.line_starts[line]
+        stop = lines.line_starts[line + 1] if line + 1 < len(lines) else lines.end
+        raw = data[start:stop].removesuffix(b"\n")  # exactly as on disk
         records = salvage(raw)
-        if records:
+        if records and records != [raw.strip()]:  # (a record bad as a whole is no record to keep)
             kept[line] = b"\n".join(records)
-        saved.append(saved_line(line + 1, lines.line_starts[line], raw, reasons.get(line, "bad line"), len(records)))
+        else:
+            records = []
+        saved.append(saved_line(line + 1, start, raw, reasons.get(line, "bad line"), len(records)))
     numbers = ", ".join(str(line + 1) for line in bad[:10]) + (" …" if len(bad) > 10 else "")
     summary = f"remove {len(bad)} bad line(s) ({numbers})"
     if kept:

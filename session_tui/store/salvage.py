@@ -18,37 +18,47 @@ from ..model.records import JSONDecodeError, content_after
 
 _SKIP = b"\x00 \t\r"
 HEAD = 8  # bytes of a record's start that must recur for a record to be looked for there
+MAX_TRIES = 64  # places tried in one line: a huge torn line costs a bounded number of parses
 
 
 def salvage(raw: bytes) -> list[bytes]:
-    """The whole JSON objects a bad line holds, in order (empty: none)."""
+    """The whole records a bad line holds, in order (empty: none).
+
+    At the line's start (after NUL bytes and blanks) a record is taken when
+    it parses whole, or when it ends where another record starts (two
+    fused). Past a torn record, a record is looked for only where the line's
+    own first bytes recur, and taken only if it runs to the end of the line:
+    an object inside the torn record (a content block) is followed by more
+    of that record, never taken. At most MAX_TRIES places are tried."""
     found: list[bytes] = []
+    view = memoryview(raw)
     head = raw.lstrip(_SKIP)[:HEAD]
-    pos, size = 0, len(raw)
-    while pos < size:
+    size, pos, at_start, tries = len(raw), 0, True, 0
+    while pos < size and tries < MAX_TRIES:
+        tries += 1
         while pos < size and raw[pos] in _SKIP:
             pos += 1
         if pos >= size:
             break
-        piece = raw[pos:]
         try:
-            if isinstance(orjson.loads(piece), dict):
-                found.append(piece.rstrip())
+            if isinstance(orjson.loads(view[pos:]), dict):
+                found.append(raw[pos:].rstrip())
             break
         except JSONDecodeError as exc:
-            end = exc.pos if content_after(exc) else 0
-            if end and _is_object(piece[:end]):
-                found.append(piece[:end].rstrip())
-                pos += end
+            end = pos + exc.pos if at_start and content_after(exc) else 0
+            rest = raw[end:].lstrip(_SKIP) if end else b""
+            if end and len(head) == HEAD and rest.startswith(head) and _is_object(view[pos:end]):
+                found.append(raw[pos:end].rstrip())
+                pos = end  # the next record starts here: a line start again
                 continue
         nxt = raw.find(head, pos + 1) if len(head) == HEAD else -1
         if nxt < 0:
             break
-        pos = nxt
+        pos, at_start = nxt, False
     return found
 
 
-def _is_object(raw: bytes) -> bool:
+def _is_object(raw) -> bool:
     try:
         return isinstance(orjson.loads(raw), dict)
     except JSONDecodeError:

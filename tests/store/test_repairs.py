@@ -176,11 +176,60 @@ def test_drop_bad_keeps_the_record_written_onto_a_torn_one(tmp_path):
     (b"\x00" * 5 + b'{"a": 1}', [b'{"a": 1}']),
     (b'{"type":"m","n":1}{"type":"m","n":2}', [b'{"type":"m","n":1}', b'{"type":"m","n":2}']),
     (b'{"type":"m","x":{"r":1}{"type":"m","y":2}', [b'{"type":"m","y":2}']),  # never the inner object
+    (b'{"type":"message","message":{"content":[{"type":"thinking","t":1},{"type":"text","t":2},{"type":"to'
+     b'{"type":"message","id":"b"}', [b'{"type":"message","id":"b"}']),  # nor a torn record's content blocks
     (b'{"type":"m","text":"caf\xe9"}', []),
     (b"[1, 2]", []),
 ])
 def test_salvage_keeps_whole_records_only(raw, kept):
     assert salvage(raw) == kept
+
+
+def test_a_record_bad_as_a_whole_is_dropped_not_kept(tmp_path):
+    from tests.model.helpers import chain, message
+
+    no_id = b'{"type":"message","parentId":"m1","message":{"role":"user","content":"x"}}\n'
+    path = write(tmp_path / "s.jsonl", chain(2) + no_id + message("m2", "m1"))
+    assert run_cli("fix", str(path), "--drop-bad").returncode == 0
+    assert no_id not in path.read_bytes() and problems(path) == []
+    again = run_cli("fix", str(path), "--drop-bad")
+    assert again.returncode == 0 and "no bad lines: nothing to do" in again.stdout
+
+
+def test_every_part_at_once_bad_line_call_inside_and_torn_tail(tmp_path):
+    """Drop-bad rewrites, close forks (the file untouched), drop-torn cuts:
+    our own writes a moment ago are no live agent."""
+    from tests.model.helpers import call, chain, message
+
+    path = write(tmp_path / "s.jsonl", chain(2) + b"\x00" * 30 + b"\n" + call("c1", "m1", "a")
+                 + message("m3", "c1", "user", "go on") + b'{"type":"message","id":"m4","par')
+    r = run_cli("fix", str(path), "--drop-bad", "--close", "--drop-torn")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "resume the fork:" in r.stdout and list(tmp_path.glob("s.jsonl.torn-*"))
+    assert b"\x00" not in path.read_bytes() and not path.read_bytes().endswith(b'"par')
+
+
+def test_a_dry_run_of_several_parts_previews_the_first_and_refuses_nothing(tmp_path):
+    path = copy(tmp_path, WITH_RESULTS["astorlm"])
+    without_first_result(path)
+    lines = lines_of(path)
+    write(path, b"".join(lines[:2] + [b"\x00" * 9 + b"\n"] + lines[2:]))
+    before = path.read_bytes()
+    r = run_cli("fix", str(path), "--drop-bad", "--close", "--dry-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "drop-bad: remove 1 bad line(s)" in r.stdout and "not previewed" in r.stdout
+    assert path.read_bytes() == before
+
+
+def test_a_torn_tail_is_not_cut_from_a_file_that_grew_since_it_was_read(tmp_path):
+    from tests.model.helpers import chain
+
+    path = write(tmp_path / "s.jsonl", chain(2) + b'{"type":"message","id":"m9","pa')
+    with open_session(path) as s:
+        with open(path, "ab") as f:  # the writer finishes its line and goes on, after the read
+            f.write(b'rentId":"m1"}\n')
+        with pytest.raises(edits.Refused, match="changed since it was read"):
+            edits.plan_drop_torn(s)
 
 
 # -- dangling calls inside the branch ----------------------------------------------

@@ -28,7 +28,7 @@ from ...model.segment import Shape
 from ...model.session import Session
 from ..plan import Plan, Rewrite
 from ..store import Fingerprint, Refused
-from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, path_bytes, spliced_bytes
+from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, path_bytes, read_as_indexed, spliced_bytes
 
 INDENT = orjson.OPT_INDENT_2  # the meta is pretty-printed with 2 spaces and no final newline, as astorLM writes it
 
@@ -46,12 +46,11 @@ def _refuse_bad(session: Session) -> None:
 def _committed(session: Session) -> bytes:
     """The file's complete lines, each ending in a newline."""
     _refuse_bad(session)
-    with open(session.path, "rb") as f:
-        data = f.read(session.lines.end)
+    data = read_as_indexed(session)
     return data + b"\n" if data and not data.endswith(b"\n") else data
 
 
-def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint | None = None) -> Plan:
+def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint) -> Plan:
     """A rewrite of the messages to ``data``, then of the meta with
     ``updatedAt`` = now (``read_as``: the file's fingerprint, taken before
     ``data`` was read)."""
@@ -64,7 +63,7 @@ def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint |
     if found is None:
         raise Refused(f"{meta_path}: not a JSON object: astorLM would not load this session")
     meta = {**found[1], "updatedAt": _now_ms()}
-    return Plan(session.path, summary, read_as or Fingerprint.of(session.path), rewrite=data,
+    return Plan(session.path, summary, read_as, rewrite=data,
                 drop_torn=session.lines.torn,
                 also=[Rewrite(meta_path, orjson.dumps(meta, option=INDENT), fingerprint)])
 
@@ -112,11 +111,14 @@ class AstorlmForm(Form):
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         owner, _ = dangling_by_owner(session)[0]
         start = session.lines.line_starts[session.tree.entry_line[owner]]
-        return _rewrite(session, f"remove the calling message (line {session.line_of(owner)}) and the results "
-                        "after it", _committed(session)[:start])
+        fingerprint = Fingerprint.of(session.path)
+        return _rewrite(session, f"remove the calling message (line {session.line_of(owner)}) and what "
+                        "follows it", _committed(session)[:start], fingerprint)
 
     def drop_torn(self, session: Session) -> Plan:
-        return _rewrite(session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session))
+        fingerprint = Fingerprint.of(session.path)
+        return _rewrite(session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session),
+                        fingerprint)
 
     def fork(self, session: Session, entry: int, out: str | None,
              insert: dict[int, list[dict]] | None = None) -> Plan:

@@ -65,6 +65,21 @@ def path_bytes(session: Session, entry: int, insert: dict[int, list[dict]] | Non
     return b"".join(out)
 
 
+def read_as_indexed(session: Session) -> bytes:
+    """The file's committed bytes, refused unless the file is still the one
+    the session read: the same file (device, inode), the same size, the same
+    torn fragment at its end. A plan built from an older read would drop or
+    cut what was written since."""
+    lines = session.lines
+    with open(session.path, "rb") as f:
+        st = os.fstat(f.fileno())
+        same = (lines.identity in (None, (st.st_dev, st.st_ino)) and st.st_size == lines.end + len(lines.torn))
+        data = f.read(st.st_size) if same else b""
+    if not same or data[lines.end:] != lines.torn:
+        raise Refused(f"{session.path}: the file changed since it was read: reload it and plan again")
+    return data[:lines.end]
+
+
 def spliced_bytes(session: Session, after: dict[int, list[bytes]] | None = None,
                   replace: dict[int, bytes] | None = None, drop: set[int] | frozenset = frozenset(),
                   keep_torn: bool = True) -> bytes:
@@ -74,10 +89,7 @@ def spliced_bytes(session: Session, after: dict[int, list[bytes]] | None = None,
     false. The basis of every rewrite that edits lines in place."""
     after, replace = after or {}, replace or {}
     lines = session.lines
-    with open(session.path, "rb") as f:
-        if os.fstat(f.fileno()).st_size != lines.end + len(lines.torn):
-            raise Refused(f"{session.path}: the file changed since it was read: reload it and plan again")
-        data = f.read(lines.end)
+    data = read_as_indexed(session)
     starts = lines.line_starts
     out: list[bytes] = []
     for line in range(len(starts)):
@@ -134,6 +146,7 @@ def with_torn(session: Session, plan: Plan, drop_torn: bool) -> Plan:
     if session.lines.torn:
         if not drop_torn:
             raise Refused(f"{session.path}: ends in a torn line; drop it first (--drop-torn)")
+        read_as_indexed(session)  # the fragment cut is the one read, and nothing follows it
         plan.drop_torn = session.lines.torn
     return plan
 
@@ -233,5 +246,7 @@ class Form:
 
     def drop_torn(self, session: Session) -> Plan:
         """Save the torn last line aside and cut it (the file has one)."""
+        fingerprint = Fingerprint.of(session.path)
+        read_as_indexed(session)  # the fragment cut is the one read, and nothing follows it
         return Plan(session.path, f"drop the torn last line (line {len(session.lines) + 1})",
-                    Fingerprint.of(session.path), drop_torn=session.lines.torn)
+                    fingerprint, drop_torn=session.lines.torn)

@@ -15,7 +15,7 @@ from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from ..store import Fingerprint
-from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_path, fork_plan, path_bytes
+from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_path, fork_plan, path_bytes, read_as_indexed
 
 
 class ChatForm(Form):
@@ -46,12 +46,12 @@ class ChatForm(Form):
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         owner, _ = dangling_by_owner(session)[0]
+        fingerprint = Fingerprint.of(session.path)
         start = session.lines.line_starts[session.tree.entry_line[owner]]
-        with open(session.path, "rb") as f:
-            keep = f.read(start)
+        keep = read_as_indexed(session)[:start]
         after = len(session.lines) - session.tree.entry_line[owner] - 1
         return Plan(session.path, f"remove the calling message (line {session.line_of(owner)}) and the {after} "
-                    "line(s) after it (kept in the backup)", Fingerprint.of(session.path), rewrite=keep)
+                    "line(s) after it (kept in the backup)", fingerprint, rewrite=keep)
 
 
 FORM = ChatForm()
