@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .model import json_text
-from .model.branches import Branch, Comparison, Side, Step, branch_of_leaf, compare, default_pair
+from .model.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
 from .model.entry_view import role_label
 from .model.sanitize import inert
 from .model.session import Session, SessionError, open_session
@@ -98,26 +98,6 @@ def as_text(session: Session, result: Comparison) -> str:
         out.append(_cells(left, right, mark))
     out.append("(= the same step on both sides; > the first divergence)")
     return "\n".join(inert(line, keep_newlines=False) for line in out) + "\n"
-
-
-def summary(session: Session, side: Side) -> tuple[str, str]:
-    """Two lines per side: its leaf, length and ending; tokens, calls, errors, span."""
-    leaf: Branch = side.branch
-    span = _span(side.span_s)
-    return (f"leaf line {session.line_of(leaf.leaf)} ({_short(_ref(session, leaf.leaf))})"
-            f"{' · active' if leaf.active else ''} · {len(side.steps)} steps · ends: {side.ends}",
-            f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {side.tool_calls} tool calls · "
-            f"{side.errors} errors{' · ' + span if span else ''}")
-
-
-def _span(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _short(ref: str | int) -> str:

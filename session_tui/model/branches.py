@@ -78,6 +78,7 @@ class Comparison:
     a: Side
     b: Side
     rows: list[tuple[int | None, int | None, bool]] = field(default_factory=list)  # (step of a, of b, equal)
+    truncated: bool = False  # a side had more than the steps compared
 
     @property
     def first_divergence(self) -> int | None:
@@ -122,13 +123,28 @@ def fork_of(session, leaf: int) -> tuple[int, int]:
 
 
 def own_entries(session, branch: Branch) -> list[int]:
-    """The branch's entries after its fork point, in path order."""
-    return branch_path(session, branch)[_fork_position(session, branch) + 1:]
+    """The branch's entries after its fork point, in path order (read from
+    the path's runs: the part above the fork is not walked)."""
+    if session.format.linear:
+        path = branch_path(session, branch)
+        return path[path.index(branch.fork) + 1:] if branch.fork != NONE else path
+    out: list[int] = []
+    for start, last in reversed(session.tree.path_runs(branch.leaf)):
+        if start <= branch.first <= last:
+            out[:0] = range(branch.first, last + 1)
+            break
+        out[:0] = range(start, last + 1)
+    return out
 
 
-def _fork_position(session, branch: Branch) -> int:
-    path = branch_path(session, branch)
-    return path.index(branch.fork) if branch.fork != NONE else -1
+def label(session, branch: Branch, own: list[int] | None = None) -> str:
+    """Its first user message after the fork point, else its first entry:
+    the shape bytes say which, one record is read."""
+    own = own_entries(session, branch) if own is None else own
+    shape = session.tree.shape
+    chosen = next((e for e in own if shape[e] & (Shape.ROLE_MASK | Shape.RESULT) == Shape.USER
+                   and not shape[e] & Shape.QUIET), own[0] if own else None)
+    return step(session, chosen).preview if chosen is not None else "(no entries of its own)"
 
 
 def branch_path(session, branch: Branch) -> list[int]:
@@ -149,14 +165,11 @@ def details(session, branch: Branch) -> Details:
     reads its own entries only."""
     own = own_entries(session, branch)
     steps = [step(session, e) for e in own]
-    label = next((s.preview for s in steps if s.role == "user" and s.preview), None)
-    if label is None:
-        label = steps[0].preview if steps else "(no entries of its own)"
     fork_line = session.line_of(branch.fork) if branch.fork != NONE else None
     fork_time = step(session, branch.fork).time if branch.fork != NONE else None
     tokens = (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps))
     times = [s.time for s in steps if s.time is not None]
-    return Details(label, fork_line, fork_time, len(steps), tokens, max(times) if times else None,
+    return Details(label(session, branch, own), fork_line, fork_time, len(steps), tokens, max(times) if times else None,
                    ending(session, branch.leaf, steps[-1] if steps else None))
 
 
@@ -211,9 +224,10 @@ def _is_error(view: EntryView, record: dict) -> bool:
 
 
 # -- compare --------------------------------------------------------------------------
-def compare(session, a: Branch, b: Branch) -> Comparison:
+def compare(session, a: Branch, b: Branch, max_steps: int | None = None) -> Comparison:
     """The two branches from their fork point (the last entry their paths
-    share), steps aligned: equal steps side by side, the others as they come."""
+    share), steps aligned: equal steps side by side, the others as they
+    come; at most ``max_steps`` of each side (the first ones)."""
     path_a, path_b = branch_path(session, a), branch_path(session, b)
     common = 0
     for x, y in zip(path_a, path_b, strict=False):
@@ -221,8 +235,10 @@ def compare(session, a: Branch, b: Branch) -> Comparison:
             break
         common += 1
     fork = path_a[common - 1] if common else NONE
-    side_a = _side(session, a, path_a[common:])
-    side_b = _side(session, b, path_b[common:])
+    own_a, own_b = path_a[common:], path_b[common:]
+    truncated = max_steps is not None and max(len(own_a), len(own_b)) > max_steps
+    side_a = _side(session, a, own_a[:max_steps])
+    side_b = _side(session, b, own_b[:max_steps])
     matcher = difflib.SequenceMatcher(None, [s.key for s in side_a.steps], [s.key for s in side_b.steps],
                                       autojunk=False)
     rows: list[tuple[int | None, int | None, bool]] = []
@@ -232,7 +248,7 @@ def compare(session, a: Branch, b: Branch) -> Comparison:
         else:
             for k in range(max(i2 - i1, j2 - j1)):
                 rows.append((i1 + k if i1 + k < i2 else None, j1 + k if j1 + k < j2 else None, False))
-    return Comparison(fork, side_a, side_b, rows)
+    return Comparison(fork, side_a, side_b, rows, truncated)
 
 
 def _side(session, branch: Branch, entries: list[int]) -> Side:
@@ -242,6 +258,27 @@ def _side(session, branch: Branch, entries: list[int]) -> Side:
                 sum(s.calls for s in steps), sum(s.is_error for s in steps),
                 max(times) - min(times) if len(times) > 1 else (0.0 if times else None),
                 ending(session, branch.leaf, steps[-1] if steps else None))
+
+
+def summary(session, side: Side) -> tuple[str, str]:
+    """Two lines about a side: its leaf, length and ending; tokens, tool
+    calls, errors and time span."""
+    leaf = side.branch.leaf
+    record_id = session.format.entry_id(session.record(leaf))
+    name = f" ({record_id[:8]}…)" if isinstance(record_id, str) and len(record_id) > 12 else (
+        f" ({record_id})" if isinstance(record_id, str) else "")
+    return (f"leaf line {session.line_of(leaf)}{name}{' · active' if side.branch.active else ''} · "
+            f"{len(side.steps)} steps · ends: {side.ends}",
+            f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {side.tool_calls} tool calls · "
+            f"{side.errors} errors" + (f" · {human_span(side.span_s)}" if side.span_s is not None else ""))
+
+
+def human_span(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def branch_of_leaf(session, leaf: int) -> Branch:

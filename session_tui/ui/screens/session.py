@@ -120,6 +120,8 @@ class SessionScreen(Screen):
         Binding("a", "make_leaf", "Make leaf", show=False),
         Binding("F", "fork", "Fork", show=False),
         Binding("t", "trim", "Repair"),
+        Binding("b", "branches", "Branches"),
+        Binding("d", "compare", "Compare", show=False),
         Binding("u", "undo", "Undo edit", show=False),
         Binding("s", "open_subagent", "Sub-agent", show=False),
         Binding("m", "metadata", "Metadata", show=False),
@@ -153,6 +155,7 @@ class SessionScreen(Screen):
         self._moved_by_tail = False
         self._deleted_notified = False
         self.last_edit = None  # the last edit made here (edits.Done), for undo
+        self._our_write = None  # the file as our last write left it: no live-agent question about it
         self.usage = ""  # session totals: tokens, time span
         self.title: str | None = None  # what the session calls itself
         self.origin: str | None = None  # the session it was forked from
@@ -659,9 +662,8 @@ class SessionScreen(Screen):
         """Carry out ``plan``; what was done (edits.Done), or None when refused.
         A file our own last edit changed a moment ago needs no live-agent
         question."""
-        last = self.last_edit
         try:
-            ours = last is not None and last.after is not None and last.after == Fingerprint.of(plan.path)
+            ours = self._our_write is not None and self._our_write == Fingerprint.of(plan.path)
         except OSError:
             ours = False
         try:
@@ -675,13 +677,14 @@ class SessionScreen(Screen):
                 self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
             return None
         self.last_edit = done
+        self._our_write = done.after or self._our_write  # the file as our last write left it
         self.notify(plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
                     title="Done", timeout=5, markup=False)
         self.on_file_changed()  # the view reloads from disk: our write shows once, as anyone's would
         return done
 
-    def action_make_leaf(self) -> None:
-        entry = self.tree_widget.cursor_entry
+    def action_make_leaf(self, entry: int | None = None) -> None:
+        entry = self.tree_widget.cursor_entry if entry is None else entry
         if entry < 0:
             return
         if self.indexing:
@@ -702,8 +705,8 @@ class SessionScreen(Screen):
         if plan:
             self._confirm(plan, "Move the active leaf", [("confirm", "Move")], lambda c: c and self._apply(plan))
 
-    def action_fork(self) -> None:
-        entry = self.tree_widget.cursor_entry
+    def action_fork(self, entry: int | None = None) -> None:
+        entry = self.tree_widget.cursor_entry if entry is None else entry
         if entry < 0:
             return
         plan = self._plan(lambda: edits.plan_fork(self.session, entry))
@@ -762,6 +765,46 @@ class SessionScreen(Screen):
 
         self.app.push_screen(ConfirmScreen("Repair this session", body,
                                            [(choice, label) for choice, label, _ in options]), chosen)
+
+    # -- branches -------------------------------------------------------------------
+    def action_branches(self) -> None:
+        """Every branch of the session, one row each (``b``)."""
+        if self.indexing or self.session is None:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        from .branches import BranchesScreen
+
+        self.app.push_screen(BranchesScreen(self.session, self.act_on_entry))
+
+    def action_compare(self) -> None:
+        """Two branches side by side from the fork point under the cursor
+        (``d``): the one holding the active leaf, if it passes there, and the
+        newest other."""
+        if self.indexing or self.session is None:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        entry = self.tree_widget.cursor_entry
+        if entry < 0 or self.session.tree.child_count(entry) < 2:
+            self.notify("d compares the branches of a fork point (⋔); b lists every branch (space marks two)",
+                        timeout=5)
+            return
+        from .compare import CompareScreen
+
+        self.app.push_screen(CompareScreen(self.session, self.act_on_entry, fork=entry))
+
+    def act_on_entry(self, kind: str, entry: int) -> None:
+        """What the branch list or a compare chose, done here as in the tree:
+        go to the entry, make it the active leaf, or fork at it."""
+        while self.app.screen is not self and len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        if kind == "go":
+            self.jump_to_entry(entry)
+        elif kind == "leaf":
+            self.jump_to_entry(entry)
+            self.action_make_leaf(entry)
+        elif kind == "fork":
+            self.jump_to_entry(entry)
+            self.action_fork(entry)
 
     def action_open_subagent(self) -> None:
         """Open the transcript of the sub-agent the selected call spawned."""

@@ -1,0 +1,343 @@
+"""The branch list (``b``): every leaf of the session, one row each.
+
+Listing runs in a thread (it costs the forks), then the labels (one record
+each), then the details of each branch (its own entries), top rows
+first; the table draws only the visible rows. Type to filter; Enter
+goes to the leaf; ``a`` / ``F`` act on it as in the tree; space marks two
+branches and ``d`` compares them (or the one under the cursor with the
+active branch)."""
+
+from __future__ import annotations
+
+import time
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.events import Key
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
+
+from ...model import branches as model
+from ...model.branches import Branch, Details
+from ...model.sanitize import inert
+from .files import _cell, age
+
+BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
+#: (heading, width, right-aligned) of the columns after the label
+COLUMNS = (("fork", 8, True), ("steps", 6, True), ("tokens in/out", 15, True), ("last activity", 14, True),
+           ("ends", 13, False))
+FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
+ACTION_KEYS = "aFd "  # keys the table keeps for its bindings: any other printable key starts a filter
+
+
+def tokens_cell(tokens: tuple[int, int]) -> str:
+    def short(n: int) -> str:
+        return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
+
+    return f"{short(tokens[0])}/{short(tokens[1])}" if any(tokens) else ""
+
+
+class BranchTable(ScrollView, can_focus=True):
+    """Rows of branches; only the visible ones are drawn. Line 0 is the
+    column heading; the cursor is a row index."""
+
+    COMPONENT_CLASSES = {"branches--cursor", "branches--heading", "branches--dim", "branches--active",
+                         "branches--problem"}
+    DEFAULT_CSS = """
+    BranchTable { background: $surface; }
+    BranchTable > .branches--cursor { background: $accent 40%; }
+    BranchTable:focus > .branches--cursor { background: $accent 70%; }
+    BranchTable > .branches--heading { color: $foreground 60%; text-style: bold; }
+    BranchTable > .branches--dim { color: $foreground 50%; }
+    BranchTable > .branches--active { color: $success; text-style: bold; }
+    BranchTable > .branches--problem { color: $error; }
+    """
+
+    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+
+    class Typed(Message):
+        def __init__(self, character: str) -> None:
+            self.character = character
+            super().__init__()
+
+    def __init__(self, session, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+        self.rows: list[Branch] = []
+        self.labels: dict[int, str] = {}
+        self.details: dict[int, Details] = {}
+        self.marked: list[int] = []  # leaves, at most two
+
+    def show(self, rows: list[Branch]) -> None:
+        keep = self.selected.leaf if self.selected else None
+        self.rows = rows
+        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        found = next((k for k, b in enumerate(rows) if b.leaf == keep), None) if keep is not None else None
+        self.cursor = found if found is not None else min(self.cursor, max(len(rows) - 1, 0))
+        self.refresh()
+
+    @property
+    def selected(self) -> Branch | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def _style(self, name: str) -> Style:
+        full = self.get_component_rich_style(name)
+        return Style(color=full.color, bold=full.bold)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        if y == 0:
+            line = Text("    ") + _cell(Text("branch (first user message after the fork)"), max(width - FIXED, 10))
+            for name, column_width, right in COLUMNS:
+                line += Text(" ") + _cell(Text(name), column_width, right)
+            line.stylize(self._style("branches--heading"))
+        else:
+            index = self.scroll_offset.y + y - 1
+            if index >= len(self.rows):
+                return Strip.blank(width, base)
+            line = self._row(self.rows[index], width)
+            if index == self.cursor:
+                base = self.get_component_rich_style("branches--cursor")
+        line.stylize_before(base)
+        return Strip(list(line.render(self.app.console))).adjust_cell_length(width, base).crop(0, width)
+
+    def _row(self, branch: Branch, width: int) -> Text:
+        dim = self._style("branches--dim")
+        mark = Text("✓ " if branch.leaf in self.marked else "  ")
+        mark += Text("● ", self._style("branches--active")) if branch.active else Text("  ")
+        found = self.labels.get(branch.leaf)
+        label = Text(inert(found, keep_newlines=False)) if found is not None else Text("…", dim)
+        details = self.details.get(branch.leaf)
+        fork = str(self.session.line_of(branch.fork)) if branch.fork >= 0 else "start"
+        if details is None:
+            cells = [Text(fork), Text("…", dim), Text(""), Text(""), Text("")]
+        else:
+            when = age(time.time() - details.last_time) if details.last_time is not None else ""
+            bad = details.ends in ("dangling call", "error result")
+            cells = [Text(fork), Text(f"{details.steps:,}"), Text(tokens_cell(details.tokens)), Text(when),
+                     Text(details.ends, self._style("branches--problem") if bad else "")]
+        line = mark + _cell(label, max(width - FIXED, 10))
+        for cell, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
+            line += Text(" ") + _cell(cell, column_width, right)
+        return line
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_line(old + 1)
+        self.refresh_line(new + 1)
+        height = max((self.scrollable_content_region.height or self.size.height) - 1, 1)
+        top = self.scroll_offset.y
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + height:
+            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
+
+    def move_to(self, row: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(row, len(self.rows) - 1))
+
+    def on_key(self, event: Key) -> None:
+        if event.is_printable and event.character and event.character not in ACTION_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+
+
+class Listed(Message):
+    def __init__(self, rows: list[Branch]) -> None:
+        self.rows = rows
+        super().__init__()
+
+
+class Labelled(Message):
+    def __init__(self, labels: dict[int, str], details: dict[int, Details], done: bool) -> None:
+        self.labels, self.details, self.done = labels, details, done
+        super().__init__()
+
+
+class BranchesScreen(Screen):
+    """The branches of ``session``; ``act(kind, entry)`` carries out what is
+    chosen on the session view ("go", "leaf", "fork", "compare")."""
+
+    BINDINGS = [
+        Binding("enter", "go", "Go to leaf"),
+        Binding("a", "make_leaf", "Make active"),
+        Binding("F", "fork", "Fork"),
+        Binding("space", "mark", "Mark"),
+        Binding("d", "compare", "Compare"),
+        Binding("escape", "back", "Back"),
+        Binding("q", "type('q')", show=False),  # a letter of the filter here, not the app's quit
+        Binding("up", "move(-1)", show=False),
+        Binding("down", "move(1)", show=False),
+        Binding("pageup", "move(-1, True)", show=False),
+        Binding("pagedown", "move(1, True)", show=False),
+        Binding("home", "move_to(0)", show=False),
+        Binding("end", "move_to(-1)", show=False),
+    ]
+    DEFAULT_CSS = """
+    BranchesScreen #heading { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+    BranchesScreen #filter { border: none; height: 1; padding: 0 1; }
+    BranchesScreen BranchTable { height: 1fr; }
+    """
+
+    def __init__(self, session, act) -> None:
+        super().__init__()
+        self.session, self.act = session, act
+        self.all: list[Branch] = []
+        self.listed = False
+        self.done = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("listing the branches…", id="heading", markup=False)
+        yield Input(placeholder="type to filter by the branch's first message · space marks two · d compares",
+                    id="filter", select_on_focus=False)
+        yield BranchTable(self.session, id="table")
+        yield Footer()
+
+    @property
+    def table(self) -> BranchTable:
+        return self.query_one(BranchTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.gather()
+
+    @work(thread=True, exclusive=True, group="branches", exit_on_error=False, description="branches")
+    def gather(self) -> None:
+        """List, then label every branch, then the details, top rows first."""
+        worker = get_current_worker()
+        session = self.session
+        rows = model.branches(session)
+        self.post_message(Listed(rows))
+        labels = {}
+        for branch in rows:
+            if worker.is_cancelled:
+                return
+            labels[branch.leaf] = model.label(session, branch)
+        self.post_message(Labelled(labels, {}, False))
+        batch: dict[int, Details] = {}
+        posted = time.monotonic()
+        for branch in rows:  # in the order shown: the top rows first
+            if worker.is_cancelled:
+                return
+            batch[branch.leaf] = model.details(session, branch)
+            if time.monotonic() - posted >= BATCH_SECONDS:
+                self.post_message(Labelled({}, batch, False))
+                batch, posted = {}, time.monotonic()
+        self.post_message(Labelled({}, batch, True))
+
+    def on_listed(self, message: Listed) -> None:
+        self.all, self.listed = message.rows, True
+        self._refilter()
+
+    def on_labelled(self, message: Labelled) -> None:
+        table = self.table
+        table.labels.update(message.labels)
+        table.details.update(message.details)
+        self.done = message.done
+        if message.labels:
+            self._refilter()
+        else:
+            table.refresh()
+            self._update_heading()
+
+    def _refilter(self) -> None:
+        query = self.query_one("#filter", Input).value.strip().lower()
+        labels = self.table.labels
+        rows = [b for b in self.all if not query or query in labels.get(b.leaf, "").lower()]
+        self.table.show(rows)
+        self._update_heading()
+
+    def _update_heading(self) -> None:
+        shown, total = len(self.table.rows), len(self.all)
+        count = f"{total:,} branches" if shown == total else f"{shown:,} of {total:,} branches"
+        text = f"{count} · the most recently written first · ● the active one"
+        if not self.done:
+            text += " · reading…"
+        self.query_one("#heading", Static).update(Text(text))
+
+    # -- filter ---------------------------------------------------------------------
+    def on_branch_table_typed(self, message: BranchTable.Typed) -> None:
+        field = self.query_one("#filter", Input)
+        field.value += message.character
+        field.cursor_position = len(field.value)
+        field.focus()
+
+    def action_type(self, character: str) -> None:
+        self.on_branch_table_typed(BranchTable.Typed(character))
+
+    def on_input_changed(self, message: Input.Changed) -> None:
+        if self.listed:
+            self._refilter()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        self.table.focus()
+
+    # -- actions --------------------------------------------------------------------
+    def action_move(self, delta: int, pages: bool = False) -> None:
+        table = self.table
+        table.focus()
+        table.move_to(table.cursor + delta * (max(table.size.height - 2, 1) if pages else 1))
+
+    def action_move_to(self, row: int) -> None:
+        self.table.move_to(row if row >= 0 else len(self.table.rows) - 1)
+
+    def action_back(self) -> None:
+        field = self.query_one("#filter", Input)
+        if field.value:
+            field.value = ""
+            self.table.focus()
+            return
+        self.dismiss()
+
+    def _chosen(self, kind: str) -> None:
+        branch = self.table.selected
+        if branch is not None:
+            self.act(kind, branch.leaf)
+
+    def action_go(self) -> None:
+        self._chosen("go")
+
+    def action_make_leaf(self) -> None:
+        self._chosen("leaf")
+
+    def action_fork(self) -> None:
+        self._chosen("fork")
+
+    def action_mark(self) -> None:
+        branch, table = self.table.selected, self.table
+        if branch is None:
+            return
+        if branch.leaf in table.marked:
+            table.marked.remove(branch.leaf)
+        else:
+            table.marked = (table.marked + [branch.leaf])[-2:]
+        table.refresh()
+
+    def action_compare(self) -> None:
+        """The two marked branches; else the marked (or the selected) one
+        against the active branch (or, from the active one, the newest other)."""
+        table = self.table
+        chosen = list(table.marked)
+        if len(chosen) < 2 and table.selected is not None and table.selected.leaf not in chosen:
+            chosen.append(table.selected.leaf)
+        if len(chosen) < 2:
+            other = next((b.leaf for b in self.all if b.active and b.leaf not in chosen), None)
+            other = other if other is not None else next((b.leaf for b in self.all if b.leaf not in chosen), None)
+            if other is None:
+                self.notify("one branch only: nothing to compare", timeout=3)
+                return
+            chosen.append(other)
+        by_leaf = {b.leaf: b for b in self.all}
+        from .compare import CompareScreen
+
+        self.app.push_screen(CompareScreen(self.session, self.act, by_leaf[chosen[0]], by_leaf[chosen[1]]))
