@@ -13,6 +13,7 @@ paths.
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from .entry_view import EntryView
@@ -111,15 +112,8 @@ def branches(session) -> list[Branch]:
 
 
 def fork_of(session, leaf: int) -> tuple[int, int]:
-    """(fork point, first own entry) of the branch ending at ``leaf``. An
-    entry with two children ends a run of the path (``path_runs``), so only
-    the runs' last entries are asked: this costs the forks on the path."""
-    tree = session.tree
-    runs = tree.path_runs(leaf)
-    for k in range(len(runs) - 2, -1, -1):
-        if tree.child_count(runs[k][1]) >= 2:
-            return runs[k][1], runs[k + 1][0]
-    return NONE, runs[0][0] if runs else leaf
+    """(fork point, first own entry) of the branch ending at ``leaf``."""
+    return session.tree.fork_above(leaf)
 
 
 def own_entries(session, branch: Branch) -> list[int]:
@@ -128,13 +122,18 @@ def own_entries(session, branch: Branch) -> list[int]:
     if session.format.linear:
         path = branch_path(session, branch)
         return path[path.index(branch.fork) + 1:] if branch.fork != NONE else path
-    out: list[int] = []
-    for start, last in reversed(session.tree.path_runs(branch.leaf)):
-        if start <= branch.first <= last:
-            out[:0] = range(branch.first, last + 1)
+    tree = session.tree
+    breaks, parent = tree.run_breaks(), tree.parent
+    runs, node = [], branch.leaf
+    while node != NONE:  # up the runs, to the one the branch's first entry is in
+        k = bisect_left(breaks, node)
+        start = breaks[k - 1] + 1 if k else 0
+        if start <= branch.first:
+            runs.append(range(branch.first, node + 1))
             break
-        out[:0] = range(start, last + 1)
-    return out
+        runs.append(range(start, node + 1))
+        node = parent[start]
+    return [e for run in reversed(runs) for e in run]
 
 
 def label(session, branch: Branch, own: list[int] | None = None) -> str:

@@ -64,6 +64,7 @@ class SessionTree:
         self.asides = 0  # entries beside the conversation: leaves and forks do not count them
         self.quiet = 0  # entries the model never sees (rows hidden by default)
         self._leaves_memo: tuple[int, list[int]] | None = None
+        self._breaks_memo: tuple[tuple, list[int]] | None = None
         self.duplicates: list[tuple[int, str]] = []  # (line, id) of dropped records
         self.cycles: list[tuple[int, str]] = []  # (line, parent id) of broken links
 
@@ -343,15 +344,37 @@ class SessionTree:
         """Sorted entries at which a linear run ends: the last entry, every
         entry with a child other than the entry right after it, and every
         entry whose successor is not its child. Between two breaks, each
-        entry is the parent of the next (O(forks), not O(entries))."""
+        entry is the parent of the next (O(forks), not O(entries));
+        remembered until the tree changes."""
         n = self.count
         if not n:
             return []
+        shape = (n, len(self._others), sum(map(len, self._others.values())), len(self.roots))
+        if self._breaks_memo is not None and self._breaks_memo[0] == shape:
+            return self._breaks_memo[1]
         ends = {n - 1, *self._others}
         ends.update(c - 1 for c in self.roots if c)
         for kids in self._others.values():
             ends.update(c - 1 for c in kids if c)
-        return sorted(ends)
+        breaks = sorted(ends)
+        self._breaks_memo = (shape, breaks)
+        return breaks
+
+    def fork_above(self, leaf: int) -> tuple[int, int]:
+        """(the nearest entry above ``leaf`` with two or more children, the
+        first entry below it on the way to ``leaf``); (NONE, the root) when
+        there is none. Walks runs, not entries, and stops at the fork."""
+        breaks, parent = self.run_breaks(), self.parent
+        node = leaf
+        while True:
+            k = bisect_left(breaks, node)
+            start = breaks[k - 1] + 1 if k else 0
+            up = parent[start]
+            if up == NONE:
+                return NONE, start
+            if self.child_count(up) >= 2:
+                return up, start
+            node = up
 
     def conversation_leaves(self) -> list[int]:
         """Every entry that is no aside and has no child but asides, in file

@@ -201,7 +201,6 @@ class BranchesScreen(Screen):
         yield Input(placeholder="type to filter by the branch's first message · space marks two · d compares",
                     id="filter", select_on_focus=False)
         yield BranchTable(self.session, id="table")
-        yield Footer()
 
     @property
     def table(self) -> BranchTable:
@@ -210,6 +209,11 @@ class BranchesScreen(Screen):
     def on_mount(self) -> None:
         self.table.focus()
         self.gather()
+        self.call_after_refresh(self._add_footer)  # after the first frame: the rows come first
+
+    def _add_footer(self) -> None:
+        if self.is_attached:
+            self.mount(Footer())
 
     @work(thread=True, exclusive=True, group="branches", exit_on_error=False, description="branches")
     def gather(self) -> None:

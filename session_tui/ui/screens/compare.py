@@ -169,7 +169,6 @@ class CompareScreen(Screen):
             yield Static("", id="side-b", classes="summary", markup=False)
         yield CompareView(id="view")
         yield DetailPane()
-        yield Footer()
 
     @property
     def view(self) -> CompareView:
@@ -178,6 +177,11 @@ class CompareScreen(Screen):
     def on_mount(self) -> None:
         self.view.focus()
         self.run_compare()
+        self.call_after_refresh(self._add_footer)  # after the first frame: the rows come first
+
+    def _add_footer(self) -> None:
+        if self.is_attached:
+            self.mount(Footer())
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False, description="compare")
     def run_compare(self) -> None:

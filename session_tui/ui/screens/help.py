@@ -45,6 +45,8 @@ HELP = """\
 | `p` | the list of problems |
 | `m` | the records that are not entries: titles, snapshots, headers, unknown kinds |
 | `s` | open the sub-agent transcript a call spawned (Claude Code `Task`/`Agent`); Esc comes back |
+| `b` | the branches: every leaf, its fork, length, tokens, ending; type to filter, Enter goes there, `a`/`F` |
+| `d` | on a fork point (⋔): two branches side by side (space marks two in `b`); Tab, Enter, `a` |
 | `f` | follow the file: keep the newest entry in sight |
 | Esc | stop indexing a big file · back to the previous session or list |
 
