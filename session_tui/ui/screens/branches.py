@@ -33,7 +33,7 @@ from .files import _cell, age
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
 #: (heading, width, right-aligned) of the columns after the label
-COLUMNS = (("fork", 8, True), ("steps", 6, True), ("tokens in/out", 15, True), ("last activity", 14, True),
+COLUMNS = (("fork: line, time", 17, True), ("steps", 6, True), ("tokens in/out", 15, True), ("last activity", 14, True),
            ("ends", 13, False))
 FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
 ACTION_KEYS = "aFd "  # keys the table keeps for its bindings: any other printable key starts a filter
@@ -119,6 +119,8 @@ class BranchTable(ScrollView, can_focus=True):
         label = Text(inert(found, keep_newlines=False)) if found is not None else Text("…", dim)
         details = self.details.get(branch.leaf)
         fork = str(self.session.line_of(branch.fork)) if branch.fork >= 0 else "start"
+        if details is not None and details.fork_time is not None:
+            fork += " " + time.strftime("%m-%d %H:%M", time.localtime(details.fork_time))
         if details is None:
             cells = [Text(fork), Text("…", dim), Text(""), Text(""), Text("")]
         else:
