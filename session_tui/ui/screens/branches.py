@@ -265,7 +265,8 @@ class BranchesScreen(Screen):
 
     def _update_heading(self) -> None:
         shown, total = len(self.table.rows), len(self.all)
-        count = f"{total:,} branches" if shown == total else f"{shown:,} of {total:,} branches"
+        noun = "branch" if total == 1 else "branches"
+        count = f"{total:,} {noun}" if shown == total else f"{shown:,} of {total:,} {noun}"
         text = f"{count} · the most recently written first · ● the active one"
         if not self.done:
             text += " · reading…"
