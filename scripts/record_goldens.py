@@ -36,7 +36,8 @@ def main() -> None:
             wire = compare.steps_responses(compare.strip_codex(res["messages"])[0])
         else:
             wire = compare.steps_anthropic(compare.strip_claude_tail(res["messages"])[0])
-        golden = {"file": str(source.resolve().relative_to(root)), "format": fmt, "repaired": label == "fixed", "fork": label == "fork",
+        golden = {"file": str(source.resolve().relative_to(root)), "format": fmt, "repaired": label == "fixed",
+                  "fork": label == "fork",
                   "accepted": res.get("accepted"), "client_exit": res.get("exit"),
                   "steps": [[list(v) if isinstance(v, tuple) else v for v in s.key()] for s in compare.merge(wire)]}
         steps = golden.pop("steps")  # one step a line: goldens diff readably

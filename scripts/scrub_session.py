@@ -21,7 +21,8 @@ KEEP = 24
 PREFIX = 14
 STRUCTURE = {"type", "role", "uuid", "parentUuid", "logicalParentUuid", "id", "parentId", "tool_use_id", "call_id",
              "timestamp", "sessionId", "version", "subtype", "model", "name", "stop_reason", "stopReason",
-             "toolCallId", "tool_call_id", "api", "provider", "leafUuid", "messageId", "sourceToolAssistantUUID", "agentId",
+             "toolCallId", "tool_call_id", "api", "provider", "leafUuid", "messageId", "sourceToolAssistantUUID",
+             "agentId",
              "firstKeptEntryId", "promptId", "requestId", "record_type", "originator", "cli_version", "modelId"}
 
 

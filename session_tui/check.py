@@ -135,7 +135,8 @@ def to_text(rep: Report) -> str:
     if rep.problems:
         out.append(f"  {_plural(len(rep.problems), 'problem')}:")
         for p in rep.problems:
-            out.append(f"    line {p['line']}: {p['severity']}: {p['kind']}: {inert(p['message'], keep_newlines=False)}")
+            message = inert(p["message"], keep_newlines=False)
+            out.append(f"    line {p['line']}: {p['severity']}: {p['kind']}: {message}")
     else:
         out.append("  no problems")
     for line, text in rep.notes:

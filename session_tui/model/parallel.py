@@ -13,8 +13,10 @@ that part itself.
 from __future__ import annotations
 
 import os
+from array import array
 
-from .segment import Segment, scan_file_range
+from .formats import get_format
+from .segment import KEY_MASK, LineBlocks, Segment, scan
 
 PARALLEL_MIN_BYTES = 48 << 20
 FIRST_SHARE = 0.47  # of the bytes: this process also merges the child's part
@@ -82,3 +84,22 @@ class FarScan:
         self._proc.kill()
         self._proc.join()
         self._conn.close()
+
+
+def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
+    """Scan bytes [start, end) of a file (complete lines); runs in a worker
+    process. Line numbers start at 0 (the caller shifts them). Returns id
+    keys instead of ids: all the merge needs."""
+    fmt = get_format(fmt_name)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        seg = Segment()
+        for lines, starts, _end in LineBlocks(fd, start, end):
+            scan(fmt, lines, starts, len(seg.line_kinds), seg)
+        if seg.ids:
+            seg.keys = array("q", map(KEY_MASK.__and__, map(hash, seg.ids)))
+            seg.key_check = hash("session-tui")
+            seg.ids = []
+        return seg
+    finally:
+        os.close(fd)

@@ -50,7 +50,7 @@ def _scan(session, target: bytes, start: int, stop: int, backwards: bool, should
     blocks = range(start, stop, BLOCK)
     for begin in (reversed(blocks) if backwards else blocks):
         if should_stop is not None and should_stop():
-            from .session import Cancelled
+            from .errors import Cancelled
 
             raise Cancelled()
         data = os.pread(session._fd, min(BLOCK + overlap, stop - begin), begin).lower()

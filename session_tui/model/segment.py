@@ -8,7 +8,6 @@ function of the bytes, so a region can be scanned in another process
 
 from __future__ import annotations
 
-import os
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -186,24 +185,3 @@ def scan(fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | 
         lines[0] = lines[0][len(BOM):]
     fmt.scan_lines(lines, base_line, seg)
     return seg
-
-
-def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
-    """Scan bytes [start, end) of a file (complete lines); runs in a worker
-    process. Line numbers start at 0 (the caller shifts them). Returns id
-    keys instead of ids: all the merge needs."""
-    from .formats import get_format
-
-    fmt = get_format(fmt_name)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        seg = Segment()
-        for lines, starts, _end in LineBlocks(fd, start, end):
-            scan(fmt, lines, starts, len(seg.line_kinds), seg)
-        if seg.ids:
-            seg.keys = array("q", map(KEY_MASK.__and__, map(hash, seg.ids)))
-            seg.key_check = hash("session-tui")
-            seg.ids = []
-        return seg
-    finally:
-        os.close(fd)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import parallel
+from .errors import Cancelled, SessionError  # (importers name them from here too)
 from .formats import DEFAULT, Format, get_format, sniff
 from .formats.base import Sent
 from .line_index import LineIndex
@@ -27,14 +28,6 @@ from .tree import NeedsIds, SessionTree
 
 SNIFF_RECORDS = 5
 SNIFF_MAX_BYTES = 64 << 20
-
-
-class SessionError(Exception):
-    """A file that cannot be read as a session; ``str()`` is a one-line reason."""
-
-
-class Cancelled(Exception):
-    """Indexing was stopped by ``should_stop``; the session holds a valid prefix."""
 
 
 @dataclass
@@ -239,7 +232,8 @@ class Session:
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
         far = None
-        if self.parallel_ok and not self.format.stateful and start == 0 and stop >= parallel.PARALLEL_MIN_BYTES and parallel.available():
+        if (self.parallel_ok and not self.format.stateful and start == 0 and stop >= parallel.PARALLEL_MIN_BYTES
+                and parallel.available()):
             # The far part must end at a line end; what follows is read here.
             window = min(stop, 1 << 20)
             cut = os.pread(fd, window, stop - window).rfind(b"\n")

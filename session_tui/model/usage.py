@@ -105,7 +105,7 @@ def session_usage(session, should_stop=None) -> SessionUsage:
     (``ScanTally``) need no record read again; the others read each entry
     once, the tally kept with the session, so a live file costs only its
     new entries."""
-    from .formats.base import check_stop
+    from .errors import check_stop
 
     fmt = session.format
     scanned = session.scan_tally

@@ -3,18 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ..entry_view import EntryView
+from ..errors import STOP_EVERY, check_stop  # noqa: F401  (the adapters take them from here)
 from ..records import JSONDecodeError, describe_bad, loads
 from ..segment import LineKind
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..line_index import LineIndex
     from ..segment import Segment
-    from ..session import Session
+    from ..tree import SessionTree
 
 
-STOP_EVERY = 4096  # entries between two polls of should_stop
+
+
+class Session(Protocol):
+    """What a format adapter may use of a session (``model.session.Session``
+    is one): its index, its records by offset, and a place to keep what it
+    works out between calls. The adapters never import the session module."""
+
+    path: str
+    tree: SessionTree
+    lines: LineIndex
+    memo: dict
+    header: dict | None
+    titles: list[tuple[int, int, str, str | None]]
+    pointers: list[tuple[int, object]]
+
+    def record(self, entry: int) -> dict: ...
+
+    def raw_line(self, line: int) -> bytes: ...
+
+    def find(self, entry_id: str) -> int | None: ...
+
+    def sidecar(self) -> tuple[str, dict] | None: ...
 
 
 class Sent(NamedTuple):
@@ -36,14 +59,6 @@ def best_title(titles: list[tuple[int, int, str, str | None]], known: Callable[[
         if best is None or rank >= best[0]:
             best = (rank, text)
     return best[1] if best else None
-
-
-def check_stop(should_stop, count: int) -> None:
-    """Raise Cancelled every STOP_EVERY calls once ``should_stop()`` is true."""
-    if should_stop is not None and not count % STOP_EVERY and should_stop():
-        from ..session import Cancelled
-
-        raise Cancelled()
 
 
 def unparsable(raw: bytes, error: Exception, line: int, seg: Segment) -> int:

@@ -61,7 +61,8 @@ class PiFormat(Format):
     stateful = True  # version-1 files: ids from each record's place in the file
     client = CLIENT
     fills_dangling = 'pi will send "No result provided" (an error result) for it on resume'
-    torn_tail = ('error', 'pi skips it on resume, then writes its next entry right after these bytes: the two become one bad line and that entry is lost on the next load (fix --drop-torn removes it)')
+    torn_tail = ("error", "pi skips it on resume, then writes its next entry right after these bytes: the two become "
+                 "one bad line and that entry is lost on the next load (fix --drop-torn removes it)")
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]

@@ -37,8 +37,8 @@ HELP = """\
 ## Looking
 | key | |
 |---|---|
-| `c` | the context the format's client sends on resume from the selected entry (Claude Code, Codex, pi: its own additions marked `+`) |
-| `h` | show or hide records the model never sees (Claude Code progress, turn durations); a hidden count `+N quiet` is on the row they follow |
+| `c` | the context the client sends on resume from the selected entry (its own additions marked `+`) |
+| `h` | show or hide records the model never sees (progress, turn durations); `+N quiet` marks where |
 | `r` | raw JSON of the selected entry / readable view |
 | `x` | jump from a tool call to its result, and back |
 | `o` | read all of a long output |
