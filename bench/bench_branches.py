@@ -47,8 +47,10 @@ def model_costs(path: str) -> None:
         result = branches.compare(s, found[0], found[1], 5000)
         compared = time.perf_counter() - start
         print(f"{s.tree.count:,} entries, {len(found):,} branches")
-        print(f"model: list {listed * 1000:.0f} ms · label all {labelled * 1000:.0f} ms · details of 40 rows "
-              f"{detailed * 1000:.0f} ms · compare the two newest ({len(result.rows)} rows) {compared * 1000:.0f} ms")
+        print(
+            f"model: list {listed * 1000:.0f} ms · label all {labelled * 1000:.0f} ms · details of 40 rows "
+            f"{detailed * 1000:.0f} ms · compare the two newest ({len(result.rows)} rows) {compared * 1000:.0f} ms"
+        )
 
 
 async def in_app(path: str) -> None:
@@ -58,8 +60,11 @@ async def in_app(path: str) -> None:
 
     app = SessionApp(path, watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
-        while (getattr(app.screen, "indexing", True) or getattr(app.screen, "session", None) is None
-               or app.screen.problems is None):  # the session view's own work done first
+        while (
+            getattr(app.screen, "indexing", True)
+            or getattr(app.screen, "session", None) is None
+            or app.screen.problems is None
+        ):  # the session view's own work done first
             await asyncio.sleep(0.05)
         gaps, last = [], [time.perf_counter()]
 
@@ -79,8 +84,11 @@ async def in_app(path: str) -> None:
         gaps.clear()
         start = time.perf_counter()
         pressing = asyncio.ensure_future(pilot.press("b"))  # (press waits for the app to be idle: not for us)
-        while not (isinstance(app.screen, BranchesScreen) and app.screen.table.rows
-                   and len(app.screen.table.details) >= min(40, len(app.screen.table.rows))):
+        while not (
+            isinstance(app.screen, BranchesScreen)
+            and app.screen.table.rows
+            and len(app.screen.table.details) >= min(40, len(app.screen.table.rows))
+        ):
             await asyncio.sleep(0.005)
         shown = time.perf_counter() - start
         await pressing
@@ -94,9 +102,11 @@ async def in_app(path: str) -> None:
         await pressing
         await asyncio.sleep(0.1)
         compare_gap = max(gaps)
-        print(f"app: branch list with a screen of details {shown * 1000:.0f} ms, longest event-loop gap "
-              f"{list_gap * 1000:.0f} ms · compare shown {compared * 1000:.0f} ms, longest gap "
-              f"{compare_gap * 1000:.0f} ms; the help screen, shown and closed: longest gap {help_gap * 1000:.0f} ms")
+        print(
+            f"app: branch list with a screen of details {shown * 1000:.0f} ms, longest event-loop gap "
+            f"{list_gap * 1000:.0f} ms · compare shown {compared * 1000:.0f} ms, longest gap "
+            f"{compare_gap * 1000:.0f} ms; the help screen, shown and closed: longest gap {help_gap * 1000:.0f} ms"
+        )
 
 
 def main() -> None:

@@ -53,8 +53,21 @@ def time_to(command: list[str], text: str, timeout: float = 120) -> float:
     """Seconds from starting ``command`` in a fresh tmux window to ``text`` on its screen."""
     name = f"bench-{os.getpid()}-{time.monotonic_ns()}"
     start = time.monotonic()
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "48",
-                    "env TERM=xterm-256color " + shlex.join(command) + "; sleep 60"], check=True)
+    subprocess.run(
+        [
+            "tmux",
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "160",
+            "-y",
+            "48",
+            "env TERM=xterm-256color " + shlex.join(command) + "; sleep 60",
+        ],
+        check=True,
+    )
     try:
         while time.monotonic() - start < timeout:
             screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
@@ -73,7 +86,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--toolong", default=shutil.which("tl"), help="toolong's `tl` (default: on PATH)")
     args = parser.parse_args()
-    with (nullcontext(args.file) if args.file else bench_file(None, args.size)) as path:
+    with nullcontext(args.file) if args.file else bench_file(None, args.size) as path:
         leaf, end = leaf_text(path), last_line(path)
         ours, theirs = [], []
         for _ in range(args.runs):
@@ -85,8 +98,10 @@ def main() -> None:
         line = f"session-tui: start → the active leaf's text on screen  {statistics.median(ours):.2f} s"
         if theirs:
             ratio = statistics.median(ours) / statistics.median(theirs)
-            line += (f"\ntoolong:     start → the file's last line on screen     {statistics.median(theirs):.2f} s"
-                     f"\nratio {ratio:.2f}× toolong (target ≤ 0.25×)")
+            line += (
+                f"\ntoolong:     start → the file's last line on screen     {statistics.median(theirs):.2f} s"
+                f"\nratio {ratio:.2f}× toolong (target ≤ 0.25×)"
+            )
         print(line)
         print("runs:", ", ".join(f"{t:.2f}" for t in ours), "| toolong:", ", ".join(f"{t:.2f}" for t in theirs))
 

@@ -53,8 +53,9 @@ print(json.dumps({"time": elapsed, "rss0_kb": rss0, "rss_kb": rss, "children_kb"
 
 
 def run(what: str, path: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, what, path], check=True,
-                         capture_output=True, text=True, cwd=os.path.dirname(HERE))
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, what, path], check=True, capture_output=True, text=True, cwd=os.path.dirname(HERE)
+    )
     return json.loads(out.stdout)
 
 
@@ -86,9 +87,11 @@ def main() -> None:
         print(f"full index       : {med['index']:.2f} s  = {med['index'] / med['baseline']:.2f}x the bare loop")
         if "index-1cpu" in med:
             print(f"index, 1 process : {med['index-1cpu']:.2f} s  = {med['index-1cpu'] / med['baseline']:.2f}x")
-        print(f"index memory     : {(idx_rss - interp) / entries:.0f} bytes/entry beyond the interpreter "
-              f"(peak RSS {idx_rss / 2**20:.0f} MiB, interpreter {interp / 2**20:.0f} MiB; "
-              f"scan worker peak {kids / 2**20:.0f} MiB)")
+        print(
+            f"index memory     : {(idx_rss - interp) / entries:.0f} bytes/entry beyond the interpreter "
+            f"(peak RSS {idx_rss / 2**20:.0f} MiB, interpreter {interp / 2**20:.0f} MiB; "
+            f"scan worker peak {kids / 2**20:.0f} MiB)"
+        )
 
 
 if __name__ == "__main__":

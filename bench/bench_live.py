@@ -31,8 +31,13 @@ HEADER = {"type": "session", "version": 1, "id": "s", "createdAt": "2026-04-10T1
 
 def message(i: int, parent: str | None, **fields) -> dict:
     body = fields or {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "lorem ipsum " * 8}
-    return {"type": "message", "id": f"e{i}", "parentId": parent, "createdAt": "2026-04-10T10:00:00.000Z",
-            "message": body}
+    return {
+        "type": "message",
+        "id": f"e{i}",
+        "parentId": parent,
+        "createdAt": "2026-04-10T10:00:00.000Z",
+        "message": body,
+    }
 
 
 def live_file(entries: int = 40) -> str:
@@ -70,16 +75,23 @@ def status_lag(pairs: int) -> list[float]:
         parent = "e39"
         for n in range(pairs):
             i = 40 + 2 * n
-            call = {"role": "assistant", "content": f"call {i}",
-                    "tool_calls": [{"id": f"c{i}", "type": "function",
-                                    "function": {"name": "run", "arguments": "{}"}}]}
-            for record, shows in ((message(i, parent, **call), ("⚠ 1 problem", f"call {i}")),
-                                  (message(i + 1, f"e{i}", role="tool", tool_call_id=f"c{i}",
-                                           content=f"result {i + 1}"), ("✓ no problems", f"result {i + 1}"))):
+            call = {
+                "role": "assistant",
+                "content": f"call {i}",
+                "tool_calls": [{"id": f"c{i}", "type": "function", "function": {"name": "run", "arguments": "{}"}}],
+            }
+            for record, shows in (
+                (message(i, parent, **call), ("⚠ 1 problem", f"call {i}")),
+                (
+                    message(i + 1, f"e{i}", role="tool", tool_call_id=f"c{i}", content=f"result {i + 1}"),
+                    ("✓ no problems", f"result {i + 1}"),
+                ),
+            ):
                 began = time.monotonic()
                 append(path, record)
-                term.wait_for(lambda screen, shows=shows: all(s in screen for s in shows), timeout=30,
-                              what=" and ".join(shows))
+                term.wait_for(
+                    lambda screen, shows=shows: all(s in screen for s in shows), timeout=30, what=" and ".join(shows)
+                )
                 lags.append(time.monotonic() - began)
             parent = f"e{i + 1}"
     return lags
@@ -90,11 +102,15 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=100)
     parser.add_argument("--interval", type=float, default=0.1)
     args = parser.parse_args()
-    print(f"terminal output while following, 160×45: {bytes_per_entry(args.appends, args.interval):,.0f} bytes "
-          f"per appended entry ({args.appends} appends, one every {args.interval:g} s)")
+    print(
+        f"terminal output while following, 160×45: {bytes_per_entry(args.appends, args.interval):,.0f} bytes "
+        f"per appended entry ({args.appends} appends, one every {args.interval:g} s)"
+    )
     lags = sorted(status_lag(25))
-    print(f"append → row and status line right (problem count): median {statistics.median(lags) * 1000:.0f} ms, "
-          f"p95 {lags[int(len(lags) * 0.95)] * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms ({len(lags)} appends)")
+    print(
+        f"append → row and status line right (problem count): median {statistics.median(lags) * 1000:.0f} ms, "
+        f"p95 {lags[int(len(lags) * 0.95)] * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms ({len(lags)} appends)"
+    )
 
 
 if __name__ == "__main__":

@@ -96,8 +96,11 @@ def generate(root: str, count: int) -> None:
         with open(path, "wb") as f:
             f.write(data.replace(b"the ", f"the #{i} ".encode(), 1))
         if sidecar is not None:
-            meta = b'{"id": "%s", "metadata": {}, "createdAt": 1, "updatedAt": 2}' % stem.encode() \
-                if folder == "astorlm" else sidecar
+            meta = (
+                b'{"id": "%s", "metadata": {}, "createdAt": 1, "updatedAt": 2}' % stem.encode()
+                if folder == "astorlm"
+                else sidecar
+            )
             with open(os.path.join(where, stem + ".meta.json"), "wb") as f:
                 f.write(meta)
         stamp = now - 3600 - rng.random() * 30 * 86400
@@ -132,8 +135,9 @@ def first_screen(argv: list[str], env: dict[str, str]) -> float:
 
 
 def gather(root: str, cache: str) -> tuple[float, int, int]:
-    result = subprocess.run([sys.executable, "-c", GATHER, root, cache], capture_output=True, text=True,
-                            cwd=ROOT, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", GATHER, root, cache], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     seconds, files, unread = result.stdout.split()
     return float(seconds), int(files), int(unread)
 
@@ -173,12 +177,17 @@ def main() -> None:
         print(f"hello-world first paint         {median['hello']:.3f} s   {fmt(rows['hello'])}")
         for name in ("cold", "warm"):
             ratio = median[name] / median["hello"]
-            print(f"picker first rows, {name} cache   {median[name]:.3f} s = {ratio:.2f}× hello-world "
-                  f"(target ≤ 2.5× cold, ≤ 1.5× warm)   {fmt(rows[name])}")
-        print(f"all metadata, cold cache        {median['gather cold']:.3f} s (target ≤ 5 s)   "
-              f"{fmt(rows['gather cold'])}")
-        print(f"all metadata, warm cache        {median['gather warm']:.3f} s (target ≤ 0.5 s)   "
-              f"{fmt(rows['gather warm'])}")
+            print(
+                f"picker first rows, {name} cache   {median[name]:.3f} s = {ratio:.2f}× hello-world "
+                f"(target ≤ 2.5× cold, ≤ 1.5× warm)   {fmt(rows[name])}"
+            )
+        print(
+            f"all metadata, cold cache        {median['gather cold']:.3f} s (target ≤ 5 s)   {fmt(rows['gather cold'])}"
+        )
+        print(
+            f"all metadata, warm cache        {median['gather warm']:.3f} s (target ≤ 0.5 s)   "
+            f"{fmt(rows['gather warm'])}"
+        )
         if args.big:
             big = os.path.join(tmp, "big")
             generate(big, args.big)
@@ -189,8 +198,10 @@ def main() -> None:
                 runs.append((float(out[0]), float(out[1])))
             seconds = statistics.median(s for s, _ in runs)
             gap = statistics.median(g for _, g in runs)
-            print(f"{args.big:,} files, empty cache: all read in {seconds:.1f} s, longest event-loop gap "
-                  f"{gap * 1000:.0f} ms (target ≤ 50 ms)   runs: " + ", ".join(f"{g * 1000:.0f} ms" for _, g in runs))
+            print(
+                f"{args.big:,} files, empty cache: all read in {seconds:.1f} s, longest event-loop gap "
+                f"{gap * 1000:.0f} ms (target ≤ 50 ms)   runs: " + ", ".join(f"{g * 1000:.0f} ms" for _, g in runs)
+            )
 
 
 def responsiveness(root: str, cache: str) -> tuple[float, float]:

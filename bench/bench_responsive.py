@@ -66,11 +66,17 @@ async def measure(path: str) -> dict[str, tuple[float, float]]:
             await asyncio.to_thread(find_all, screen.session, "no such text anywhere", 20)
 
         task: list[asyncio.Task] = []
-        await timed("palette jump, a miss", lambda: task.append(asyncio.ensure_future(palette())),
-                    lambda: bool(task) and task[0].done())
+        await timed(
+            "palette jump, a miss",
+            lambda: task.append(asyncio.ensure_future(palette())),
+            lambda: bool(task) and task[0].done(),
+        )
         screen.tree_widget.move_to(len(screen.rows) // 2)
-        await timed("context of an entry off the active leaf", screen.action_context,
-                    lambda: isinstance(app.screen, TextViewScreen))
+        await timed(
+            "context of an entry off the active leaf",
+            screen.action_context,
+            lambda: isinstance(app.screen, TextViewScreen),
+        )
         timer.stop()
     return out
 
@@ -80,7 +86,7 @@ def main() -> None:
     parser.add_argument("--file")
     parser.add_argument("--size", default="1G")
     args = parser.parse_args()
-    with (nullcontext(args.file) if args.file else bench_file(None, args.size)) as path:
+    with nullcontext(args.file) if args.file else bench_file(None, args.size) as path:
         for name, (seconds, gap) in asyncio.run(measure(path)).items():
             print(f"{name}: {seconds:.2f} s, longest event-loop gap {gap * 1000:.0f} ms (target ≤ 50 ms)")
 

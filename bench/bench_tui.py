@@ -75,8 +75,13 @@ def first_paint(path: str, runs: int) -> list[float]:
     out = []
     for _ in range(runs):
         start = time.time()
-        res = subprocess.run([sys.executable, "-c", FIRST_PAINT_CHILD, path, repr(start)], capture_output=True,
-                             text=True, cwd=ROOT, timeout=300)
+        res = subprocess.run(
+            [sys.executable, "-c", FIRST_PAINT_CHILD, path, repr(start)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
         out.append(float(res.stdout.split()[0]))
     return out
 
@@ -169,6 +174,7 @@ def idle_cpu(path: str, seconds: float = 5.0, args: tuple[str, ...] = ()) -> flo
     if pid == 0:
         os.environ["TERM"] = "xterm-256color"
         os.execv(sys.executable, [sys.executable, "-m", "session_tui", *args, path])
+
     def drain(until: float) -> None:  # keep the terminal's output flowing
         while time.time() < until:
             if select.select([fd], [], [], 0.05)[0]:
@@ -207,19 +213,27 @@ def main() -> None:
     with nullcontext() if args.skip_big else bench_file(args.file, args.size) as path:
         if not args.skip_big:
             paint = first_paint(path, args.runs)
-            print(f"first paint (process start → last entries on screen): median {statistics.median(paint):.2f} s "
-                  f"over {args.runs} runs ({os.path.getsize(path) / 1e9:.2f} GB file)")
+            print(
+                f"first paint (process start → last entries on screen): median {statistics.median(paint):.2f} s "
+                f"over {args.runs} runs ({os.path.getsize(path) / 1e9:.2f} GB file)"
+            )
             keys = asyncio.run(key_latency(path))
-            print(f"keys on {keys['entries']:,} entries ({keys['rows']:,} rows): cursor move median "
-                  f"{keys['move_median_ms']:.1f} ms (max {keys['move_max_ms']:.1f}), fold median "
-                  f"{keys['fold_median_ms']:.1f} ms (max {keys['fold_max_ms']:.1f})")
+            print(
+                f"keys on {keys['entries']:,} entries ({keys['rows']:,} rows): cursor move median "
+                f"{keys['move_median_ms']:.1f} ms (max {keys['move_max_ms']:.1f}), fold median "
+                f"{keys['fold_median_ms']:.1f} ms (max {keys['fold_max_ms']:.1f})"
+            )
         for count, rate, label in ((40, 10, "isolated appends (10/s)"), (1500, 500, "500 appends/s")):
             lat = asyncio.run(append_latency(count, rate))
-            print(f"append → row on screen, {label}: median {statistics.median(lat) * 1000:.0f} ms, "
-                  f"p95 {pct(lat, 0.95) * 1000:.0f} ms ({len(lat)} rows seen)")
+            print(
+                f"append → row on screen, {label}: median {statistics.median(lat) * 1000:.0f} ms, "
+                f"p95 {pct(lat, 0.95) * 1000:.0f} ms ({len(lat)} rows seen)"
+            )
         sample = os.path.join(ROOT, "sample_sessions", "tree", "branched-summary.jsonl")
-        print(f"idle CPU over 5 s: {idle_cpu(sample):.1f} % watching the file, "
-              f"{idle_cpu(sample, args=('--no-watch',)):.1f} % with --no-watch")
+        print(
+            f"idle CPU over 5 s: {idle_cpu(sample):.1f} % watching the file, "
+            f"{idle_cpu(sample, args=('--no-watch',)):.1f} % with --no-watch"
+        )
 
 
 if __name__ == "__main__":

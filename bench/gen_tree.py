@@ -58,8 +58,12 @@ class _Writer:
 
     def entry(self, parent: str | None, message: dict | None = None, **extra) -> str:
         eid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-        record = {"type": "message" if message is not None else "summary", "id": eid,
-                  "parentId": parent, "createdAt": self._ts()}
+        record = {
+            "type": "message" if message is not None else "summary",
+            "id": eid,
+            "parentId": parent,
+            "createdAt": self._ts(),
+        }
         if message is not None:
             record["message"] = message
         record.update(extra)
@@ -73,9 +77,16 @@ def generate(path: str, size: int, seed: int = 7) -> dict:
     rng = random.Random(seed)
     with open(path, "wb", buffering=1 << 20) as out:
         w = _Writer(out, rng)
-        w.line({"type": "session", "version": 1, "id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                "createdAt": "2026-03-14T00:00:00.000Z", "cwd": "/home/dev/src/invoice-tools",
-                "model": "gpt-4.1-mini"})
+        w.line(
+            {
+                "type": "session",
+                "version": 1,
+                "id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                "createdAt": "2026-03-14T00:00:00.000Z",
+                "cwd": "/home/dev/src/invoice-tools",
+                "model": "gpt-4.1-mini",
+            }
+        )
         leaf = w.entry(None, {"role": "system", "content": "You are a coding agent. " + _text(rng, 20)})
         turn = 0
         recent: list[str] = [leaf]
@@ -85,14 +96,28 @@ def generate(path: str, size: int, seed: int = 7) -> dict:
             leaf = first_of_turn
             for _step in range(rng.randint(1, 3)):
                 n_calls = 1 if rng.random() < 0.8 else 2
-                calls = [{"id": f"call_{rng.getrandbits(64):016x}", "type": "function",
-                          "function": {"name": rng.choice(["read_file", "run_command", "edit_file"]),
-                                       "arguments": orjson.dumps({"path": "invoice_tools/totals.py",
-                                                                  "note": _text(rng, 5)}).decode()}}
-                         for _ in range(n_calls)]
-                leaf = w.entry(leaf, {"role": "assistant", "content": None, "tool_calls": calls,
-                                      "usage": {"prompt_tokens": rng.randint(1000, 90000),
-                                                "completion_tokens": rng.randint(10, 900)}})
+                calls = [
+                    {
+                        "id": f"call_{rng.getrandbits(64):016x}",
+                        "type": "function",
+                        "function": {
+                            "name": rng.choice(["read_file", "run_command", "edit_file"]),
+                            "arguments": orjson.dumps(
+                                {"path": "invoice_tools/totals.py", "note": _text(rng, 5)}
+                            ).decode(),
+                        },
+                    }
+                    for _ in range(n_calls)
+                ]
+                leaf = w.entry(
+                    leaf,
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": calls,
+                        "usage": {"prompt_tokens": rng.randint(1000, 90000), "completion_tokens": rng.randint(10, 900)},
+                    },
+                )
                 for call in calls:
                     big = rng.random() < 0.0005
                     body = _text(rng, 20000 if big else rng.randint(15, 100))
@@ -108,8 +133,13 @@ def generate(path: str, size: int, seed: int = 7) -> dict:
                 w.line({"type": "active_leaf", "activeLeafId": target, "createdAt": w._ts()})
                 leaf = target
             if turn % 40 == 0:
-                leaf = w.entry(leaf, None, summary="## Goal\n" + _text(rng, 60),
-                               tokensBefore=rng.randint(50000, 150000), tokensAfter=rng.randint(2000, 9000))
+                leaf = w.entry(
+                    leaf,
+                    None,
+                    summary="## Goal\n" + _text(rng, 60),
+                    tokensBefore=rng.randint(50000, 150000),
+                    tokensAfter=rng.randint(2000, 9000),
+                )
     return {"bytes": w.written, "entries": w.entries}
 
 

@@ -12,6 +12,7 @@ repository), whether the client's request was accepted, and the steps it
 sent (the oracle's digest form: no text is copied), which
 tests/model/test_client_goldens.py compares with session-tui's context.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,10 +37,15 @@ def main() -> None:
             wire = compare.steps_responses(compare.strip_codex(res["messages"])[0])
         else:
             wire = compare.steps_anthropic(compare.strip_claude_tail(res["messages"])[0])
-        golden = {"file": str(source.resolve().relative_to(root)), "format": fmt, "repaired": label == "fixed",
-                  "fork": label == "fork",
-                  "accepted": res.get("accepted"), "client_exit": res.get("exit"),
-                  "steps": [[list(v) if isinstance(v, tuple) else v for v in s.key()] for s in compare.merge(wire)]}
+        golden = {
+            "file": str(source.resolve().relative_to(root)),
+            "format": fmt,
+            "repaired": label == "fixed",
+            "fork": label == "fork",
+            "accepted": res.get("accepted"),
+            "client_exit": res.get("exit"),
+            "steps": [[list(v) if isinstance(v, tuple) else v for v in s.key()] for s in compare.merge(wire)],
+        }
         steps = golden.pop("steps")  # one step a line: goldens diff readably
         text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
         (out / path.name).write_text(text)

@@ -27,16 +27,36 @@ SIZE = (150, 42)
 #: (name, what it shows, path(s), keys pressed once the view is ready)
 SHOTS = [
     ("picker", "the session picker over sample_sessions/", [str(SAMPLES)], []),
-    ("tree", "a branched tree session: the active branch, a folded alternative, a summary",
-     str(SAMPLES / "tree" / "branched-summary.jsonl"), ["g", "j", "j", "j", "j", "j", "j", "j", "enter"]),
-    ("claude", "a Claude Code transcript: one response over several lines (┆), a rewind, the compaction",
-     str(SAMPLES / "claude" / "d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl"), ["g", "j", "j", "j", "j", "j", "j"]),
-    ("crash", "a crashed run: the dangling call and the torn last line", str(SAMPLES / "tree" / "crash-torn.jsonl"),
-     ["g", "e"]),
-    ("trim", "the repair plan for that crash, before anything is written", str(SAMPLES / "tree" / "crash-torn.jsonl"),
-     ["t"]),
-    ("context", "the context the model would be sent at the active leaf",
-     str(SAMPLES / "tree" / "branched-summary.jsonl"), ["c"]),
+    (
+        "tree",
+        "a branched tree session: the active branch, a folded alternative, a summary",
+        str(SAMPLES / "tree" / "branched-summary.jsonl"),
+        ["g", "j", "j", "j", "j", "j", "j", "j", "enter"],
+    ),
+    (
+        "claude",
+        "a Claude Code transcript: one response over several lines (┆), a rewind, the compaction",
+        str(SAMPLES / "claude" / "d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl"),
+        ["g", "j", "j", "j", "j", "j", "j"],
+    ),
+    (
+        "crash",
+        "a crashed run: the dangling call and the torn last line",
+        str(SAMPLES / "tree" / "crash-torn.jsonl"),
+        ["g", "e"],
+    ),
+    (
+        "trim",
+        "the repair plan for that crash, before anything is written",
+        str(SAMPLES / "tree" / "crash-torn.jsonl"),
+        ["t"],
+    ),
+    (
+        "context",
+        "the context the model would be sent at the active leaf",
+        str(SAMPLES / "tree" / "branched-summary.jsonl"),
+        ["c"],
+    ),
     ("problems", "the problems of a damaged file", str(SAMPLES / "tree" / "damaged-links.jsonl"), ["p"]),
     ("help", "every key and mark", str(SAMPLES / "tree" / "branched-summary.jsonl"), ["question_mark"]),
 ]
@@ -49,8 +69,12 @@ async def shoot(name: str, path, keys: list[str], out: Path) -> Path:
         if isinstance(path, str):  # wait for the view, its problems and its totals
             while time.monotonic() < deadline:
                 screen = app.screen
-                if isinstance(screen, SessionScreen) and screen.rows is not None and screen.problems is not None \
-                        and not screen.indexing:
+                if (
+                    isinstance(screen, SessionScreen)
+                    and screen.rows is not None
+                    and screen.problems is not None
+                    and not screen.indexing
+                ):
                     break
                 await pilot.pause(0.05)
         await pilot.pause(0.6)

@@ -10,6 +10,7 @@ leading markup (``<command-name>``, ``[Request …``), but no prose is copied.
 Used to turn real session files (personal data) into test fixtures whose
 shape is real; goldens are then recorded on the scrubbed copies.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,11 +20,40 @@ from pathlib import Path
 
 KEEP = 24
 PREFIX = 14
-STRUCTURE = {"type", "role", "uuid", "parentUuid", "logicalParentUuid", "id", "parentId", "tool_use_id", "call_id",
-             "timestamp", "sessionId", "version", "subtype", "model", "name", "stop_reason", "stopReason",
-             "toolCallId", "tool_call_id", "api", "provider", "leafUuid", "messageId", "sourceToolAssistantUUID",
-             "agentId",
-             "firstKeptEntryId", "promptId", "requestId", "record_type", "originator", "cli_version", "modelId"}
+STRUCTURE = {
+    "type",
+    "role",
+    "uuid",
+    "parentUuid",
+    "logicalParentUuid",
+    "id",
+    "parentId",
+    "tool_use_id",
+    "call_id",
+    "timestamp",
+    "sessionId",
+    "version",
+    "subtype",
+    "model",
+    "name",
+    "stop_reason",
+    "stopReason",
+    "toolCallId",
+    "tool_call_id",
+    "api",
+    "provider",
+    "leafUuid",
+    "messageId",
+    "sourceToolAssistantUUID",
+    "agentId",
+    "firstKeptEntryId",
+    "promptId",
+    "requestId",
+    "record_type",
+    "originator",
+    "cli_version",
+    "modelId",
+}
 
 
 def scrub(value, key: str | None = None):

@@ -1,7 +1,7 @@
 """`session-tui check`: a headless linter over the session model.
 
 One report per session file, as text for people or as one JSON object per
-line (the contract in design.md §4). Exit status: 0 no problems, 1 problems
+line (the contract in the README, "session-tui check"). Exit status: 0 no problems, 1 problems
 found, 2 a path unreadable or not a session.
 """
 
@@ -57,8 +57,18 @@ class Report:
     title: str | None = None
     origin: str | None = None
 
-    CONTRACT = ("path", "format", "entries", "leaves", "branch_points", "summaries", "active_leaf",
-                "active_leaf_line", "dangling_tool_calls", "problems")
+    CONTRACT = (
+        "path",
+        "format",
+        "entries",
+        "leaves",
+        "branch_points",
+        "summaries",
+        "active_leaf",
+        "active_leaf_line",
+        "dangling_tool_calls",
+        "problems",
+    )
 
     def as_json(self) -> dict:
         return {key: getattr(self, key) for key in self.CONTRACT}
@@ -95,8 +105,6 @@ def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:
     return (os.path.basename(found[0]), list(found[1])) if found else None
 
 
-
-
 def to_json_line(rep: Report) -> str:
     """One JSON line; C1 controls, bidi controls and invisible characters
     escaped too, so no byte of it acts on a terminal or hides. A path's
@@ -117,21 +125,34 @@ def to_text(rep: Report) -> str:
         out.append(f"  title: {inert(rep.title, keep_newlines=False)}")
     if rep.origin:
         out.append(f"  forked from {inert(rep.origin, keep_newlines=False)}")
-    out.append("  " + " · ".join([
-        f"format {rep.format}", _plural(rep.entries, "entry", "entries"), _plural(rep.leaves, "leaf", "leaves"),
-        _plural(rep.branch_points, "branch point"), _plural(rep.summaries, "summary", "summaries")]))
+    out.append(
+        "  "
+        + " · ".join(
+            [
+                f"format {rep.format}",
+                _plural(rep.entries, "entry", "entries"),
+                _plural(rep.leaves, "leaf", "leaves"),
+                _plural(rep.branch_points, "branch point"),
+                _plural(rep.summaries, "summary", "summaries"),
+            ]
+        )
+    )
     if rep.active_leaf_line is None:
         out.append("  empty session")
     else:
         leaf = inert(rep.active_leaf, keep_newlines=False) if rep.active_leaf else "(no ids in this format)"
-        out.append(f"  active leaf {leaf} (line {rep.active_leaf_line}); "
-                   f"context at leaf: {_plural(rep.context_messages, 'message')}")
+        out.append(
+            f"  active leaf {leaf} (line {rep.active_leaf_line}); "
+            f"context at leaf: {_plural(rep.context_messages, 'message')}"
+        )
     if rep.usage:
         out.append(f"  {rep.usage}")
     if rep.sidecar:
         name, keys = rep.sidecar
-        out.append(f"  sidecar {inert(name, keep_newlines=False)}: "
-                   + inert(", ".join(keys[:12]) or "(empty)", keep_newlines=False))
+        out.append(
+            f"  sidecar {inert(name, keep_newlines=False)}: "
+            + inert(", ".join(keys[:12]) or "(empty)", keep_newlines=False)
+        )
     if rep.problems:
         out.append(f"  {_plural(len(rep.problems), 'problem')}:")
         for p in rep.problems:
@@ -144,8 +165,14 @@ def to_text(rep: Report) -> str:
     return "\n".join(out)
 
 
-def run_check(paths: list[str], *, as_json: bool = False, format: str | None = None,
-              out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run_check(
+    paths: list[str],
+    *,
+    as_json: bool = False,
+    format: str | None = None,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
     status = EXIT_OK
     first = True
     for given in paths:
@@ -169,7 +196,6 @@ def run_check(paths: list[str], *, as_json: bool = False, format: str | None = N
             if any(p["severity"] == ERROR for p in rep.problems) and status == EXIT_OK:
                 status = EXIT_PROBLEMS
         if not found:
-            print(f"session-tui check: {inert(given, keep_newlines=False)}: no session files (*.jsonl) in it",
-                  file=err)
+            print(f"session-tui check: {inert(given, keep_newlines=False)}: no session files (*.jsonl) in it", file=err)
             status = EXIT_ERROR
     return status

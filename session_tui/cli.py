@@ -18,92 +18,118 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="session-tui",
         description="Browse, debug and repair AI-agent session logs (JSONL). "
-                    "`session-tui PATH` opens a session file, or the list of session files in a directory.",
+        "`session-tui PATH` opens a session file, or the list of session files in a directory.",
     )
     parser.add_argument("--version", action="version", version=f"session-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = commands.add_parser(
-        "check", help="lint session files: structure, branches, problems",
+        "check",
+        help="lint session files: structure, branches, problems",
         description="Report format, entries, leaves, branch points, summaries, the active leaf and "
-                    "every problem of each session file. Exit status: 0 no problems, 1 problems found, "
-                    "2 a path unreadable or not a session.")
+        "every problem of each session file. Exit status: 0 no problems, 1 problems found, "
+        "2 a path unreadable or not a session.",
+    )
     check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
     check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     check.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
 
     diff = commands.add_parser(
-        "diff", help="two branches side by side from their fork point",
+        "diff",
+        help="two branches side by side from their fork point",
         description="Compare two branches of a session from the entry where they part: steps aligned, the same "
-                    "ones marked, a summary per side. Without LEAF_A/LEAF_B: the active leaf against the most "
-                    "recently written other leaf; with LEAF_A only: that one against the active (or the newest "
-                    "other) leaf. A leaf is an entry id, or a line number for formats without ids.",
-        epilog="Exit status: 0 compared, 1 one branch only, 2 error.")
+        "ones marked, a summary per side. Without LEAF_A/LEAF_B: the active leaf against the most "
+        "recently written other leaf; with LEAF_A only: that one against the active (or the newest "
+        "other) leaf. A leaf is an entry id, or a line number for formats without ids.",
+        epilog="Exit status: 0 compared, 1 one branch only, 2 error.",
+    )
     diff.add_argument("file", metavar="FILE")
     diff.add_argument("leaves", nargs="*", metavar="LEAF", help="LEAF_A [LEAF_B]")
     diff.add_argument("--json", action="store_true", help="fork point and both branches' entries as JSON")
     diff.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
 
     edits_epilog = "Exit status: 0 done, 1 refused, 2 error."
-    set_leaf = commands.add_parser("set-leaf", help="make an entry the active leaf (tree: appends a pointer)",
-                                   epilog=edits_epilog)
+    set_leaf = commands.add_parser(
+        "set-leaf", help="make an entry the active leaf (tree: appends a pointer)", epilog=edits_epilog
+    )
     set_leaf.add_argument("file", metavar="FILE")
     set_leaf.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
-    fork = commands.add_parser("fork", help="copy the path root → ENTRY into a new session file",
-                               epilog=edits_epilog)
+    fork = commands.add_parser("fork", help="copy the path root → ENTRY into a new session file", epilog=edits_epilog)
     fork.add_argument("file", metavar="FILE")
     fork.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
     fork.add_argument("-o", "--output", metavar="OUT", help="the new file (default: <stem>.fork-<n>.jsonl)")
     fix = commands.add_parser(
-        "fix", help="make a crashed session resumable: close or cut dangling calls, drop a torn last line or bad lines",
+        "fix",
+        help="make a crashed session resumable: close or cut dangling calls, drop a torn last line or bad lines",
         description="Each repair asked for is done where it applies (one backed-up write each, in the order: bad "
-                    "lines, dangling calls, torn line) and reported as 'nothing to do' where it does not. Without "
-                    "an option: --close.",
-        epilog="Exit status: 0 every repair asked for was done or had nothing to do, 1 one was refused, 2 error.")
+        "lines, dangling calls, torn line) and reported as 'nothing to do' where it does not. Without "
+        "an option: --close.",
+        epilog="Exit status: 0 every repair asked for was done or had nothing to do, 1 one was refused, 2 error.",
+    )
     fix.add_argument("file", metavar="FILE")
     how = fix.add_mutually_exclusive_group()
-    how.add_argument("--close", action="store_true",
-                     help="answer each dangling call with an error result: appended at the end of the branch; "
-                          "inside it, inserted after the call (chat, astorlm: a backed-up rewrite) or, where "
-                          "entries are linked by id, in a fork of the branch (this file is not changed)")
+    how.add_argument(
+        "--close",
+        action="store_true",
+        help="answer each dangling call with an error result: appended at the end of the branch; "
+        "inside it, inserted after the call (chat, astorlm: a backed-up rewrite) or, where "
+        "entries are linked by id, in a fork of the branch (this file is not changed)",
+    )
     how.add_argument("--cut", action="store_true", help="go back to before the (first) dangling call")
     fix.add_argument("--drop-torn", action="store_true", help="save the torn last line aside and cut it")
-    fix.add_argument("--drop-bad", action="store_true",
-                     help="save the bad lines (NUL runs, invalid JSON or UTF-8, fused records) to <name>.bad-<UTC> "
-                          "and remove them (a backed-up rewrite); whole records found inside them are kept")
+    fix.add_argument(
+        "--drop-bad",
+        action="store_true",
+        help="save the bad lines (NUL runs, invalid JSON or UTF-8, fused records) to <name>.bad-<UTC> "
+        "and remove them (a backed-up rewrite); whole records found inside them are kept",
+    )
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
         sub.add_argument("--force", action="store_true", help="write even if the file changed in the last 2 s")
 
     export = commands.add_parser(
-        "export", help="write a branch, or the context at an entry, as Markdown, HTML or JSON",
+        "export",
+        help="write a branch, or the context at an entry, as Markdown, HTML or JSON",
         description="Export the active branch (or the path to --leaf, or with --context the messages the model "
-                    "would be sent at it) as Markdown, a self-contained HTML page or JSON.",
-        epilog="Exit status: 0 done, 1 refused (OUT exists), 2 error.")
+        "would be sent at it) as Markdown, a self-contained HTML page or JSON.",
+        epilog="Exit status: 0 done, 1 refused (OUT exists), 2 error.",
+    )
     export.add_argument("file", metavar="FILE")
-    export.add_argument("--leaf", metavar="ID", help="the path root → this entry (an id, or a line number for "
-                                                     "formats without ids); default: the active leaf")
+    export.add_argument(
+        "--leaf",
+        metavar="ID",
+        help="the path root → this entry (an id, or a line number for formats without ids); default: the active leaf",
+    )
     export.add_argument("--context", action="store_true", help="the context at the leaf, summaries applied")
-    export.add_argument("--to", required=True, choices=TARGETS, help="md, html or json (json: a list of the "
-                                                                     "branch's records, or of context messages)")
+    export.add_argument(
+        "--to",
+        required=True,
+        choices=TARGETS,
+        help="md, html or json (json: a list of the branch's records, or of context messages)",
+    )
     export.add_argument("-o", "--output", metavar="OUT", help="write to this file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     export.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
 
     demo = commands.add_parser(
-        "demo", help="watch a scripted agent write a session, with branches, a summary and a crash",
+        "demo",
+        help="watch a scripted agent write a session, with branches, a summary and a crash",
         description="A scripted agent (no model, no network) writes a native tree session through the store "
-                    "while the terminal UI is open on it: tool-calling turns, a branch, a summary, and a crash "
-                    "that leaves a dangling call and a torn line.")
-    demo.add_argument("directory", metavar="DIR", nargs="?", help="where to write demo.jsonl (default: a new "
-                                                                   "temp dir)")
+        "while the terminal UI is open on it: tool-calling turns, a branch, a summary, and a crash "
+        "that leaves a dangling call and a torn line.",
+    )
+    demo.add_argument("directory", metavar="DIR", nargs="?", help="where to write demo.jsonl (default: a new temp dir)")
     demo.add_argument("--fast", action="store_true", help="write at full speed")
     demo.add_argument("--headless", action="store_true", help="do not open the UI; print the file's path")
-    serve = commands.add_parser("serve", help="the terminal UI in a web browser (textual-serve)",
-                                description="Serve the UI over HTTP: each browser tab runs `session-tui PATH`. "
-                                            "Open the URL it prints: its token is required.")
-    serve.add_argument("path", metavar="PATH", nargs="?", help="a session file or a directory (default: as "
-                       "`session-tui` without PATH)")
+    serve = commands.add_parser(
+        "serve",
+        help="the terminal UI in a web browser (textual-serve)",
+        description="Serve the UI over HTTP: each browser tab runs `session-tui PATH`. "
+        "Open the URL it prints: its token is required.",
+    )
+    serve.add_argument(
+        "path", metavar="PATH", nargs="?", help="a session file or a directory (default: as `session-tui` without PATH)"
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
@@ -135,8 +161,10 @@ def run_edit(args) -> int:
         print(f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1
     except OSError as exc:  # e.g. no permission to write, a full disk
-        print(f"session-tui {args.command}: {inert_line(exc.filename or args.file)}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"session-tui {args.command}: {inert_line(exc.filename or args.file)}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 2
     for path in created:
         print(f"wrote {inert(path, keep_newlines=False)}")
@@ -154,10 +182,12 @@ def run_fix(args) -> int:
     from .store.store import Fingerprint
 
     close = args.close or not (args.cut or args.drop_torn or args.drop_bad)
-    parts = [("drop-bad", args.drop_bad, lambda s: edits.plan_drop_bad(s)),
-             ("cut", args.cut, lambda s: edits.plan_cut(s, args.drop_torn)),
-             ("close", close, lambda s: edits.plan_close(s, args.drop_torn)),
-             ("drop-torn", args.drop_torn, lambda s: edits.plan_drop_torn(s))]
+    parts = [
+        ("drop-bad", args.drop_bad, lambda s: edits.plan_drop_bad(s)),
+        ("cut", args.cut, lambda s: edits.plan_cut(s, args.drop_torn)),
+        ("close", close, lambda s: edits.plan_close(s, args.drop_torn)),
+        ("drop-torn", args.drop_torn, lambda s: edits.plan_drop_torn(s)),
+    ]
     refused, ours, torn_done, fork, changes = False, None, False, None, False
     for name, wanted, make in parts:
         if not wanted or (name == "drop-torn" and torn_done):
@@ -179,8 +209,10 @@ def run_fix(args) -> int:
             print(f"{name}: {inert(_reason(exc, args.file), keep_newlines=False)}")
             continue
         except Refused as exc:
-            print(f"session-tui fix: {name}: refused: {inert(_reason(exc, args.file), keep_newlines=False)}",
-                  file=sys.stderr)
+            print(
+                f"session-tui fix: {name}: refused: {inert(_reason(exc, args.file), keep_newlines=False)}",
+                file=sys.stderr,
+            )
             refused = True
             continue
         torn_done = torn_done or bool(plan.drop_torn)
@@ -215,8 +247,10 @@ def _left_to_fix(path: str, format: str | None, dangling: bool = True) -> list[s
         calls = session.tool_issues()[0] if dangling else []
         if calls:
             client = getattr(session.format, "client", None) if session.format.fills_dangling else None
-            out.append(f"{len(calls)} dangling call(s), the first on line {session.line_of(calls[0].entry)}"
-                       + (f" ({client} answers them itself on resume)" if client else ": --close or --cut"))
+            out.append(
+                f"{len(calls)} dangling call(s), the first on line {session.line_of(calls[0].entry)}"
+                + (f" ({client} answers them itself on resume)" if client else ": --close or --cut")
+            )
         if session.lines.torn:
             out.append("a torn last line: --drop-torn")
         return out
@@ -242,8 +276,7 @@ def run_export(args) -> int:
         print(f"session-tui export: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"session-tui export: {inert_line(args.output or args.file)}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(f"session-tui export: {inert_line(args.output or args.file)}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if args.output is None:
         sys.stdout.buffer.write(text.encode())
@@ -266,12 +299,16 @@ def build_open_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="session-tui",
         usage="session-tui [-h] [--format FORMAT] [--no-watch] [FILE | DIR...] | session-tui COMMAND ...",
-        description="Open a session file in the terminal UI, or the picker over every session file in the "
-                    "directories.")
-    parser.add_argument("paths", metavar="PATH", nargs="*",
-                        help="a session file (*.jsonl), or directories for the picker (default: the known session "
-                             "folders that exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — "
-                             "or ./sample_sessions)")
+        description="Open a session file in the terminal UI, or the picker over every session file in the directories.",
+    )
+    parser.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="*",
+        help="a session file (*.jsonl), or directories for the picker (default: the known session "
+        "folders that exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — "
+        "or ./sample_sessions)",
+    )
     parser.add_argument("--format", type=format_name, help="read as this format instead of detecting it")
     parser.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     return parser
@@ -293,8 +330,11 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
     if not paths:
         paths = default_paths()
         if not paths:
-            print("session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
-                  "~/.pi/agent/sessions); give a PATH", file=sys.stderr)
+            print(
+                "session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
+                "~/.pi/agent/sessions); give a PATH",
+                file=sys.stderr,
+            )
             return 2
     for path in paths:
         if not os.path.lexists(path):  # a broken or looping symlink: the session says what is wrong with it

@@ -90,11 +90,21 @@ class DemoAgent:
         """An assistant message calling ``calls`` [(tool, arguments)]; returns the call ids."""
         self._wait(after)
         ids = [f"call_{uuid.uuid4().hex[:12]}" for _ in calls]
-        self.store.append_message({
-            "role": "assistant", "content": None, "usage": _usage(**usage),
-            "tool_calls": [{"id": call_id, "type": "function",
-                            "function": {"name": name, "arguments": orjson.dumps(arguments).decode()}}
-                           for call_id, (name, arguments) in zip(ids, calls, strict=True)]})
+        self.store.append_message(
+            {
+                "role": "assistant",
+                "content": None,
+                "usage": _usage(**usage),
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": orjson.dumps(arguments).decode()},
+                    }
+                    for call_id, (name, arguments) in zip(ids, calls, strict=True)
+                ],
+            }
+        )
         return ids
 
     def _result(self, call_id: str, output: str, after: float) -> str:
@@ -110,13 +120,23 @@ class DemoAgent:
         self._result(run, TESTS_FAIL, after=2.5)
         [read] = self._call(3, [("read_file", {"path": "timekit/durations.py"})], prompt=1204, completion=31)
         self._result(read, DURATIONS_PY, after=0.5)
-        tests, log = self._call(3.5, [("read_file", {"path": "tests/test_durations.py"}),
-                                      ("bash", {"command": "git log -1 -p --stat -- timekit/durations.py"})],
-                                prompt=1690, completion=58)
+        tests, log = self._call(
+            3.5,
+            [
+                ("read_file", {"path": "tests/test_durations.py"}),
+                ("bash", {"command": "git log -1 -p --stat -- timekit/durations.py"}),
+            ],
+            prompt=1690,
+            completion=58,
+        )
         self._result(tests, TEST_DURATIONS_PY, after=0.5)
         self._result(log, GIT_LOG, after=0.8)
-        [edit] = self._call(4, [("edit_file", {"path": "timekit/durations.py", "old": OLD_PATTERN,
-                                               "new": NEW_PATTERN})], prompt=2480, completion=97)
+        [edit] = self._call(
+            4,
+            [("edit_file", {"path": "timekit/durations.py", "old": OLD_PATTERN, "new": NEW_PATTERN})],
+            prompt=2480,
+            completion=97,
+        )
         self._result(edit, "applied 1 edit to timekit/durations.py", after=0.5)
         [rerun] = self._call(2, [("bash", {"command": "python -m pytest -q"})], prompt=2630, completion=22)
         passed = self._result(rerun, TESTS_PASS, after=2.5)
@@ -131,17 +151,29 @@ class DemoAgent:
         self.store.append_summary(SUMMARY, from_id=ask, to_id=second, tokens_before=9840, tokens_after=620)
         self.narrate("A summary replaced the first turns: press c on the last entry to see the context.")
         self._say("user", FOLLOW_UP, after=3)
-        [add] = self._call(4, [("edit_file", {"path": "tests/test_durations.py", "old": "", "new": NEW_TEST})],
-                           prompt=1480, completion=88)
+        [add] = self._call(
+            4,
+            [("edit_file", {"path": "tests/test_durations.py", "old": "", "new": NEW_TEST})],
+            prompt=1480,
+            completion=88,
+        )
         self._result(add, "applied 1 edit to tests/test_durations.py", after=0.5)
         [final] = self._call(3, [("bash", {"command": "python -m pytest -q"})], prompt=1610, completion=22)
 
         self._wait(3)
-        crash_mid_write(self.store, {"type": "message", "id": str(uuid.uuid4()),
-                                     "parentId": self.store.active_leaf_id(), "createdAt": now(),
-                                     "message": {"role": "tool", "tool_call_id": final, "content": TESTS_PASS_7}})
-        self.narrate("The agent crashed mid-write: a dangling call and a torn line. e jumps to the problems, "
-                     "t trims the call.")
+        crash_mid_write(
+            self.store,
+            {
+                "type": "message",
+                "id": str(uuid.uuid4()),
+                "parentId": self.store.active_leaf_id(),
+                "createdAt": now(),
+                "message": {"role": "tool", "tool_call_id": final, "content": TESTS_PASS_7},
+            },
+        )
+        self.narrate(
+            "The agent crashed mid-write: a dangling call and a torn line. e jumps to the problems, t trims the call."
+        )
 
 
 def _usage(prompt: int, completion: int) -> dict:
@@ -169,8 +201,7 @@ def run_demo(directory: str | None, *, fast: bool = False, headless: bool = Fals
         print(f"session-tui demo: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"session-tui demo: {inert(str(directory), keep_newlines=False)}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(f"session-tui demo: {inert(str(directory), keep_newlines=False)}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(inert(path, keep_newlines=False), flush=True)
     pace = 0 if fast else PACE
@@ -212,8 +243,10 @@ class DemoApp(SessionApp):
 
 
 # -- what the agent says and its tools return ---------------------------------------
-SYSTEM = (f"You are a coding agent working in the repository at {REPO}. Use the tools to read and edit files "
-          "and to run commands. Keep changes minimal and run the tests before you answer.")
+SYSTEM = (
+    f"You are a coding agent working in the repository at {REPO}. Use the tools to read and edit files "
+    "and to run commands. Keep changes minimal and run the tests before you answer."
+)
 
 ASK = "The duration tests fail since this morning's refactor. Can you find out why and fix it?"
 
@@ -260,7 +293,7 @@ def parse_duration(text: str) -> float:
     return total
 '''
 
-TEST_DURATIONS_PY = '''\
+TEST_DURATIONS_PY = """\
 from timekit.durations import parse_duration
 
 
@@ -278,9 +311,9 @@ def test_milliseconds():
 
 def test_mixed_units():
     assert parse_duration("1h30m15s") + parse_duration("250ms") == 5415.25
-'''
+"""
 
-GIT_LOG = f'''\
+GIT_LOG = f"""\
 commit 4be1f09c2d7e4a8b9c0d1e2f3a4b5c6d7e8f9a0b
 Author: Dana <dana@example.com>
 Date:   Tue Mar 17 08:41:12 2026 +0100
@@ -295,7 +328,7 @@ Date:   Tue Mar 17 08:41:12 2026 +0100
 
 -_PART = re.compile(r"(\\d+)(ms|h|m|s)")
 +{OLD_PATTERN}
- UNITS = {{"h": 3600, "m": 60, "s": 1, "ms": 0.001}}'''
+ UNITS = {{"h": 3600, "m": 60, "s": 1, "ms": 0.001}}"""
 
 TESTS_PASS = "exit code 0\n......\n6 passed in 0.05s"
 TESTS_PASS_7 = "exit code 0\n.......\n7 passed in 0.06s"
@@ -326,8 +359,8 @@ Fix the failing duration tests in timekit.
 
 FOLLOW_UP = "Yes, please add that regression test."
 
-NEW_TEST = '''
+NEW_TEST = """
 
 def test_minutes_then_milliseconds():
     assert parse_duration("1m250ms") == 60.25
-'''
+"""

@@ -50,8 +50,7 @@ def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = Non
 
 
 def _nothing(path: str) -> int:
-    print(f"session-tui diff: {inert(path, keep_newlines=False)}: one branch only: nothing to compare",
-          file=sys.stderr)
+    print(f"session-tui diff: {inert(path, keep_newlines=False)}: one branch only: nothing to compare", file=sys.stderr)
     return 1
 
 
@@ -64,18 +63,29 @@ def _ref(session: Session, entry: int) -> str | int:
 # -- JSON ---------------------------------------------------------------------------
 def as_json_text(session: Session, result: Comparison) -> str:
     fork = result.fork
-    data = {"fork_point": {"id": _ref(session, fork) if fork >= 0 else None,
-                           "line": session.line_of(fork) if fork >= 0 else None},
-            "branches": [_side_json(session, side) for side in (result.a, result.b)]}
+    data = {
+        "fork_point": {
+            "id": _ref(session, fork) if fork >= 0 else None,
+            "line": session.line_of(fork) if fork >= 0 else None,
+        },
+        "branches": [_side_json(session, side) for side in (result.a, result.b)],
+    }
     return json_text.dumps(data) + "\n"
 
 
 def _side_json(session: Session, side: Side) -> dict:
-    return {"leaf": _ref(session, side.branch.leaf), "active": side.branch.active,
-            "entries": [{"id": s.id, "line": s.line, "role": s.role, "kind": s.kind, "preview": s.preview}
-                        for s in side.steps],
-            "tokens": {"in": side.tokens[0], "out": side.tokens[1]}, "tool_calls": side.tool_calls,
-            "errors": side.errors, "span_s": side.span_s, "ends": side.ends}
+    return {
+        "leaf": _ref(session, side.branch.leaf),
+        "active": side.branch.active,
+        "entries": [
+            {"id": s.id, "line": s.line, "role": s.role, "kind": s.kind, "preview": s.preview} for s in side.steps
+        ],
+        "tokens": {"in": side.tokens[0], "out": side.tokens[1]},
+        "tool_calls": side.tool_calls,
+        "errors": side.errors,
+        "span_s": side.span_s,
+        "ends": side.ends,
+    }
 
 
 # -- text -----------------------------------------------------------------------------
@@ -112,6 +122,6 @@ def _cell(step: Step) -> str:
 def _cells(left: str, right: str, mark: str = " ") -> str:
     def fit(text: str) -> str:
         text = inert(text, keep_newlines=False)
-        return text if len(text) <= COLUMN - 1 else text[:COLUMN - 2] + "…"
+        return text if len(text) <= COLUMN - 1 else text[: COLUMN - 2] + "…"
 
     return f"{mark}{fit(left):<{COLUMN - 1}} │ {fit(right)}"[:WIDTH]

@@ -38,8 +38,12 @@ def export(session: Session, to: str, leaf: int | None = None, *, context: bool 
     path = session.tree.path_to(leaf) if leaf >= 0 and not context else []
     if to == "json":
         if context:  # what the client sends on resume; its own additions carry ADDED_BY
-            return _json([{**sent.message, ADDED_BY: sent.added_by} if sent.added_by else sent.message
-                          for sent in session.resume_items(leaf)])
+            return _json(
+                [
+                    {**sent.message, ADDED_BY: sent.added_by} if sent.added_by else sent.message
+                    for sent in session.resume_items(leaf)
+                ]
+            )
         return _json([session.record(entry) for entry in path])
     if leaf < 0:
         what = "empty session"
@@ -220,11 +224,13 @@ def _h(text: str, *, keep_newlines: bool = True) -> str:
 
 
 def _html(heading: str, sections: list[tuple[int, EntryView]]) -> str:
-    out = ['<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">',
-           '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{_h(heading, keep_newlines=False)}</title>\n<style>{_CSS}</style>\n</head>\n<body>",
-           f"<h1>{_h(heading, keep_newlines=False)}</h1>"]
+    out = [
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_h(heading, keep_newlines=False)}</title>\n<style>{_CSS}</style>\n</head>\n<body>",
+        f"<h1>{_h(heading, keep_newlines=False)}</h1>",
+    ]
     for n, (line, view) in enumerate(sections, 1):
         role_class = view.role if view.role in _ROLE_CLASSES else "other"
         out.append(f'<section class="{role_class}">\n<h2>{html.escape(_title(n, view))}</h2>')
@@ -233,8 +239,10 @@ def _html(heading: str, sections: list[tuple[int, EntryView]]) -> str:
             css = ' class="code"' if _is_output(view) else ""
             out.append(f"<pre{css}>{_h(view.text)}</pre>")
         for call in view.tool_calls:
-            out.append(f'<div class="call">→ {_h(call.name, keep_newlines=False)} '
-                       f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></div>')
+            out.append(
+                f'<div class="call">→ {_h(call.name, keep_newlines=False)} '
+                f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></div>'
+            )
             out.append(f'<pre class="code">{_h(_arguments(call.arguments)[1])}</pre>')
         out.append("</section>")
     if not sections:

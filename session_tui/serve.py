@@ -121,9 +121,11 @@ def guarded_server(command: str, host: str, port: int, title: str, token: str):
     @web.middleware
     async def check_request(request: web.Request, handler):
         given = request.query.get("token")
-        reason = refusal(request.headers, hosts, websocket=request.path == "/ws"
-                         or request.headers.get("Upgrade", "").lower() == "websocket") \
-            or token_refusal(given or request.cookies.get(cookie), token)
+        reason = refusal(
+            request.headers,
+            hosts,
+            websocket=request.path == "/ws" or request.headers.get("Upgrade", "").lower() == "websocket",
+        ) or token_refusal(given or request.cookies.get(cookie), token)
         if reason is not None:
             log.warning(inert_line(f"refused {request.method} {request.path}: {reason}"))
             return web.Response(status=403, text="403: Forbidden\n")
@@ -150,9 +152,16 @@ def guarded_server(command: str, host: str, port: int, title: str, token: str):
 
         async def on_startup(self, app: web.Application) -> None:
             url = inert_line(f"{public_url}/?token={token}")
-            print(inert_line(f"session-tui serve: each tab runs {command}"),
-                  "Open this URL (its token is the key to these sessions: do not share it):", "", f"    {url}", "",
-                  "Press Ctrl+C to quit.", sep="\n", flush=True)
+            print(
+                inert_line(f"session-tui serve: each tab runs {command}"),
+                "Open this URL (its token is the key to these sessions: do not share it):",
+                "",
+                f"    {url}",
+                "",
+                "Press Ctrl+C to quit.",
+                sep="\n",
+                flush=True,
+            )
 
     return GuardedServer(command, host=host, port=port, title=title, public_url=public_url)
 
@@ -180,13 +189,17 @@ def run_serve(path: str | None, host: str, port: int, format: str | None = None,
         with socket.create_server((host, port)):
             pass
     except OSError as exc:
-        print(f"session-tui serve: cannot listen on {inert(host, keep_newlines=False)}:{port}: "
-              f"{exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"session-tui serve: cannot listen on {inert(host, keep_newlines=False)}:{port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 2
     if not is_loopback(host):
-        print(f"session-tui serve: warning: listening on {inert(host, keep_newlines=False)}, not loopback: plain "
-              "HTTP, so anyone who can see the traffic can take the token, then read and edit these sessions",
-              file=sys.stderr)
+        print(
+            f"session-tui serve: warning: listening on {inert(host, keep_newlines=False)}, not loopback: plain "
+            "HTTP, so anyone who can see the traffic can take the token, then read and edit these sessions",
+            file=sys.stderr,
+        )
     title = f"session-tui {os.path.basename(os.path.abspath(path))}" if path else "session-tui"
     guarded_server(app_command(path, format, watch), host, port, title, secrets.token_urlsafe(32)).serve()
     return 0

@@ -17,8 +17,10 @@ from pathlib import Path
 from tests.support import SAMPLES
 
 OSC52 = "\x1b]52;c;cHduZWQ=\x07"  # base64 "pwned" to the clipboard
-PAYLOAD = (OSC52 + "\x1b]0;pwned\x07\x1b]2;pwned\x1b\\\x1b[2J\x1bc\x9b6n\x9d0;pwned\x9c"
-           "\x1b]8;;http://pwned.example/\x07link\x1b]8;;\x07\u202eevil\u202c zero\u200bwidth\u2028sep")
+PAYLOAD = (
+    OSC52 + "\x1b]0;pwned\x07\x1b]2;pwned\x1b\\\x1b[2J\x1bc\x9b6n\x9d0;pwned\x9c"
+    "\x1b]8;;http://pwned.example/\x07link\x1b]8;;\x07\u202eevil\u202c zero\u200bwidth\u2028sep"
+)
 RAW_BYTES = b"\x9b2J\x9d0;pwned\x07"  # C1 CSI/OSC as bytes: not UTF-8, so a bad line shown as read
 
 # what must not appear in the bytes the app writes (the app itself makes none of these)
@@ -95,6 +97,11 @@ def hostile_dir(tmp: Path) -> dict[str, Path]:
     chat = (tmp / "chat.jsonl").read_bytes()
     paths["named"] = tmp / f"named{PAYLOAD.replace('/', '_')}.jsonl"
     paths["named"].write_bytes(chat)
-    os.close(os.open(os.fsencode(tmp) + b"/raw-name-" + RAW_BYTES.replace(b"/", b"_") + b".jsonl",
-                     os.O_CREAT | os.O_WRONLY, 0o644))
+    os.close(
+        os.open(
+            os.fsencode(tmp) + b"/raw-name-" + RAW_BYTES.replace(b"/", b"_") + b".jsonl",
+            os.O_CREAT | os.O_WRONLY,
+            0o644,
+        )
+    )
     return paths

@@ -4,11 +4,13 @@ digest, call ids, result ids, is_error. The goldens in tests/golden hold the
 steps of what each real client sent; the tests reduce session-tui's
 ``export --context --to json`` the same way, so they need neither the
 clients nor the network. Re-record with scripts/record_goldens.py."""
+
 # ruff: noqa
 from __future__ import annotations
 
 import hashlib
 import json
+
 
 def digest(s: str | None) -> str:
     if s is None or s == "":
@@ -47,8 +49,14 @@ def call_id(c) -> str:
 
 class Step(dict):
     def key(self):
-        return (self["role"], digest(self["text"].strip()), digest(self["think"].strip()),
-                tuple(map(call_id, self["calls"])), tuple(map(call_id, self["results"])), self["err"])
+        return (
+            self["role"],
+            digest(self["text"].strip()),
+            digest(self["think"].strip()),
+            tuple(map(call_id, self["calls"])),
+            tuple(map(call_id, self["results"])),
+            self["err"],
+        )
 
     def show(self) -> str:
         bits = [f"{self['role']:9}"]
@@ -68,16 +76,29 @@ class Step(dict):
 
 
 def step(role, text="", think="", calls=(), results=(), err=False, src="", wrapped=False):
-    return Step(role=role, text=text or "", think=think or "", calls=list(calls), results=list(results),
-                err=bool(err), src=src, wrapped=wrapped)
+    return Step(
+        role=role,
+        text=text or "",
+        think=think or "",
+        calls=list(calls),
+        results=list(results),
+        err=bool(err),
+        src=src,
+        wrapped=wrapped,
+    )
 
 
 def merge(steps: list[Step]) -> list[Step]:
     """R4: merge consecutive user steps and consecutive assistant steps."""
     out: list[Step] = []
     for s in steps:
-        if out and s["role"] in ("user", "assistant") and out[-1]["role"] == s["role"] and not s.get("wrapped") \
-                and not out[-1].get("wrapped"):
+        if (
+            out
+            and s["role"] in ("user", "assistant")
+            and out[-1]["role"] == s["role"]
+            and not s.get("wrapped")
+            and not out[-1].get("wrapped")
+        ):
             p = out[-1]
             p["text"] = "\n".join(x for x in (p["text"], s["text"]) if x)
             p["think"] = "\n".join(x for x in (p["think"], s["think"]) if x)
@@ -121,8 +142,15 @@ def steps_anthropic(msgs: list, label="") -> list[Step]:
                     if pending:
                         out.append(step(role, "\n".join(pending), src=src))
                         pending = []
-                    out.append(step("tool", block_text(b.get("content")), results=[b.get("tool_use_id")],
-                                    err=b.get("is_error"), src=src))
+                    out.append(
+                        step(
+                            "tool",
+                            block_text(b.get("content")),
+                            results=[b.get("tool_use_id")],
+                            err=b.get("is_error"),
+                            src=src,
+                        )
+                    )
                 else:
                     pending.append(block_text([b]))
             if pending:
@@ -179,8 +207,9 @@ def steps_pi_agent(msgs: list, label="") -> list[Step]:
                     text.append(json.dumps(b, sort_keys=True))
             out.append(step("assistant", "\n".join(text), "\n".join(think), calls, src=src))
         elif role == "toolResult":
-            out.append(step("tool", block_text(m.get("content")), results=[m.get("toolCallId")],
-                            err=m.get("isError"), src=src))
+            out.append(
+                step("tool", block_text(m.get("content")), results=[m.get("toolCallId")], err=m.get("isError"), src=src)
+            )
         elif role in ("compactionSummary", "branchSummary"):
             out.append(step("user", m.get("summary") or "", src=src + ":" + role, wrapped=True))
         elif role == "custom":
@@ -194,7 +223,9 @@ def steps_pi_agent(msgs: list, label="") -> list[Step]:
 
 def steps_for(fmt: str, messages: list) -> list:
     """session-tui's context JSON as merged step keys (R1: leading system steps left out)."""
-    steps = (steps_responses if fmt == "codex" else steps_pi_agent if fmt == "pi" else steps_anthropic)(messages, "tui#")
+    steps = (steps_responses if fmt == "codex" else steps_pi_agent if fmt == "pi" else steps_anthropic)(
+        messages, "tui#"
+    )
     while steps and steps[0]["role"] == "system":
         steps.pop(0)
     return [list(map(_plain, s.key())) for s in merge(steps)]

@@ -16,8 +16,14 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m session_tui ARGS`` as a real subprocess."""
     env = dict(os.environ)
     env.pop("SESSION_TUI_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "session_tui", *args], capture_output=True, text=True,
-                          cwd=cwd or REPO, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "session_tui", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or REPO,
+        env=env,
+        timeout=120,
+    )
 
 
 def check_json(*paths: Path | str) -> list[dict]:

@@ -21,13 +21,22 @@ import pyte
 
 from tests.support import REPO
 
-KEYS = {"enter": "\r", "escape": "\x1b", "ctrl+p": "\x10", "ctrl+c": "\x03", "tab": "\t", "up": "\x1b[A",
-        "down": "\x1b[B", "question": "?"}
+KEYS = {
+    "enter": "\r",
+    "escape": "\x1b",
+    "ctrl+p": "\x10",
+    "ctrl+c": "\x03",
+    "tab": "\t",
+    "up": "\x1b[A",
+    "down": "\x1b[B",
+    "question": "?",
+}
 
 
 class Terminal:
-    def __init__(self, *args: str, width: int = 160, height: int = 45, env: dict | None = None,
-                 command: list[str] | None = None) -> None:
+    def __init__(
+        self, *args: str, width: int = 160, height: int = 45, env: dict | None = None, command: list[str] | None = None
+    ) -> None:
         """``session-tui ARGS`` (or ``command``) in a pseudo-terminal of ``width`` × ``height``."""
         self.width, self.height = width, height
         master, slave = pty.openpty()
@@ -35,8 +44,15 @@ class Terminal:
         environment = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
         environment.pop("SESSION_TUI_DEBUG", None)
         self.started = time.monotonic()
-        self.process = subprocess.Popen(command or [sys.executable, "-m", "session_tui", *args], stdin=slave,
-                                        stdout=slave, stderr=slave, cwd=REPO, env=environment, start_new_session=True)
+        self.process = subprocess.Popen(
+            command or [sys.executable, "-m", "session_tui", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=REPO,
+            env=environment,
+            start_new_session=True,
+        )
         os.close(slave)
         self.master = master
         self.output = bytearray()

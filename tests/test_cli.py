@@ -20,8 +20,12 @@ def folder_with_an_undecodable_name(tmp_path: Path) -> str:
     """a.jsonl, b<9B><9D>.jsonl, c.jsonl: sessions; d<9B>.jsonl: not one. The folder as os.fsdecode gives it."""
     folder = os.fsencode(tmp_path / "s")
     os.mkdir(folder)
-    for name, data in ((b"a.jsonl", chain(1)), (UNDECODABLE, chain(2)), (b"c.jsonl", chain(3)),
-                       (b"d\x9b.jsonl", b"hello\n")):
+    for name, data in (
+        (b"a.jsonl", chain(1)),
+        (UNDECODABLE, chain(2)),
+        (b"c.jsonl", chain(3)),
+        (b"d\x9b.jsonl", b"hello\n"),
+    ):
         with open(os.path.join(folder, name), "wb") as f:
             f.write(data)
     return os.fsdecode(folder)
@@ -93,9 +97,20 @@ def test_format_override(tmp_path):
 def test_escape_sequences_from_the_file_never_reach_the_terminal(tmp_path):
     evil = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31m"
     f = tmp_path / "evil.jsonl"
-    f.write_text(json.dumps({"type": "session", "version": 1, "id": "s", "createdAt": "x"}) + "\n"
-                 + json.dumps({"type": "message", "id": "a" + evil, "parentId": "gone" + evil,
-                               "createdAt": "x", "message": {"role": "user", "content": evil}}) + "\n")
+    f.write_text(
+        json.dumps({"type": "session", "version": 1, "id": "s", "createdAt": "x"})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "message",
+                "id": "a" + evil,
+                "parentId": "gone" + evil,
+                "createdAt": "x",
+                "message": {"role": "user", "content": evil},
+            }
+        )
+        + "\n"
+    )
     for args in (["check", str(f)], ["check", "--json", str(f)]):
         r = run_cli(*args)
         assert r.returncode == 1
@@ -139,7 +154,10 @@ def test_check_json_reports_every_file_beside_a_name_that_is_not_utf8(tmp_path):
     assert r.returncode == 2 and "internal error" not in r.stderr
     reports = [orjson.loads(line) for line in r.stdout.splitlines()]  # strict UTF-8 JSON, each line
     assert [(os.path.basename(rep["path"]), rep["entries"]) for rep in reports] == [
-        ("a.jsonl", 1), ("b<9B><9D>.jsonl", 2), ("c.jsonl", 3)]
+        ("a.jsonl", 1),
+        ("b<9B><9D>.jsonl", 2),
+        ("c.jsonl", 3),
+    ]
     assert r.stderr.count("\n") == 1 and "d<9B>.jsonl: not a session" in r.stderr
 
 
@@ -176,8 +194,9 @@ def test_what_the_terminal_cannot_encode_is_escaped_never_an_error(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(chain(1))
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
-    r = subprocess.run([sys.executable, "-m", "session_tui", "check", str(path)], capture_output=True, env=env,
-                       cwd=REPO, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "session_tui", "check", str(path)], capture_output=True, env=env, cwd=REPO, timeout=120
+    )
     assert r.returncode == 0 and r.stderr == b""
     assert b"format tree \\xb7 1 entry" in r.stdout  # "·" as ASCII
 

@@ -43,8 +43,11 @@ PAGE_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class"}
 
 def hostile_session(path: Path) -> Path:
     evil = " ".join(HOSTILE.values())
-    call = {"id": HOSTILE["attribute"], "type": "function",
-            "function": {"name": HOSTILE["script"], "arguments": json.dumps({"q": evil})}}
+    call = {
+        "id": HOSTILE["attribute"],
+        "type": "function",
+        "function": {"name": HOSTILE["script"], "arguments": json.dumps({"q": evil})},
+    }
     path.write_bytes(
         header()
         + message("u1", None, "user", evil)
@@ -52,8 +55,17 @@ def hostile_session(path: Path) -> Path:
         + message("a1", HOSTILE["attribute"], "assistant", None, tool_calls=[call])
         + result("t1", "a1", HOSTILE["attribute"], evil)
         + summary("s1", "t1", evil, tokensBefore=1200)
-        + orjson.dumps({"type": "message", "id": "a2", "parentId": "s1", "createdAt": evil,
-                        "message": {"role": "assistant", "content": evil}}) + b"\n")
+        + orjson.dumps(
+            {
+                "type": "message",
+                "id": "a2",
+                "parentId": "s1",
+                "createdAt": evil,
+                "message": {"role": "assistant", "content": evil},
+            }
+        )
+        + b"\n"
+    )
     return path
 
 
@@ -89,8 +101,18 @@ def assert_only_our_markup(page: str) -> PageParser:
     assert {name for name, _ in parsed.attributes} <= PAGE_ATTRIBUTES
     for name, value in parsed.attributes:
         if name == "class":
-            assert value in {"system", "developer", "user", "assistant", "tool", "summary", "other", "meta", "call",
-                             "code"}, value
+            assert value in {
+                "system",
+                "developer",
+                "user",
+                "assistant",
+                "tool",
+                "summary",
+                "other",
+                "meta",
+                "call",
+                "code",
+            }, value
     assert not any(c in page for c in RAW_CONTROLS)
     assert "url(" not in page and "@import" not in page
     return parsed
@@ -120,10 +142,17 @@ def test_the_markdown_holds_every_message_of_the_active_branch_and_nothing_else(
 def test_a_fence_is_longer_than_any_backtick_run_of_its_content(tmp_path):
     output = "```python\nprint('a `quote`')\n````\nstill output"
     path = tmp_path / "fences.jsonl"
-    path.write_bytes(header() + message("a1", None, "assistant", None,
-                                        tool_calls=[{"id": "c1", "type": "function",
-                                                     "function": {"name": "run", "arguments": "{}"}}])
-                     + result("t1", "a1", "c1", output))
+    path.write_bytes(
+        header()
+        + message(
+            "a1",
+            None,
+            "assistant",
+            None,
+            tool_calls=[{"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{}"}}],
+        )
+        + result("t1", "a1", "c1", output)
+    )
     with open_session(path) as session:
         md = export(session, "md")
     assert f"`````\n{output}\n`````" in md
@@ -205,11 +234,14 @@ def test_output_file_is_never_overwritten_without_force(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["branch.md"]  # no temp file left
 
 
-@pytest.mark.parametrize("args, message", [
-    (["missing.jsonl", "--to", "md"], "no such file"),
-    ([str(BRANCHED), "--to", "md", "--leaf", "no-such-entry"], "no entry"),
-    ([str(BRANCHED), "--to", "md", "-o", "/nonexistent-dir/out.md"], "No such file or directory"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.jsonl", "--to", "md"], "no such file"),
+        ([str(BRANCHED), "--to", "md", "--leaf", "no-such-entry"], "no entry"),
+        ([str(BRANCHED), "--to", "md", "-o", "/nonexistent-dir/out.md"], "No such file or directory"),
+    ],
+)
 def test_errors_are_one_line(args, message):
     done = run_cli("export", *args)
     assert done.returncode == 2 and done.stdout == ""
@@ -257,8 +289,17 @@ def md_hostile_session(path: Path) -> Path:
         + message("u1", None, "user", evil)
         + message(one_line, "u1", one_line, evil)  # id and role too
         + message("a1", one_line, "assistant", evil, tool_calls=[call])
-        + orjson.dumps({"type": "message", "id": "a2", "parentId": "a1", "createdAt": one_line,
-                        "message": {"role": "assistant", "content": evil}}) + b"\n")
+        + orjson.dumps(
+            {
+                "type": "message",
+                "id": "a2",
+                "parentId": "a1",
+                "createdAt": one_line,
+                "message": {"role": "assistant", "content": evil},
+            }
+        )
+        + b"\n"
+    )
     return path
 
 
@@ -339,13 +380,23 @@ def test_json_escapes_bidi_and_invisible_characters_and_keeps_the_value(tmp_path
 
 def test_a_tool_input_nested_deeper_than_orjson_writes_is_checked_exported_and_forked(tmp_path):
     def record(uuid, parent, role, content):
-        return orjson.dumps({"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "s", "cwd": "/w",
-                             "timestamp": "2026-03-14T11:05:00.000Z", "message": {"role": role, "content": content}})
+        return orjson.dumps(
+            {
+                "type": role,
+                "uuid": uuid,
+                "parentUuid": parent,
+                "sessionId": "s",
+                "cwd": "/w",
+                "timestamp": "2026-03-14T11:05:00.000Z",
+                "message": {"role": role, "content": content},
+            }
+        )
 
     call = record("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "run", "input": "DEEP"}])
     path = tmp_path / "claude.jsonl"
-    path.write_bytes(record("u1", None, "user", "hi") + b"\n"
-                     + call.replace(b'"DEEP"', b"[" * 600 + b"]" * 600) + b"\n")
+    path.write_bytes(
+        record("u1", None, "user", "hi") + b"\n" + call.replace(b'"DEEP"', b"[" * 600 + b"]" * 600) + b"\n"
+    )
     assert run_cli("check", str(path)).returncode == 0
     for to in TARGETS:
         done = run_cli("export", str(path), "--to", to)

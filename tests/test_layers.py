@@ -1,4 +1,4 @@
-"""The model never imports Textual (design.md §3); the picker starts with little imported."""
+"""The model never imports Textual (docs/architecture.md §3); the picker starts with little imported."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ MODEL = REPO / "session_tui" / "model"
 
 
 def test_importing_the_model_store_and_check_loads_no_textual():
-    code = ("import sys, session_tui.model, session_tui.store, session_tui.check, session_tui.cli; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
-            "print(bad); raise SystemExit(1 if bad else 0)")
+    code = (
+        "import sys, session_tui.model, session_tui.store, session_tui.check, session_tui.cli; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
+        "print(bad); raise SystemExit(1 if bad else 0)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -38,8 +40,10 @@ def test_the_picker_starts_without_the_format_readers_or_the_watcher():
     """A picker with a warm cache draws its first rows before the format
     readers, the session model and watchfiles (anyio) are imported: each
     costs start-up time (``bench/bench_picker.py``)."""
-    code = ("import sys, session_tui.cli, session_tui.ui.app; "
-            "heavy = ('session_tui.model.formats', 'session_tui.model.session', 'session_tui.export', 'watchfiles'); "
-            "bad = [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)")
+    code = (
+        "import sys, session_tui.cli, session_tui.ui.app; "
+        "heavy = ('session_tui.model.formats', 'session_tui.model.session', 'session_tui.export', 'watchfiles'); "
+        "bad = [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -43,8 +43,12 @@ async def wait_until_serving(http: aiohttp.ClientSession, server: subprocess.Pop
 
 
 def start_serve(port: int) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "session_tui", "serve", str(SAMPLES / "claude"), "--port",
-                             str(port)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "session_tui", "serve", str(SAMPLES / "claude"), "--port", str(port)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def browser() -> aiohttp.ClientSession:
@@ -120,8 +124,16 @@ async def test_serve_refuses_requests_without_the_token():
         async with browser() as http:
             await wait_until_serving(http, server, url)
         async with stranger() as http:
-            for path in ("/", "/?token=wrong", "/?token=%C3%A9%ED%A0%80", "/?token=", "/static/js/textual.js",
-                         "/static/", "/download/x", f"/?Token={token}"):
+            for path in (
+                "/",
+                "/?token=wrong",
+                "/?token=%C3%A9%ED%A0%80",
+                "/?token=",
+                "/static/js/textual.js",
+                "/static/",
+                "/download/x",
+                f"/?Token={token}",
+            ):
                 async with http.get(base + path) as response:
                     assert response.status == 403, path
                     assert "Set-Cookie" not in response.headers
@@ -132,8 +144,9 @@ async def test_serve_refuses_requests_without_the_token():
             assert await refused_websocket(http, f"{base}/ws?token=wrong") == 403
             assert await refused_websocket(http, f"{base}/ws", headers={"Cookie": f"session-tui-token-{port}=x"}) == 403
             # the right cookie, as the page's own websocket sends it
-            async with http.ws_connect(f"{base}/ws?width=100&height=30",
-                                       headers={"Cookie": f"session-tui-token-{port}={token}"}) as ws:
+            async with http.ws_connect(
+                f"{base}/ws?width=100&height=30", headers={"Cookie": f"session-tui-token-{port}={token}"}
+            ) as ws:
                 assert len(await first_frame(ws)) >= 2000
     finally:
         server.terminate()
@@ -175,8 +188,10 @@ def test_token_refusal_local_assets_and_log_lines():
     assert token_refusal(None, "abc") == "no token" and token_refusal("", "abc") == "no token"
     assert token_refusal("abd", "abc") == "wrong token"
     assert token_refusal("\u00e9\ud800", "abc") == "wrong token"  # not ASCII, a lone surrogate: no TypeError
-    page = ('<head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />\n'
-            '<link\n rel="stylesheet"\n href="https://fonts.googleapis.com/css?family=Roboto%20Mono"\n/></head>')
+    page = (
+        '<head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />\n'
+        '<link\n rel="stylesheet"\n href="https://fonts.googleapis.com/css?family=Roboto%20Mono"\n/></head>'
+    )
     local = local_assets(page, "http://127.0.0.1:8000")
     assert "googleapis" not in local and "/static/css/xterm.css" in local and "/static/fonts/" in local
     record = logging.LogRecord("x", logging.WARNING, "", 0, "GET /?token=sekrit \x1b[31m\u202e", (), None)

@@ -121,7 +121,7 @@ def own_entries(session, branch: Branch) -> list[int]:
     the path's runs: the part above the fork is not walked)."""
     if session.format.linear:
         path = branch_path(session, branch)
-        return path[path.index(branch.fork) + 1:] if branch.fork != NONE else path
+        return path[path.index(branch.fork) + 1 :] if branch.fork != NONE else path
     tree = session.tree
     breaks, parent = tree.run_breaks(), tree.parent
     runs, node = [], branch.leaf
@@ -141,8 +141,10 @@ def label(session, branch: Branch, own: list[int] | None = None) -> str:
     the shape bytes say which, one record is read."""
     own = own_entries(session, branch) if own is None else own
     shape = session.tree.shape
-    chosen = next((e for e in own if shape[e] & (Shape.ROLE_MASK | Shape.RESULT) == Shape.USER
-                   and not shape[e] & Shape.QUIET), own[0] if own else None)
+    chosen = next(
+        (e for e in own if shape[e] & (Shape.ROLE_MASK | Shape.RESULT) == Shape.USER and not shape[e] & Shape.QUIET),
+        own[0] if own else None,
+    )
     return step(session, chosen).preview if chosen is not None else "(no entries of its own)"
 
 
@@ -168,8 +170,15 @@ def details(session, branch: Branch) -> Details:
     fork_time = step(session, branch.fork).time if branch.fork != NONE else None
     tokens = (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps))
     times = [s.time for s in steps if s.time is not None]
-    return Details(label(session, branch, own), fork_line, fork_time, len(steps), tokens, max(times) if times else None,
-                   ending(session, branch.leaf, steps[-1] if steps else None))
+    return Details(
+        label(session, branch, own),
+        fork_line,
+        fork_time,
+        len(steps),
+        tokens,
+        max(times) if times else None,
+        ending(session, branch.leaf, steps[-1] if steps else None),
+    )
 
 
 def ending(session, leaf: int, last: Step | None = None) -> str:
@@ -203,9 +212,19 @@ def step(session, entry: int) -> Step:
         preview = f"{text} → {', '.join(calls)}"
     usage = entry_tokens(session, entry, view)
     key = (view.role, view.text, tuple((c.name, c.arguments) for c in view.tool_calls), view.result_for)
-    return Step(entry, session.line_of(entry), view.id, view.role, view.kind, preview[:PREVIEW], key,
-                _is_error(view, record), parse_time(view.time), usage_counts(usage) if usage else (0, 0),
-                len(view.tool_calls))
+    return Step(
+        entry,
+        session.line_of(entry),
+        view.id,
+        view.role,
+        view.kind,
+        preview[:PREVIEW],
+        key,
+        _is_error(view, record),
+        parse_time(view.time),
+        usage_counts(usage) if usage else (0, 0),
+        len(view.tool_calls),
+    )
 
 
 _ERROR_STARTS = ("error", "[error]", "aborted", "[tool call interrupted", "[tool result missing")
@@ -238,8 +257,9 @@ def compare(session, a: Branch, b: Branch, max_steps: int | None = None) -> Comp
     truncated = max_steps is not None and max(len(own_a), len(own_b)) > max_steps
     side_a = _side(session, a, own_a[:max_steps])
     side_b = _side(session, b, own_b[:max_steps])
-    matcher = difflib.SequenceMatcher(None, [s.key for s in side_a.steps], [s.key for s in side_b.steps],
-                                      autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        None, [s.key for s in side_a.steps], [s.key for s in side_b.steps], autojunk=False
+    )
     rows: list[tuple[int | None, int | None, bool]] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -253,10 +273,15 @@ def compare(session, a: Branch, b: Branch, max_steps: int | None = None) -> Comp
 def _side(session, branch: Branch, entries: list[int]) -> Side:
     steps = [step(session, e) for e in entries]
     times = [s.time for s in steps if s.time is not None]
-    return Side(branch, steps, (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps)),
-                sum(s.calls for s in steps), sum(s.is_error for s in steps),
-                max(times) - min(times) if len(times) > 1 else (0.0 if times else None),
-                ending(session, branch.leaf, steps[-1] if steps else None))
+    return Side(
+        branch,
+        steps,
+        (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps)),
+        sum(s.calls for s in steps),
+        sum(s.is_error for s in steps),
+        max(times) - min(times) if len(times) > 1 else (0.0 if times else None),
+        ending(session, branch.leaf, steps[-1] if steps else None),
+    )
 
 
 def summary(session, side: Side) -> tuple[str, str]:
@@ -264,12 +289,17 @@ def summary(session, side: Side) -> tuple[str, str]:
     calls, errors and time span."""
     leaf = side.branch.leaf
     record_id = session.format.entry_id(session.record(leaf))
-    name = f" ({record_id[:8]}…)" if isinstance(record_id, str) and len(record_id) > 12 else (
-        f" ({record_id})" if isinstance(record_id, str) else "")
-    return (f"leaf line {session.line_of(leaf)}{name}{' · active' if side.branch.active else ''} · "
-            f"{len(side.steps)} steps · ends: {side.ends}",
-            f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {side.tool_calls} tool calls · "
-            f"{side.errors} errors" + (f" · {human_span(side.span_s)}" if side.span_s is not None else ""))
+    name = (
+        f" ({record_id[:8]}…)"
+        if isinstance(record_id, str) and len(record_id) > 12
+        else (f" ({record_id})" if isinstance(record_id, str) else "")
+    )
+    return (
+        f"leaf line {session.line_of(leaf)}{name}{' · active' if side.branch.active else ''} · "
+        f"{len(side.steps)} steps · ends: {side.ends}",
+        f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {side.tool_calls} tool calls · "
+        f"{side.errors} errors" + (f" · {human_span(side.span_s)}" if side.span_s is not None else ""),
+    )
 
 
 def human_span(seconds: float) -> str:

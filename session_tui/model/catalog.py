@@ -84,8 +84,11 @@ class Catalog:
                 data = orjson.loads(f.read())
         except (OSError, orjson.JSONDecodeError):
             return {}
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or not isinstance(
-                data.get("files"), dict):
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != CACHE_VERSION
+            or not isinstance(data.get("files"), dict)
+        ):
             return {}
         return data["files"]
 
@@ -178,8 +181,6 @@ class Catalog:
 
 def _unknown(path: str, st: os.stat_result) -> SessionInfo:
     return SessionInfo(path, st.st_size, st.st_mtime_ns, subagent=is_subagent(path))
-
-
 
 
 # -- finding files --------------------------------------------------------------------

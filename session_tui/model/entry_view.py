@@ -53,10 +53,24 @@ def content_text(content) -> str:
     return str(content)
 
 
-ROLE_LABELS = {"system": "sys", "developer": "dev", "user": "user", "assistant": "asst", "tool": "tool",
-               "summary": "sum", "bashExecution": "bash", "model_change": "meta", "thinking_level_change": "meta",
-               "label": "meta", "session_info": "meta", "custom": "meta", "custom_message": "user",
-               "reasoning": "rsn", "event": "evt", "turn_context": "ctx"}
+ROLE_LABELS = {
+    "system": "sys",
+    "developer": "dev",
+    "user": "user",
+    "assistant": "asst",
+    "tool": "tool",
+    "summary": "sum",
+    "bashExecution": "bash",
+    "model_change": "meta",
+    "thinking_level_change": "meta",
+    "label": "meta",
+    "session_info": "meta",
+    "custom": "meta",
+    "custom_message": "user",
+    "reasoning": "rsn",
+    "event": "evt",
+    "turn_context": "ctx",
+}
 
 
 def role_label(role: object) -> str:

@@ -72,8 +72,12 @@ def read_info(path: str) -> SessionInfo:
         sampled_entries = head.entry_count + tail.entry_count
         info.entries = round(st.st_size * sampled_entries / max(sample.line_bytes, 1))
         info.exact = False
-    info.title = (_title_record(head.titles + tail.titles, ids) or _sidecar_title(fmt, path)
-                  or _first_prompt(fmt, sample.head, head) or "")
+    info.title = (
+        _title_record(head.titles + tail.titles, ids)
+        or _sidecar_title(fmt, path)
+        or _first_prompt(fmt, sample.head, head)
+        or ""
+    )
     info.dangling = _ends_in_dangling_call(fmt, sample.tail, tail)
     return info
 

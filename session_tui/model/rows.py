@@ -63,8 +63,10 @@ class RowLayout:
         stack: list[tuple[int, int, int]] = []
         extra_roots = sorted(r for r in tree.roots - {self.active_root} if not self._hidden_branch(r))
         if self.hiding and self.active_root != NONE:  # progress before the first record: counted on the root
-            self._fold_in(self.active_root, sum(self._branch_size(r) for r in tree.roots - {self.active_root}
-                                                if self._hidden_branch(r)))
+            self._fold_in(
+                self.active_root,
+                sum(self._branch_size(r) for r in tree.roots - {self.active_root} if self._hidden_branch(r)),
+            )
         stack.extend((r, 0, RowFlag.ALT_HEAD) for r in reversed(extra_roots))
         if self.active_root != NONE:
             stack.append((self.active_root, 0, RowFlag.ACTIVE))
@@ -110,7 +112,7 @@ class RowLayout:
         hidden span is counted on the entry before it (or the one after)."""
         if not self.hiding:
             return [(head, end + 1)]
-        marks = self.session.tree.shape[head:end + 1].tobytes().translate(QUIET_BITS)
+        marks = self.session.tree.shape[head : end + 1].tobytes().translate(QUIET_BITS)
         spans: list[tuple[int, int]] = []
         pos, n = 0, len(marks)
         while pos < n:
@@ -118,8 +120,9 @@ class RowLayout:
             if hidden_end < 0:
                 hidden_end = n
             if hidden_end > pos:  # a hidden span
-                owner = head + pos - 1 if pos else (head + hidden_end if hidden_end < n
-                                                    else self.session.tree.parent[head])
+                owner = (
+                    head + pos - 1 if pos else (head + hidden_end if hidden_end < n else self.session.tree.parent[head])
+                )
                 if owner >= 0:
                     self._fold_in(owner, hidden_end - pos)
                 pos = hidden_end
@@ -178,7 +181,7 @@ class RowLayout:
     def _splice(self, run: int, count: int, new) -> None:
         """Replace runs [run, run + count) by the runs ``new``."""
         for name, values in zip(("heads", "lengths", "depths", "flags"), new, strict=True):
-            getattr(self, name)[run:run + count] = values
+            getattr(self, name)[run : run + count] = values
 
     def _walk_active_path(self) -> int:
         """Record, for each fork on the active branch, which child continues

@@ -25,7 +25,8 @@ _CONTROL = re.compile(
 )
 # what JSON output must write as \\u escapes (orjson escapes C0, writes these as they are)
 INVISIBLE_IN_JSON = re.compile(
-    "[\x80-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+    "[\x80-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 
 
 UNDECODABLE = re.compile("[\ud800-\udfff]")  # lone surrogates: a file name's bytes that are not UTF-8 (os.fsdecode)

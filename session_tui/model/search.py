@@ -17,8 +17,7 @@ def _entry_at_line(session, line: int) -> int | None:
     return k if k < len(lines) and lines[k] == line else None
 
 
-def find_text(session, needle: str, after_entry: int = -1, backwards: bool = False,
-              should_stop=None) -> int | None:
+def find_text(session, needle: str, after_entry: int = -1, backwards: bool = False, should_stop=None) -> int | None:
     """The next entry (in file order, wrapping around) after ``after_entry``
     whose line contains ``needle``, case-insensitively; searches the raw
     JSON lines, so ids and field values match too. ``should_stop`` is polled
@@ -28,8 +27,11 @@ def find_text(session, needle: str, after_entry: int = -1, backwards: bool = Fal
     if not target or not tree.count:
         return None
     n = tree.count
-    order = (range(after_entry - 1, -1, -1), range(n - 1, after_entry - 1, -1)) if backwards else \
-        (range(after_entry + 1, n), range(0, min(after_entry + 1, n)))
+    order = (
+        (range(after_entry - 1, -1, -1), range(n - 1, after_entry - 1, -1))
+        if backwards
+        else (range(after_entry + 1, n), range(0, min(after_entry + 1, n)))
+    )
     for span in order:
         if not len(span):
             continue
@@ -48,7 +50,7 @@ def _scan(session, target: bytes, start: int, stop: int, backwards: bool, should
     line holds ``target``; reads BLOCK bytes at a time."""
     overlap = len(target) - 1
     blocks = range(start, stop, BLOCK)
-    for begin in (reversed(blocks) if backwards else blocks):
+    for begin in reversed(blocks) if backwards else blocks:
         if should_stop is not None and should_stop():
             from .errors import Cancelled
 
@@ -94,7 +96,8 @@ def partner(session, entry: int) -> int | None:
             if node < 0:
                 return None
             if tree.shape[node] & Shape.CALLS and any(
-                    c.id == view.result_for for c in fmt.view(session.record(node)).tool_calls):
+                c.id == view.result_for for c in fmt.view(session.record(node)).tool_calls
+            ):
                 return node
             node = tree.parent[node]
         return None

@@ -45,8 +45,14 @@ class Shape:
 
     NONE, SYSTEM, DEVELOPER, USER, ASSISTANT, TOOL, OTHER = range(7)
     #: role name -> shape byte (tool results carry the RESULT flag)
-    OF_ROLE = {"system": SYSTEM, "developer": DEVELOPER, "user": USER, "assistant": ASSISTANT,
-               "tool": TOOL | RESULT, "function": TOOL | RESULT}
+    OF_ROLE = {
+        "system": SYSTEM,
+        "developer": DEVELOPER,
+        "user": USER,
+        "assistant": ASSISTANT,
+        "tool": TOOL | RESULT,
+        "function": TOOL | RESULT,
+    }
 
 
 @dataclass
@@ -129,7 +135,6 @@ class Segment:
         return out
 
 
-
 class LineBlocks:
     """Iterate over runs of complete lines in bytes [start, stop) of a file.
 
@@ -159,7 +164,7 @@ class LineBlocks:
                     if ends[count] < stop:
                         self.fragment = lines[count][: stop - ends[count]]
                     del lines[count:]
-                    del ends[count + 1:]
+                    del ends[count + 1 :]
                 elif not lines[-1].endswith(b"\n"):  # the end of the file, no newline
                     self.fragment = lines.pop()
                     del ends[-1]
@@ -170,8 +175,9 @@ class LineBlocks:
                     break
 
 
-def scan(fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | None = None,
-         state: dict | None = None) -> Segment:
+def scan(
+    fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | None = None, state: dict | None = None
+) -> Segment:
     """Scan complete ``lines`` (newlines kept) starting at byte offsets
     ``starts``, the first being line ``base_line`` (0-based) of the file;
     ``state``: the session's scan state, for formats that carry one."""
@@ -182,6 +188,6 @@ def scan(fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | 
         return seg
     seg.line_starts.extend(starts)
     if starts[0] == 0 and lines[0].startswith(BOM):
-        lines[0] = lines[0][len(BOM):]
+        lines[0] = lines[0][len(BOM) :]
     fmt.scan_lines(lines, base_line, seg)
     return seg

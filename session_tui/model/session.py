@@ -41,8 +41,7 @@ class Change:
 
 
 class Session:
-    def __init__(self, path: str | os.PathLike, format: str | None = None, *, parallel_ok: bool = True,
-                 start: int = 0):
+    def __init__(self, path: str | os.PathLike, format: str | None = None, *, parallel_ok: bool = True, start: int = 0):
         """``start``: read from the first line that begins at or after this
         byte offset (a quick look at the end of a big file; line numbers
         then count from there, see ``partial``)."""
@@ -121,8 +120,9 @@ class Session:
         return (self.format or DEFAULT).name
 
     # -- reading ------------------------------------------------------------------
-    def refresh(self, should_stop: Callable[[], bool] | None = None,
-                progress: Callable[[int, int], None] | None = None) -> Change:
+    def refresh(
+        self, should_stop: Callable[[], bool] | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> Change:
         """Index what was appended since the last call (everything, the first
         time). ``should_stop`` is polled between blocks (raise Cancelled);
         ``progress(done, total)`` is called after each block."""
@@ -178,7 +178,7 @@ class Session:
             *complete, buf = buf.split(b"\n")
             for raw in complete:
                 if not objs and raw.startswith(BOM):
-                    raw = raw[len(BOM):]
+                    raw = raw[len(BOM) :]
                 try:
                     objs.append(parse_object(raw))
                 except BadLine:
@@ -232,8 +232,13 @@ class Session:
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
         far = None
-        if (self.parallel_ok and not self.format.stateful and start == 0 and stop >= parallel.PARALLEL_MIN_BYTES
-                and parallel.available()):
+        if (
+            self.parallel_ok
+            and not self.format.stateful
+            and start == 0
+            and stop >= parallel.PARALLEL_MIN_BYTES
+            and parallel.available()
+        ):
             # The far part must end at a line end; what follows is read here.
             window = min(stop, 1 << 20)
             cut = os.pread(fd, window, stop - window).rfind(b"\n")
@@ -284,7 +289,7 @@ class Session:
         lines = self.lines
         if is_blank(fragment):
             return
-        raw = fragment[len(BOM):] if lines.end == 0 and fragment.startswith(BOM) else fragment
+        raw = fragment[len(BOM) :] if lines.end == 0 and fragment.startswith(BOM) else fragment
         try:
             parse_object(raw)
         except BadLine:
@@ -334,7 +339,7 @@ class Session:
         offset, length = self.lines.span(line)
         data = os.pread(self._fd, length, offset)
         if line == 0 and data.startswith(BOM):
-            data = data[len(BOM):]
+            data = data[len(BOM) :]
         return data.removesuffix(b"\r")
 
     def record(self, entry: int) -> dict:
@@ -456,8 +461,11 @@ class Session:
     def context_size(self, leaf: int | None = None) -> int:
         """How many messages the context at ``leaf`` holds (counted by a light pass if one was made)."""
         leaf = self.active_leaf() if leaf is None else leaf
-        if self._light_cache and self._light_cache[0] == leaf and not (
-                self._context_cache and self._context_cache[0] == leaf):
+        if (
+            self._light_cache
+            and self._light_cache[0] == leaf
+            and not (self._context_cache and self._context_cache[0] == leaf)
+        ):
             return self._light_cache[2]
         return len(self.context_items(leaf)) if leaf >= 0 else 0
 
@@ -466,8 +474,9 @@ class Session:
         design's ``messagesForActiveBranch``)."""
         return [message for _, message in self.context_items(leaf)]
 
-    def tool_issues(self, leaf: int | None = None, should_stop=None,
-                    light: bool = False) -> tuple[list[ToolIssue], list[ToolIssue]]:
+    def tool_issues(
+        self, leaf: int | None = None, should_stop=None, light: bool = False
+    ) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """(dangling calls, orphan results) in the context at ``leaf``;
         ``light``: a one-shot answer that reads only the records that call or
         answer a tool, where the format can (the context is not kept)."""
@@ -496,12 +505,19 @@ class Session:
         summaries that could not be applied. (1-based line, text)."""
         out = []
         if self.format and self.format.duplicates_expected:
-            out.extend((line + 1, f"{entry_id} repeats an earlier record (a copied prefix): the first copy is shown")
-                       for line, entry_id in self.tree.duplicates)
-        out.extend((self.line_of(entry), f"parent {parent_id} is not in this file: shown as a root")
-                   for entry, parent_id in self._missing_parents(expected=True))
-        out.extend((line + 1, f"title {text!r} is for the conversation ending at {names}, not in this file")
-                   for line, _rank, text, names in self.titles if names is not None and self.find(names) is None)
+            out.extend(
+                (line + 1, f"{entry_id} repeats an earlier record (a copied prefix): the first copy is shown")
+                for line, entry_id in self.tree.duplicates
+            )
+        out.extend(
+            (self.line_of(entry), f"parent {parent_id} is not in this file: shown as a root")
+            for entry, parent_id in self._missing_parents(expected=True)
+        )
+        out.extend(
+            (line + 1, f"title {text!r} is for the conversation ending at {names}, not in this file")
+            for line, _rank, text, names in self.titles
+            if names is not None and self.find(names) is None
+        )
         for line, target in self.pointers:
             if not isinstance(target, str) or not self.tree.has(target):  # (no full id index for this)
                 out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
@@ -526,29 +542,58 @@ class Session:
         fmt = self.format
         if lines.torn:
             severity, effect = fmt.torn_tail or (ERROR, "")
-            out.append(Problem(len(lines) + 1, ProblemKind.TORN_TAIL,
-                               f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"
-                               + (f"; {effect}" if effect else ""), severity))
+            out.append(
+                Problem(
+                    len(lines) + 1,
+                    ProblemKind.TORN_TAIL,
+                    f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"
+                    + (f"; {effect}" if effect else ""),
+                    severity,
+                )
+            )
         out.extend(Problem(line + 1, ProblemKind.BAD_LINE, reason) for line, reason in self.bad)
         tree = self.tree
         for entry, parent_id in self._missing_parents(expected=False):
-            out.append(Problem(self.line_of(entry), ProblemKind.MISSING_PARENT,
-                               f"parent {parent_id} not found: shown as a root"))
+            out.append(
+                Problem(
+                    self.line_of(entry), ProblemKind.MISSING_PARENT, f"parent {parent_id} not found: shown as a root"
+                )
+            )
         for line, parent_id in tree.cycles:
-            out.append(Problem(line + 1, ProblemKind.CYCLE,
-                               f"parent {parent_id} would close a cycle: link dropped, shown as a root"))
+            out.append(
+                Problem(
+                    line + 1,
+                    ProblemKind.CYCLE,
+                    f"parent {parent_id} would close a cycle: link dropped, shown as a root",
+                )
+            )
         for line, entry_id in tree.duplicates if not self.format.duplicates_expected else ():
             first = tree.find(entry_id)
             where = f" (first on line {self.line_of(first)})" if first is not None else ""
-            out.append(Problem(line + 1, ProblemKind.DUPLICATE_ID,
-                               f"id {entry_id} already used{where}: this record is ignored"))
+            out.append(
+                Problem(
+                    line + 1, ProblemKind.DUPLICATE_ID, f"id {entry_id} already used{where}: this record is ignored"
+                )
+            )
         dangling, orphans = self.tool_issues(should_stop=should_stop, light=light)
         fills = fmt.fills_dangling
-        out.extend(Problem(self.line_of(d.entry), ProblemKind.DANGLING_TOOL_CALL,
-                           f"tool call {d.call_id} has no result" + (f": {fills}" if fills else ""),
-                           WARNING if fills else ERROR) for d in dangling)
-        out.extend(Problem(self.line_of(o.entry), ProblemKind.ORPHAN_TOOL_RESULT,
-                           f"tool result for {o.call_id} answers no call before it") for o in orphans)
+        out.extend(
+            Problem(
+                self.line_of(d.entry),
+                ProblemKind.DANGLING_TOOL_CALL,
+                f"tool call {d.call_id} has no result" + (f": {fills}" if fills else ""),
+                WARNING if fills else ERROR,
+            )
+            for d in dangling
+        )
+        out.extend(
+            Problem(
+                self.line_of(o.entry),
+                ProblemKind.ORPHAN_TOOL_RESULT,
+                f"tool result for {o.call_id} answers no call before it",
+            )
+            for o in orphans
+        )
         out.sort(key=lambda p: (p.line, p.kind.value))
         return out
 

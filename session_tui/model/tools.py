@@ -1,7 +1,7 @@
 """Pairing tool calls with their results in a sequence of context messages.
 
 A call is dangling when no result with its id follows before the next
-message that is not a tool result (formats.md §1.7, §2.3); a result whose
+message that is not a tool result (docs/formats.md §1.7, §2.3); a result whose
 id is not among the calls it follows is an orphan.
 """
 
@@ -44,7 +44,7 @@ class Pairing:
     def feed(self, context: list[tuple[int, dict]]) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """Read the messages of ``context`` after those already read (it must
         continue them); (dangling calls, orphan results) at its end."""
-        found = self.read(context[self.consumed:])
+        found = self.read(context[self.consumed :])
         if len(context) > self.consumed:
             self.consumed, self.last = len(context), context[-1]
         return found

@@ -110,8 +110,9 @@ def session_usage(session, should_stop=None) -> SessionUsage:
     fmt = session.format
     scanned = session.scan_tally
     if scanned.exact and not session.tree.duplicates and fmt.session_tokens(session, should_stop) is None:
-        return SessionUsage(scanned.input_tokens, scanned.output_tokens, parse_time(scanned.first),
-                            parse_time(scanned.last))  # kept by the index: no record read again
+        return SessionUsage(
+            scanned.input_tokens, scanned.output_tokens, parse_time(scanned.first), parse_time(scanned.last)
+        )  # kept by the index: no record read again
     tally = session.memo.setdefault("usage", UsageTally())
     for entry in range(tally.entries, session.tree.count):
         check_stop(should_stop, entry - tally.entries)

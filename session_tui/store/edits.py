@@ -22,8 +22,21 @@ from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
 from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
 
-__all__ = ["SYNTHETIC_RESULT", "WRITABLE", "Done", "Plan", "apply", "plan_close", "plan_cut", "plan_drop_bad",
-           "plan_drop_torn", "plan_fork", "plan_set_leaf", "plan_undo", "resolve_entry"]
+__all__ = [
+    "SYNTHETIC_RESULT",
+    "WRITABLE",
+    "Done",
+    "Plan",
+    "apply",
+    "plan_close",
+    "plan_cut",
+    "plan_drop_bad",
+    "plan_drop_torn",
+    "plan_fork",
+    "plan_set_leaf",
+    "plan_undo",
+    "resolve_entry",
+]
 
 WRITABLE = tuple(FORMS)  # formats whose write forms are implemented
 
@@ -59,8 +72,12 @@ def resolve_entry(session: Session, ref: str) -> int:
 # -- plans ----------------------------------------------------------------------
 def plan_set_leaf(session: Session, entry: int) -> Plan:
     record = form_of(session).leaf_record(session, entry)
-    return Plan(session.path, f"make line {session.line_of(entry)} ({session.record(entry).get('id')}) the "
-                "active leaf", Fingerprint.of(session.path), append=[record])
+    return Plan(
+        session.path,
+        f"make line {session.line_of(entry)} ({session.record(entry).get('id')}) the active leaf",
+        Fingerprint.of(session.path),
+        append=[record],
+    )
 
 
 def plan_fork(session: Session, entry: int, out: str | None = None) -> Plan:
@@ -108,8 +125,9 @@ def plan_drop_bad(session: Session) -> Plan:
     summary = f"remove {len(bad)} bad line(s) ({numbers})"
     if kept:
         records = sum(piece.count(b"\n") + 1 for piece in kept.values())
-        summary += (f", keeping the {records} whole record(s) found in line(s) "
-                    f"{', '.join(str(line + 1) for line in kept)}")
+        summary += (
+            f", keeping the {records} whole record(s) found in line(s) {', '.join(str(line + 1) for line in kept)}"
+        )
     plan = form.rewrite(session, summary, fingerprint, replace=kept, drop=set(bad) - set(kept))
     plan.aside.append(("bad", b"".join(saved), f"the {len(bad)} bad line(s), whole, with their line numbers"))
     return plan
@@ -137,8 +155,12 @@ def apply(plan: Plan, force: bool = False) -> Done:
     """Carry out ``plan``."""
     created = _apply(plan, force)
     changes_file = bool(plan.drop_torn or plan.append or plan.rewrite is not None)
-    return Done(plan, created, Fingerprint.of(plan.path) if changes_file else None,
-                [Fingerprint.of(other.path) for other in plan.also])
+    return Done(
+        plan,
+        created,
+        Fingerprint.of(plan.path) if changes_file else None,
+        [Fingerprint.of(other.path) for other in plan.also],
+    )
 
 
 def _backup_of(done: Done, path: str) -> bytes:
@@ -161,8 +183,10 @@ def plan_undo(done: Done) -> Plan:
     else:
         with open(plan.path, "rb") as f:
             before = f.read(plan.fingerprint.size - len(plan.drop_torn)) + plan.drop_torn
-    also = [Rewrite(other.path, _backup_of(done, other.path), after)
-            for other, after in zip(plan.also, done.also_after, strict=True)]
+    also = [
+        Rewrite(other.path, _backup_of(done, other.path), after)
+        for other, after in zip(plan.also, done.also_after, strict=True)
+    ]
     return Plan(plan.path, f"undo: {plan.summary}", done.after, rewrite=before, also=also)
 
 

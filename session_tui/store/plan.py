@@ -38,16 +38,21 @@ class Plan:
             out.append(f"save {what} ({len(data):,} bytes) to {os.path.basename(self.path)}.{kind}-<UTC time> first")
         if self.drop_torn:
             cut = "the rewrite leaves it out" if self.rewrite is not None else "then cut it from the file"
-            out.append(f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"
-                       f".torn-<UTC time>, {cut}")
+            out.append(
+                f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"
+                f".torn-<UTC time>, {cut}"
+            )
         for record in self.append:
             out.append("append: " + json_text.dumps(record))
         if self.rewrite is not None:
-            out.append(f"rewrite the file ({self.fingerprint.size:,} → {len(self.rewrite):,} bytes) "
-                       "after a backup copy")
+            out.append(
+                f"rewrite the file ({self.fingerprint.size:,} → {len(self.rewrite):,} bytes) after a backup copy"
+            )
         for other in self.also:
-            out.append(f"then rewrite {other.path} ({other.fingerprint.size:,} → {len(other.data):,} bytes) "
-                       "after a backup copy")
+            out.append(
+                f"then rewrite {other.path} ({other.fingerprint.size:,} → {len(other.data):,} bytes) "
+                "after a backup copy"
+            )
         for path, data in self.new_files:
             lines = data.count(b"\n")
             out.append(f"create {path} ({lines:,} lines)")

@@ -1,5 +1,5 @@
 """The session store: a small API a harness uses to write native ``tree``
-sessions safely (formats.md §1; design.md §2).
+sessions safely (docs/formats.md §1; docs/architecture.md §2).
 
 Every write goes through ``Store``: the writer lock, one ``write()`` per
 record on ``O_APPEND`` and ``fsync``; a fork is a new file created
@@ -36,8 +36,14 @@ class TreeSessionStore:
 
     # -- files --------------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | os.PathLike, *, cwd: str | None = None, model: str | None = None,
-               parent_session: dict | None = None) -> TreeSessionStore:
+    def create(
+        cls,
+        path: str | os.PathLike,
+        *,
+        cwd: str | None = None,
+        model: str | None = None,
+        parent_session: dict | None = None,
+    ) -> TreeSessionStore:
         """A new session file with its header; never replaces an existing file."""
         header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now()}
         if cwd is not None:
@@ -88,17 +94,33 @@ class TreeSessionStore:
         active leaf); it becomes the active leaf. Returns its id."""
         parent_id = self._parent(parent)
         entry_id = self._new_id()
-        self.store.append_lines([{"type": "message", "id": entry_id, "parentId": parent_id, "createdAt": now(),
-                                  "message": message}])
+        self.store.append_lines(
+            [{"type": "message", "id": entry_id, "parentId": parent_id, "createdAt": now(), "message": message}]
+        )
         return entry_id
 
-    def append_summary(self, summary: str, from_id: str | None = None, to_id: str | None = None,
-                       tokens_before: int | None = None, tokens_after: int | None = None) -> str:
+    def append_summary(
+        self,
+        summary: str,
+        from_id: str | None = None,
+        to_id: str | None = None,
+        tokens_before: int | None = None,
+        tokens_after: int | None = None,
+    ) -> str:
         """Append a summary entry as a child of the active leaf."""
-        record = {"type": "summary", "id": self._new_id(), "parentId": self._parent(_ACTIVE), "createdAt": now(),
-                  "summary": summary}
-        for key, value in (("fromId", from_id), ("toId", to_id), ("tokensBefore", tokens_before),
-                           ("tokensAfter", tokens_after)):
+        record = {
+            "type": "summary",
+            "id": self._new_id(),
+            "parentId": self._parent(_ACTIVE),
+            "createdAt": now(),
+            "summary": summary,
+        }
+        for key, value in (
+            ("fromId", from_id),
+            ("toId", to_id),
+            ("tokensBefore", tokens_before),
+            ("tokensAfter", tokens_after),
+        ):
             if value is not None:
                 record[key] = value
         self.store.append_lines([record])
@@ -112,14 +134,19 @@ class TreeSessionStore:
 
     def fork(self, entry_id: str, new_path: str | os.PathLike) -> TreeSessionStore:
         """A new session file holding the path root → ``entry_id``, records
-        copied verbatim, with a header naming its source (formats.md §1.8)."""
+        copied verbatim, with a header naming its source (docs/formats.md §1.8)."""
         session = self.refresh()
         entry = session.find(entry_id)
         if entry is None:
             raise Refused(f"{self.path}: no entry {entry_id!r} to fork at")
         source_id = (session.header or {}).get("id")
-        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now(),
-                  "parentSession": {"id": source_id, "path": os.path.abspath(self.path), "entryId": entry_id}}
+        header = {
+            "type": "session",
+            "version": 1,
+            "id": str(uuid.uuid4()),
+            "createdAt": now(),
+            "parentSession": {"id": source_id, "path": os.path.abspath(self.path), "entryId": entry_id},
+        }
         for key in ("cwd", "model"):
             if session.header and key in session.header:
                 header[key] = session.header[key]

@@ -41,6 +41,10 @@ class Refused(Exception):
     """A write that must not happen now; ``str()`` says why, in one line."""
 
 
+class LiveWriter(Refused):
+    """The file changed a moment ago: an agent may be writing it (forcing writes anyway)."""
+
+
 class NothingToDo(Refused):
     """The repair asked for does not apply: the file has nothing it would change."""
 
@@ -70,7 +74,7 @@ def _last_line(path: str, size: int) -> bytes:
         f.seek(max(0, size - TAIL_WINDOW))
         tail = f.read()
     body = tail[:-1] if tail.endswith(b"\n") else tail
-    return body[body.rfind(b"\n") + 1:]
+    return body[body.rfind(b"\n") + 1 :]
 
 
 def utc_stamp() -> str:
@@ -154,8 +158,7 @@ class Store:
         except OSError:  # gone, a symlink loop: ``verify`` says so
             return
         if age < LIVE_SECONDS:
-            raise Refused(f"{self.path}: changed {age:.1f} s ago: a live agent may be writing it "
-                          "(wait, or force)")
+            raise LiveWriter(f"{self.path}: changed {age:.1f} s ago: a live agent may be writing it (wait, or force)")
 
     def verify(self, expected: Fingerprint | None) -> None:
         """Refuse if the file is a symlink (before anything is written; no
@@ -167,8 +170,9 @@ class Store:
         try:
             now = Fingerprint.of(self.path)
         except OSError as exc:  # gone
-            raise Refused(f"{self.path}: changed since the edit was planned ({exc.strerror or exc}); "
-                          "plan it again") from None
+            raise Refused(
+                f"{self.path}: changed since the edit was planned ({exc.strerror or exc}); plan it again"
+            ) from None
         if now != expected:
             raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
 

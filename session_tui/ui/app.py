@@ -41,7 +41,7 @@ class SessionApp(App):
         gc.set_threshold(*GC_THRESHOLDS)
         self.path = path
         self.format = format
-        self.watch = watch
+        self.watching = watch  # follow files as they change (not DOMNode.watch)
         paths = path if isinstance(path, list) else [path]
         self.picker_paths = paths if all(os.path.isdir(p) for p in paths) else None
 
@@ -54,12 +54,24 @@ class SessionApp(App):
         if not self.picker_paths:
             self.open_session_file(self.path if isinstance(self.path, str) else self.path[0])
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = False) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity="information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         """Every notice, from every screen, as plain inert text: they quote
         file names, entry ids and refusal reasons taken from session files."""
-        super().notify(inert(str(message)), title=inert(str(title), keep_newlines=False), severity=severity,
-                       timeout=timeout, markup=False)
+        super().notify(
+            inert(str(message)),
+            title=inert(str(title), keep_newlines=False),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     @property
     def can_go_back(self) -> bool:
@@ -78,7 +90,7 @@ class SessionApp(App):
         except SessionError as exc:
             self.notify(str(exc), title="Cannot open", severity="error", timeout=6, markup=False)
             return
-        self.push_screen(SessionScreen(path, self.format, watch=self.watch))
+        self.push_screen(SessionScreen(path, self.format, watch=self.watching))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -94,8 +106,11 @@ class SessionApp(App):
         if isinstance(screen, SessionScreen):
             for action, title, help_text in SESSION_ACTIONS:
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
-            yield SystemCommand("Export branch…", "Write the active branch as Markdown beside the file",
-                                lambda: self.export_branch(screen))
+            yield SystemCommand(
+                "Export branch…",
+                "Write the active branch as Markdown beside the file",
+                lambda: self.export_branch(screen),
+            )
 
     def export_branch(self, screen) -> None:
         """Write the active branch to a new ``<stem>.export[-N].md`` and say where."""

@@ -41,5 +41,9 @@ class EntryJumpProvider(Provider):
             view = session.format.view(session.record(entry))
             label = f"line {session.line_of(entry)} · {view.role} · {view.id or ''} {view.text[:60]}"
             label = inert(" ".join(label.split()), keep_newlines=False)
-            yield Hit(matcher.match(label) or 0.5, matcher.highlight(label),
-                      (lambda e=entry: screen.jump_to_entry(e)), help="jump to this entry")
+            yield Hit(
+                matcher.match(label) or 0.5,
+                matcher.highlight(label),
+                (lambda e=entry: screen.jump_to_entry(e)),
+                help="jump to this entry",
+            )

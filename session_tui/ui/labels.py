@@ -24,8 +24,12 @@ def tokens_text(view: EntryView, usage: dict | None = None) -> str:
     record (see model.usage.entry_tokens), else the view's own."""
     usage = usage or view.tokens or {}
     parts = []
-    for key, label in (("prompt_tokens", "in"), ("input_tokens", "in"), ("completion_tokens", "out"),
-                       ("output_tokens", "out")):
+    for key, label in (
+        ("prompt_tokens", "in"),
+        ("input_tokens", "in"),
+        ("completion_tokens", "out"),
+        ("output_tokens", "out"),
+    ):
         value = usage.get(key)
         if isinstance(value, int):
             parts.append(f"{label} {value:,}")

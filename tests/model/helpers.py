@@ -11,13 +11,23 @@ def header(sid: str = "s-1") -> bytes:
 
 def message(eid: str, parent: str | None, role: str = "user", content: str | None = "hi", **extra) -> bytes:
     msg = {"role": role, "content": content, **extra}
-    return orjson.dumps({"type": "message", "id": eid, "parentId": parent,
-                         "createdAt": "2026-03-14T11:05:00.000Z", "message": msg}) + b"\n"
+    return (
+        orjson.dumps(
+            {"type": "message", "id": eid, "parentId": parent, "createdAt": "2026-03-14T11:05:00.000Z", "message": msg}
+        )
+        + b"\n"
+    )
 
 
 def summary(eid: str, parent: str | None, text: str = "sum", from_id=None, to_id=None, **extra) -> bytes:
-    rec = {"type": "summary", "id": eid, "parentId": parent, "createdAt": "2026-03-14T11:05:00.000Z",
-           "summary": text, **extra}
+    rec = {
+        "type": "summary",
+        "id": eid,
+        "parentId": parent,
+        "createdAt": "2026-03-14T11:05:00.000Z",
+        "summary": text,
+        **extra,
+    }
     if from_id is not None:
         rec["fromId"] = from_id
     if to_id is not None:

@@ -1,4 +1,4 @@
-"""The astorLM adapter on its samples (formats.md §3): read-only for now."""
+"""The astorLM adapter on its samples (docs/formats.md §3): read-only for now."""
 
 from __future__ import annotations
 
@@ -26,12 +26,13 @@ def test_root_and_fork_share_a_prefix_and_name_their_parent():
 def test_crash_with_two_dangling_calls_and_a_torn_result():
     (rep,) = check_json(CRASH)
     assert sorted(d["call_id"] for d in rep["dangling_tool_calls"]) == sorted(
-        ["toolu_01Zd8Pt5Gy2Ns6Vl9Rf4Qx1K", "toolu_01Bf1Rv8Ja5Qu9Xn2Th7Sz4M"])
+        ["toolu_01Zd8Pt5Gy2Ns6Vl9Rf4Qx1K", "toolu_01Bf1Rv8Ja5Qu9Xn2Th7Sz4M"]
+    )
     assert [p["line"] for p in rep["problems"] if p["kind"] == "torn_tail"] == [5]
 
 
 def test_without_its_sidecar_the_file_reads_as_chat(tmp_path):
-    """formats.md §8.2: astorlm only when the sidecar has astorLM's shape."""
+    """docs/formats.md §8.2: astorlm only when the sidecar has astorLM's shape."""
     shutil.copy(ROOT, tmp_path / "x.jsonl")
     (rep,) = check_json(tmp_path / "x.jsonl")
     assert rep["format"] == "chat" and rep["entries"] == 10

@@ -108,4 +108,4 @@ def test_every_leaf_of_a_generated_session_with_its_fork_point(tmp_path):
             assert (branch.fork, branch.first) == (node, below if node >= 0 else below)
             own = branches.own_entries(s, branch)
             assert own[0] == branch.first and own[-1] == branch.leaf
-            assert own == list(tree.path_to(branch.leaf))[-len(own):]
+            assert own == list(tree.path_to(branch.leaf))[-len(own) :]

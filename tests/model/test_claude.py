@@ -1,4 +1,4 @@
-"""The Claude Code adapter (formats.md §5; values from the samples' README)."""
+"""The Claude Code adapter (docs/formats.md §5; values from the samples' README)."""
 
 from __future__ import annotations
 
@@ -45,11 +45,14 @@ def test_one_response_over_several_lines_is_one_step():
     with open_session(BRANCHED) as s:
         steps = [s.format.view(s.record(e)).step for e in range(s.entries)]
         first = steps.index("msg_010e4fb45b98c15a79b05e81")
-        assert steps[first:first + 3] == ["msg_010e4fb45b98c15a79b05e81"] * 3
+        assert steps[first : first + 3] == ["msg_010e4fb45b98c15a79b05e81"] * 3
         # each split line carries the response's usage: the session counts it once
         total = session_usage(s)
-        naive = sum(s.format.view(s.record(e)).tokens.get("output_tokens", 0)
-                    for e in range(s.entries) if s.format.view(s.record(e)).tokens)
+        naive = sum(
+            s.format.view(s.record(e)).tokens.get("output_tokens", 0)
+            for e in range(s.entries)
+            if s.format.view(s.record(e)).tokens
+        )
         assert 0 < total.output_tokens < naive
 
 
@@ -58,14 +61,42 @@ def test_parallel_calls_split_over_lines_are_paired(tmp_path):
     env = {"sessionId": "s", "isSidechain": False, "timestamp": "2026-01-01T00:00:00Z"}
     lines = [
         {**env, "type": "user", "uuid": "u1", "parentUuid": None, "message": {"role": "user", "content": "go"}},
-        {**env, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {
-            "id": "m1", "role": "assistant", "content": [{"type": "tool_use", "id": "A", "name": "R", "input": {}}]}},
-        {**env, "type": "assistant", "uuid": "a2", "parentUuid": "a1", "message": {
-            "id": "m1", "role": "assistant", "content": [{"type": "tool_use", "id": "B", "name": "R", "input": {}}]}},
-        {**env, "type": "user", "uuid": "r1", "parentUuid": "a2", "message": {
-            "role": "user", "content": [{"type": "tool_result", "tool_use_id": "A", "content": "a"}]}},
-        {**env, "type": "user", "uuid": "r2", "parentUuid": "r1", "message": {
-            "role": "user", "content": [{"type": "tool_result", "tool_use_id": "B", "content": "b"}]}},
+        {
+            **env,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "A", "name": "R", "input": {}}],
+            },
+        },
+        {
+            **env,
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "a1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "B", "name": "R", "input": {}}],
+            },
+        },
+        {
+            **env,
+            "type": "user",
+            "uuid": "r1",
+            "parentUuid": "a2",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "A", "content": "a"}]},
+        },
+        {
+            **env,
+            "type": "user",
+            "uuid": "r2",
+            "parentUuid": "r1",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "B", "content": "b"}]},
+        },
     ]
     path = tmp_path / "p.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
@@ -100,15 +131,32 @@ def test_summary_for_another_file_is_a_note_not_the_title():
 
 def test_active_leaf_is_newest_non_sidechain_leaf(tmp_path):
     def rec(uid, parent, ts, typ="user", **kw):
-        return {"type": typ, "uuid": uid, "parentUuid": parent, "sessionId": "s", "timestamp": ts,
-                "isSidechain": False, "message": {"role": typ, "content": uid}, **kw}
+        return {
+            "type": typ,
+            "uuid": uid,
+            "parentUuid": parent,
+            "sessionId": "s",
+            "timestamp": ts,
+            "isSidechain": False,
+            "message": {"role": typ, "content": uid},
+            **kw,
+        }
 
-    lines = [rec("r", None, "2026-01-01T00:00:00Z"),
-             rec("late", "r", "2026-01-01T00:05:00Z", "assistant"),
-             rec("early", "r", "2026-01-01T00:01:00Z", "assistant"),  # last in the file, but older
-             rec("side", "r", "2026-01-01T00:09:00Z", isSidechain=True),  # newer, but a sidechain
-             {"type": "system", "uuid": "sys", "parentUuid": "r", "sessionId": "s",
-              "timestamp": "2026-01-01T00:10:00Z", "subtype": "informational", "content": "x"}]
+    lines = [
+        rec("r", None, "2026-01-01T00:00:00Z"),
+        rec("late", "r", "2026-01-01T00:05:00Z", "assistant"),
+        rec("early", "r", "2026-01-01T00:01:00Z", "assistant"),  # last in the file, but older
+        rec("side", "r", "2026-01-01T00:09:00Z", isSidechain=True),  # newer, but a sidechain
+        {
+            "type": "system",
+            "uuid": "sys",
+            "parentUuid": "r",
+            "sessionId": "s",
+            "timestamp": "2026-01-01T00:10:00Z",
+            "subtype": "informational",
+            "content": "x",
+        },
+    ]
     path = tmp_path / "l.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with Session(path) as s:
@@ -132,7 +180,7 @@ def test_copied_prefix_is_deduplicated_quietly():
 def test_subagent_attached_under_the_task_call(tmp_path):
     with open_session(SUBAGENT) as s:
         found = s.format.subagents(s)
-        (call, path), = found.items()
+        ((call, path),) = found.items()
         assert [c.name for c in s.format.view(s.record(call)).tool_calls] == ["Task"]
         assert path.endswith("subagents/agent-a1b2c3d4e5f6a7b8c.jsonl")
     with open_session(path) as sub:
@@ -153,11 +201,28 @@ def test_metadata_records_are_kept_and_listed():
 
 
 def test_compaction_whose_earlier_part_is_gone_is_not_a_problem(tmp_path):
-    lines = [{"type": "system", "subtype": "compact_boundary", "uuid": "b", "parentUuid": None,
-              "logicalParentUuid": "gone", "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
-              "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000}},
-             {"type": "user", "uuid": "u", "parentUuid": "b", "sessionId": "s", "timestamp": "2026-01-01T00:00:01Z",
-              "isCompactSummary": True, "message": {"role": "user", "content": "Summary: …"}}]
+    lines = [
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "b",
+            "parentUuid": None,
+            "logicalParentUuid": "gone",
+            "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "content": "Conversation compacted",
+            "compactMetadata": {"trigger": "auto", "preTokens": 150000},
+        },
+        {
+            "type": "user",
+            "uuid": "u",
+            "parentUuid": "b",
+            "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "isCompactSummary": True,
+            "message": {"role": "user", "content": "Summary: …"},
+        },
+    ]
     path = tmp_path / "c.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:
@@ -176,12 +241,30 @@ def test_subagents_follow_appends_and_new_transcripts(tmp_path):
         assert len(s.format.subagents(s)) == 1
         last = s.record(s.active_leaf())
         env = {k: last[k] for k in ("sessionId", "cwd", "version", "isSidechain", "userType")}
-        call = {**env, "type": "assistant", "uuid": "c2", "parentUuid": last["uuid"],
-                "timestamp": "2026-03-17T09:01:00Z", "message": {"id": "m9", "role": "assistant", "content": [
-                    {"type": "tool_use", "id": "toolu_2", "name": "Agent", "input": {"prompt": "again"}}]}}
-        result = {**env, "type": "user", "uuid": "r2", "parentUuid": "c2", "timestamp": "2026-03-17T09:02:00Z",
-                  "toolUseResult": {"agentId": "b2"}, "message": {"role": "user", "content": [
-                      {"type": "tool_result", "tool_use_id": "toolu_2", "content": "done"}]}}
+        call = {
+            **env,
+            "type": "assistant",
+            "uuid": "c2",
+            "parentUuid": last["uuid"],
+            "timestamp": "2026-03-17T09:01:00Z",
+            "message": {
+                "id": "m9",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_2", "name": "Agent", "input": {"prompt": "again"}}],
+            },
+        }
+        result = {
+            **env,
+            "type": "user",
+            "uuid": "r2",
+            "parentUuid": "c2",
+            "timestamp": "2026-03-17T09:02:00Z",
+            "toolUseResult": {"agentId": "b2"},
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "done"}],
+            },
+        }
         with open(path, "ab") as f:
             f.write(orjson.dumps(call) + b"\n" + orjson.dumps(result) + b"\n")
         s.refresh()
@@ -194,18 +277,36 @@ def test_subagents_follow_appends_and_new_transcripts(tmp_path):
 def test_a_branch_ending_in_records_the_model_never_sees_still_resumes(tmp_path):
     """turn_duration after the last answer, progress after a killed call:
     the leaf is the last user/assistant record of that branch."""
-    def rec(uid, parent, ts, typ="user", **kw):
-        return {"type": typ, "uuid": uid, "parentUuid": parent, "sessionId": "s", "timestamp": ts,
-                "isSidechain": False, **kw}
 
-    lines = [rec("r", None, "2026-01-01T10:00:00Z", message={"role": "user", "content": "go"}),
-             rec("old", "r", "2026-01-01T10:01:00Z", "assistant", message={"role": "assistant", "content": "a"}),
-             rec("new", "r", "2026-01-01T10:05:00Z", "user", message={"role": "user", "content": "again"}),
-             rec("call", "new", "2026-01-01T10:06:00Z", "assistant", message={
-                 "id": "m", "role": "assistant", "content": [{"type": "tool_use", "id": "T", "name": "Bash",
-                                                              "input": {}}]}),
-             rec("p1", "call", "2026-01-01T10:06:05Z", "progress", data={"type": "bash_progress"}),
-             rec("p2", "p1", "2026-01-01T10:06:09Z", "progress", data={"type": "bash_progress"})]
+    def rec(uid, parent, ts, typ="user", **kw):
+        return {
+            "type": typ,
+            "uuid": uid,
+            "parentUuid": parent,
+            "sessionId": "s",
+            "timestamp": ts,
+            "isSidechain": False,
+            **kw,
+        }
+
+    lines = [
+        rec("r", None, "2026-01-01T10:00:00Z", message={"role": "user", "content": "go"}),
+        rec("old", "r", "2026-01-01T10:01:00Z", "assistant", message={"role": "assistant", "content": "a"}),
+        rec("new", "r", "2026-01-01T10:05:00Z", "user", message={"role": "user", "content": "again"}),
+        rec(
+            "call",
+            "new",
+            "2026-01-01T10:06:00Z",
+            "assistant",
+            message={
+                "id": "m",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "T", "name": "Bash", "input": {}}],
+            },
+        ),
+        rec("p1", "call", "2026-01-01T10:06:05Z", "progress", data={"type": "bash_progress"}),
+        rec("p2", "p1", "2026-01-01T10:06:09Z", "progress", data={"type": "bash_progress"}),
+    ]
     path = tmp_path / "killed.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:
@@ -215,8 +316,10 @@ def test_a_branch_ending_in_records_the_model_never_sees_still_resumes(tmp_path)
 
 def test_context_merges_the_lines_of_one_response():
     with open_session(BRANCHED) as s:
-        leaf = s.find("55de26f4-" + next(s.record(e)["uuid"][9:] for e in s.tree.leaf_list()
-                                         if s.record(e)["uuid"].startswith("55de26f4")))
+        leaf = s.find(
+            "55de26f4-"
+            + next(s.record(e)["uuid"][9:] for e in s.tree.leaf_list() if s.record(e)["uuid"].startswith("55de26f4"))
+        )
         context = s.context_at(s.active_leaf())
         ids = [m.get("id") for m in context if m.get("role") == "assistant"]
         assert len(ids) == len(set(ids))  # one message per response

@@ -47,8 +47,9 @@ def test_context_is_what_the_client_sends(golden, tmp_path):
     if data.get("fork"):  # a call dangling inside the branch: `fix --close` writes a fork with it answered
         fixed = run_cli("fix", str(path), "--close", "--force")
         assert fixed.returncode == 0 and "this file is not changed" in fixed.stdout, fixed.stdout + fixed.stderr
-        path = Path(next(line.removeprefix("wrote ") for line in fixed.stdout.splitlines()
-                         if line.startswith("wrote ")))
+        path = Path(
+            next(line.removeprefix("wrote ") for line in fixed.stdout.splitlines() if line.startswith("wrote "))
+        )
     assert data["accepted"], "the client's request was refused: nothing to agree with"
     with open_session(path, data["format"]) as session:
         context = orjson.loads(export(session, "json", context=True))
@@ -105,12 +106,27 @@ def test_pi_v1_compaction_keeps_from_the_record_of_its_index(tmp_path):
     header = {"type": "session", "id": "s", "timestamp": "2025-11-20T00:00:00Z", "cwd": "/tmp"}
 
     def msg(role, text):
-        return {"type": "message", "timestamp": "2025-11-20T00:00:01Z",
-                "message": {"role": role, "content": [{"type": "text", "text": text}]}}
+        return {
+            "type": "message",
+            "timestamp": "2025-11-20T00:00:01Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        }
 
-    records = [header, msg("user", "one"), msg("assistant", "two"), msg("user", "three"), msg("assistant", "four"),
-               {"type": "compaction", "timestamp": "2025-11-20T00:00:02Z", "summary": "S", "firstKeptEntryIndex": 3,
-                "tokensBefore": 10}, msg("user", "five")]
+    records = [
+        header,
+        msg("user", "one"),
+        msg("assistant", "two"),
+        msg("user", "three"),
+        msg("assistant", "four"),
+        {
+            "type": "compaction",
+            "timestamp": "2025-11-20T00:00:02Z",
+            "summary": "S",
+            "firstKeptEntryIndex": 3,
+            "tokensBefore": 10,
+        },
+        msg("user", "five"),
+    ]
     path = tmp_path / "v1.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     with open_session(path) as session:

@@ -1,4 +1,4 @@
-"""The Codex adapter on its samples (formats.md §6): read-only for now."""
+"""The Codex adapter on its samples (docs/formats.md §6): read-only for now."""
 
 from __future__ import annotations
 
@@ -66,27 +66,49 @@ def token_counts(path) -> list[tuple[int, dict | None]]:
 
 
 def rollout(*items: tuple[str, dict]) -> bytes:
-    lines = [{"timestamp": "2026-03-14T10:30:12.000Z", "type": "session_meta",
-              "payload": {"id": "019cebe5-0000-7000-8000-000000000000", "cwd": "/tmp"}}]
-    lines += [{"timestamp": f"2026-03-14T10:30:{13 + n:02d}.000Z", "type": kind, "payload": payload}
-              for n, (kind, payload) in enumerate(items)]
+    lines = [
+        {
+            "timestamp": "2026-03-14T10:30:12.000Z",
+            "type": "session_meta",
+            "payload": {"id": "019cebe5-0000-7000-8000-000000000000", "cwd": "/tmp"},
+        }
+    ]
+    lines += [
+        {"timestamp": f"2026-03-14T10:30:{13 + n:02d}.000Z", "type": kind, "payload": payload}
+        for n, (kind, payload) in enumerate(items)
+    ]
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
 
 def usage(total_in: int, total_out: int, last_in: int, last_out: int) -> dict:
-    return {"type": "token_count", "rate_limits": None,
-            "info": {"total_token_usage": {"input_tokens": total_in, "cached_input_tokens": 0,
-                                           "output_tokens": total_out, "reasoning_output_tokens": 0,
-                                           "total_tokens": total_in + total_out},
-                     "last_token_usage": {"input_tokens": last_in, "cached_input_tokens": 0,
-                                          "output_tokens": last_out, "reasoning_output_tokens": 0,
-                                          "total_tokens": last_in + last_out},
-                     "model_context_window": 272000}}
+    return {
+        "type": "token_count",
+        "rate_limits": None,
+        "info": {
+            "total_token_usage": {
+                "input_tokens": total_in,
+                "cached_input_tokens": 0,
+                "output_tokens": total_out,
+                "reasoning_output_tokens": 0,
+                "total_tokens": total_in + total_out,
+            },
+            "last_token_usage": {
+                "input_tokens": last_in,
+                "cached_input_tokens": 0,
+                "output_tokens": last_out,
+                "reasoning_output_tokens": 0,
+                "total_tokens": last_in + last_out,
+            },
+            "model_context_window": 272000,
+        },
+    }
 
 
 USER = ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]})
-ANSWER = ("response_item", {"type": "message", "role": "assistant",
-                            "content": [{"type": "output_text", "text": "done"}]})
+ANSWER = (
+    "response_item",
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+)
 CALL = ("response_item", {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
 OUTPUT = ("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"})
 
@@ -103,22 +125,45 @@ def test_session_tokens_are_the_last_cumulative_count_not_a_sum():
 
 def test_a_null_info_does_not_hide_the_count_before_it(tmp_path):
     path = tmp_path / "rollout.jsonl"
-    path.write_bytes(rollout(USER, ANSWER, ("event_msg", usage(100, 20, 100, 20)), USER,
-                             ("event_msg", {"type": "token_count", "info": None, "rate_limits": None}),
-                             ("event_msg", {"type": "agent_message", "message": "token_count"})))
+    path.write_bytes(
+        rollout(
+            USER,
+            ANSWER,
+            ("event_msg", usage(100, 20, 100, 20)),
+            USER,
+            ("event_msg", {"type": "token_count", "info": None, "rate_limits": None}),
+            ("event_msg", {"type": "agent_message", "message": "token_count"}),
+        )
+    )
     with open_session(path) as s:
         assert s.format.session_tokens(s) == (100, 20)
 
 
 def test_the_assistant_entry_before_a_token_count_carries_its_last_usage(tmp_path):
     path = tmp_path / "rollout.jsonl"
-    path.write_bytes(rollout(USER, CALL, ("event_msg", usage(100, 20, 100, 20)), OUTPUT,
-                             ANSWER, ("event_msg", {"type": "agent_message", "message": "done"}),
-                             ("event_msg", usage(250, 50, 150, 30)), USER, ANSWER))
+    path.write_bytes(
+        rollout(
+            USER,
+            CALL,
+            ("event_msg", usage(100, 20, 100, 20)),
+            OUTPUT,
+            ANSWER,
+            ("event_msg", {"type": "agent_message", "message": "done"}),
+            ("event_msg", usage(250, 50, 150, 30)),
+            USER,
+            ANSWER,
+        )
+    )
     with open_session(path) as s:
         tokens = [s.format.entry_tokens(s, e) for e in range(s.entries)]
-    assert [t and (t["input_tokens"], t["output_tokens"]) for t in tokens] == [None, (100, 20), None, (150, 30),
-                                                                                None, None]
+    assert [t and (t["input_tokens"], t["output_tokens"]) for t in tokens] == [
+        None,
+        (100, 20),
+        None,
+        (150, 30),
+        None,
+        None,
+    ]
     with open_session(ROLLBACK) as s:
         answer = s.tree.entry_line.index(14)  # line 15, the assistant message before line 17's token_count
         assert s.format.entry_tokens(s, answer) == token_counts(ROLLBACK)[0][1]["last_token_usage"]

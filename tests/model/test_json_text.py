@@ -7,7 +7,7 @@ import pytest
 
 from session_tui.model import json_text
 
-SHALLOW = [[], {}, 1, -2.5, None, True, "x\"\u2028é", [1, {"a": [], "b": {}, "c": [1, "x", None, {"k": [{}]}]}]]
+SHALLOW = [[], {}, 1, -2.5, None, True, 'x"\u2028é', [1, {"a": [], "b": {}, "c": [1, "x", None, {"k": [{}]}]}]]
 
 
 @pytest.mark.parametrize("value", SHALLOW)

@@ -15,8 +15,13 @@ FILES = sorted(SAMPLES.rglob("*.jsonl")) + sorted((REPO / "tests" / "data" / "re
 
 def state(session):
     leaf = session.active_leaf()
-    return (leaf, session.context_items(leaf) if leaf >= 0 else [], session.problems(),
-            session.format.off_branch(session), session_usage(session))
+    return (
+        leaf,
+        session.context_items(leaf) if leaf >= 0 else [],
+        session.problems(),
+        session.format.off_branch(session),
+        session_usage(session),
+    )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
@@ -38,7 +43,7 @@ def test_appending_line_by_line_matches_reading_the_whole_file(tmp_path, path):
     while done < len(lines):
         n = step if done + step < len(lines) - 5 else 1
         with open(live, "ab") as f:
-            f.write(b"".join(lines[done:done + n]))
+            f.write(b"".join(lines[done : done + n]))
         done += n
         session.refresh()
         fresh = open_session(live, fmt)

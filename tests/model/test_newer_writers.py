@@ -1,4 +1,4 @@
-"""Records from newer writers (formats.md §1.2): a record of a type the
+"""Records from newer writers (docs/formats.md §1.2): a record of a type the
 reader does not know that carries an id is a node of the tree, transparent
 on a path and never in the context; one without an id is a plain kept line.
 
@@ -26,8 +26,9 @@ SAMPLES = REPO / "sample_sessions"
 CRAFTED = {
     "tree/bookmark-in-chain.jsonl": "tree/branched-summary.jsonl",
     "claude/6e0e6e0e-1b2c-4d3e-8f40-5a6b7c8d9e0f.jsonl": "claude/e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl",
-    "pi/2026-03-14T09-12-03-417Z_6e0e6e0e-0000-4000-8000-00000000b00c.jsonl":
-        "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
+    "pi/2026-03-14T09-12-03-417Z_6e0e6e0e-0000-4000-8000-00000000b00c.jsonl": (
+        "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+    ),
 }
 
 
@@ -61,11 +62,26 @@ def _node_line(crafted: str) -> int:
 
 
 def test_tree_node_is_transparent_to_tool_pairing_and_never_sent(tmp_path):
-    node = orjson.dumps({"type": "model_change", "id": "x1", "parentId": "c1", "createdAt": "2026-03-14T11:05:00.000Z",
-                         "message": {"role": "user", "content": "not for the model"}}) + b"\n"
+    node = (
+        orjson.dumps(
+            {
+                "type": "model_change",
+                "id": "x1",
+                "parentId": "c1",
+                "createdAt": "2026-03-14T11:05:00.000Z",
+                "message": {"role": "user", "content": "not for the model"},
+            }
+        )
+        + b"\n"
+    )
     path = tmp_path / "s.jsonl"
-    path.write_bytes(chain(1) + call("c1", "m0", "call_1") + node + result("r1", "x1", "call_1")
-                     + message("m2", "r1", "assistant", "done"))
+    path.write_bytes(
+        chain(1)
+        + call("c1", "m0", "call_1")
+        + node
+        + result("r1", "x1", "call_1")
+        + message("m2", "r1", "assistant", "done")
+    )
     with open_session(path) as session:
         assert session.entries == 5 and session.problems() == []
         assert [m.get("content") for m in _context(path)] == ["message 0", None, "ok", "done"]
@@ -73,8 +89,18 @@ def test_tree_node_is_transparent_to_tool_pairing_and_never_sent(tmp_path):
 
 
 def test_tree_node_after_the_last_message_is_no_leaf(tmp_path):
-    label = orjson.dumps({"type": "label", "id": "l1", "parentId": "m1", "createdAt": "2026-03-14T11:06:00.000Z",
-                          "label": "good state"}) + b"\n"
+    label = (
+        orjson.dumps(
+            {
+                "type": "label",
+                "id": "l1",
+                "parentId": "m1",
+                "createdAt": "2026-03-14T11:06:00.000Z",
+                "label": "good state",
+            }
+        )
+        + b"\n"
+    )
     path = tmp_path / "s.jsonl"
     path.write_bytes(chain(2) + label)
     with open_session(path) as session:
@@ -86,8 +112,7 @@ def test_tree_node_after_the_last_message_is_no_leaf(tmp_path):
 
 def test_a_record_of_an_unknown_type_without_an_id_is_a_plain_kept_line(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(header() + message("m0", None) + b'{"type":"model_change","model":"x"}\n'
-                     + message("m1", "m0"))
+    path.write_bytes(header() + message("m0", None) + b'{"type":"model_change","model":"x"}\n' + message("m1", "m0"))
     with open_session(path) as session:
         assert session.lines.line_kinds[2] == LineKind.UNKNOWN
         assert session.entries == 2 and session.problems() == []

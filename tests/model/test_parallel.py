@@ -34,13 +34,16 @@ def test_plain_chain(tmp_path, parallel_always):
     assert split == sequential and read == path.stat().st_size
 
 
-@pytest.mark.parametrize("second_half", [
-    message("m3", "m2"),  # a duplicate of an id in the first half
-    message("late-parent", None),  # the first half waits for it (forward reference)
-])
+@pytest.mark.parametrize(
+    "second_half",
+    [
+        message("m3", "m2"),  # a duplicate of an id in the first half
+        message("late-parent", None),  # the first half waits for it (forward reference)
+    ],
+)
 def test_across_the_halves_falls_back_to_a_local_scan(tmp_path, parallel_always, second_half):
     path = tmp_path / "s.jsonl"
     first = chain(3000) + message("waiting", "late-parent")
-    path.write_bytes(first + chain(3000, prefix="n")[len(chain(0)):] + second_half + b'{"type":"mess')
+    path.write_bytes(first + chain(3000, prefix="n")[len(chain(0)) :] + second_half + b'{"type":"mess')
     sequential, split, _ = both_ways(path)
     assert split == sequential

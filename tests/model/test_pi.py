@@ -1,4 +1,4 @@
-"""The pi adapter on its samples (formats.md §4; values from the samples' README)."""
+"""The pi adapter on its samples (docs/formats.md §4; values from the samples' README)."""
 
 from __future__ import annotations
 
@@ -46,12 +46,27 @@ def test_pi_dangling_and_torn():
 def test_aborted_assistant_calls_are_not_dangling(tmp_path):
     import orjson
 
-    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"},
-             {"type": "message", "id": "a1", "parentId": None, "timestamp": "t",
-              "message": {"role": "user", "content": "go"}},
-             {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "t",
-              "message": {"role": "assistant", "stopReason": "aborted",
-                          "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}]}}]
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"},
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "user", "content": "go"},
+        },
+        {
+            "type": "message",
+            "id": "a2",
+            "parentId": "a1",
+            "timestamp": "t",
+            "message": {
+                "role": "assistant",
+                "stopReason": "aborted",
+                "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}],
+            },
+        },
+    ]
     path = tmp_path / "p.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:

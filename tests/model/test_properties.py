@@ -54,8 +54,16 @@ def chat_files(draw) -> bytes:
     n = draw(st.integers(1, 12))
     out = []
     for i in range(n):
-        out.append(orjson.dumps({"role": draw(st.sampled_from(["user", "assistant", "tool"])),
-                                 "content": draw(st.text(max_size=20)), "tool_call_id": f"c{i}"}) + b"\n")
+        out.append(
+            orjson.dumps(
+                {
+                    "role": draw(st.sampled_from(["user", "assistant", "tool"])),
+                    "content": draw(st.text(max_size=20)),
+                    "tool_call_id": f"c{i}",
+                }
+            )
+            + b"\n"
+        )
     return b"".join(out)
 
 
@@ -63,10 +71,16 @@ def snapshot(s: Session) -> dict:
     t = s.tree
     return {
         "format": s.format.name,
-        "lines": list(s.lines.line_starts), "kinds": list(s.lines.line_kinds),
-        "entry_line": list(t.entry_line), "parent": list(t.parent), "shape": list(t.shape),
-        "roots": sorted(t.roots), "leaves": t.leaves, "branch_points": t.branch_points,
-        "summaries": t.summaries, "active": s.active_leaf(),
+        "lines": list(s.lines.line_starts),
+        "kinds": list(s.lines.line_kinds),
+        "entry_line": list(t.entry_line),
+        "parent": list(t.parent),
+        "shape": list(t.shape),
+        "roots": sorted(t.roots),
+        "leaves": t.leaves,
+        "branch_points": t.branch_points,
+        "summaries": t.summaries,
+        "active": s.active_leaf(),
         "problems": [(p.line, p.kind.value, p.message) for p in s.problems()],
         "children": [t.children(i) for i in range(t.count)],
     }
@@ -105,9 +119,13 @@ def read_blocks_of(size: int, recent: tuple = tree.RECENT):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.one_of(tree_files(), chat_files()), cuts=st.lists(st.integers(0, 10_000), max_size=8),
-       torn=st.booleans(), block=st.sampled_from([4096, 1, 2, 3]),
-       recent=st.sampled_from([tree.RECENT, (2,), (1, 3)]))
+@given(
+    data=st.one_of(tree_files(), chat_files()),
+    cuts=st.lists(st.integers(0, 10_000), max_size=8),
+    torn=st.booleans(),
+    block=st.sampled_from([4096, 1, 2, 3]),
+    recent=st.sampled_from([tree.RECENT, (2,), (1, 3)]),
+)
 def test_any_split_into_appends_equals_a_whole_read(data, cuts, torn, block, recent):
     if torn:  # end in a torn fragment too
         data += b'{"type":"message","id":"zz'
@@ -132,8 +150,7 @@ def test_any_split_into_appends_equals_a_whole_read(data, cuts, torn, block, rec
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.binary(max_size=400), fmt=st.sampled_from([None, "tree", "chat"]),
-       cut=st.integers(0, 400))
+@given(data=st.binary(max_size=400), fmt=st.sampled_from([None, "tree", "chat"]), cut=st.integers(0, 400))
 def test_arbitrary_bytes_never_raise(data, fmt, cut):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "s.jsonl")
@@ -153,11 +170,16 @@ def test_arbitrary_bytes_never_raise(data, fmt, cut):
 
 
 @settings(max_examples=100, deadline=None)
-@given(lines=st.lists(st.one_of(
-    st.binary(max_size=60).filter(lambda b: b"\n" not in b),
-    st.builds(lambda i, p: message(f"i{i}", f"i{p}")[:-1], st.integers(0, 5), st.integers(0, 5)),
-    st.builds(lambda i: pointer(f"i{i}")[:-1], st.integers(0, 5)),
-), max_size=15))
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.binary(max_size=60).filter(lambda b: b"\n" not in b),
+            st.builds(lambda i, p: message(f"i{i}", f"i{p}")[:-1], st.integers(0, 5), st.integers(0, 5)),
+            st.builds(lambda i: pointer(f"i{i}")[:-1], st.integers(0, 5)),
+        ),
+        max_size=15,
+    )
+)
 def test_garbage_among_tree_records_never_raises(lines):
     data = header() + b"\n".join(lines)
     with tempfile.TemporaryDirectory() as tmp:

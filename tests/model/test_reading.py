@@ -61,8 +61,18 @@ def test_complete_object_then_more_on_the_same_line_reloads(tmp_path):
 
 def test_bad_lines_in_the_middle_are_reported_and_skipped(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(header() + message("a", None) + b"{not json\n" + b"\x00" * 500 + b"\n"
-                     + b"42\n" + b'{"a":1}{"b":2}\n' + b"\xff\xfe{}\n" + b"\n   \n" + message("b", "a"))
+    path.write_bytes(
+        header()
+        + message("a", None)
+        + b"{not json\n"
+        + b"\x00" * 500
+        + b"\n"
+        + b"42\n"
+        + b'{"a":1}{"b":2}\n'
+        + b"\xff\xfe{}\n"
+        + b"\n   \n"
+        + message("b", "a")
+    )
     s = open_session(path)
     bad = [(p.line, p.kind.value) for p in s.problems()]
     assert bad == [(3, "bad_line"), (4, "bad_line"), (5, "bad_line"), (6, "bad_line"), (7, "bad_line")]

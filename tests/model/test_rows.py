@@ -25,8 +25,15 @@ def ids(session, layout):
 
 
 def test_active_branch_is_the_spine_and_alternatives_fold(tmp_path):
-    s, rows = layout_of(tmp_path, message("a", None), message("b", "a"), message("b2", "b"),
-                        pointer("a"), message("c", "a"), message("d", "c"))
+    s, rows = layout_of(
+        tmp_path,
+        message("a", None),
+        message("b", "a"),
+        message("b2", "b"),
+        pointer("a"),
+        message("c", "a"),
+        message("d", "c"),
+    )
     A, H, F = RowFlag.ACTIVE, RowFlag.ALT_HEAD, RowFlag.FOLDED
     assert ids(s, rows) == [("a", 0, A), ("b", 1, H | F), ("c", 0, A), ("d", 0, A)]
     assert rows.row_of(s.find("b2")) is None
@@ -39,15 +46,17 @@ def test_active_branch_is_the_spine_and_alternatives_fold(tmp_path):
 
 
 def test_reveal_unfolds_what_hides_an_entry(tmp_path):
-    s, rows = layout_of(tmp_path, message("a", None), message("x", "a"), message("x1", "x"), message("x2", "x1"),
-                        message("b", "a"))
+    s, rows = layout_of(
+        tmp_path, message("a", None), message("x", "a"), message("x1", "x"), message("x2", "x1"), message("b", "a")
+    )
     row = rows.reveal(s.find("x2"))
     assert row is not None and rows.at(row).entry == s.find("x2")
 
 
 def test_extra_roots_follow_the_main_tree_folded(tmp_path):
-    s, rows = layout_of(tmp_path, message("orphan", "ghost"), message("o2", "orphan"), message("a", None),
-                        message("b", "a"))
+    s, rows = layout_of(
+        tmp_path, message("orphan", "ghost"), message("o2", "orphan"), message("a", None), message("b", "a")
+    )
     assert [(i, d) for i, d, _ in ids(s, rows)] == [("a", 0), ("b", 0), ("orphan", 0)]
     assert rows.at(2).flags & RowFlag.FOLDED
 
@@ -83,8 +92,12 @@ def test_toggling_equals_a_fresh_layout(tmp_path):
     layout a full build gives for the same unfolded set."""
     lines = [message("r", None)]
     for i in range(6):  # nested forks: each alternative forks again
-        lines += [message(f"a{i}", "r" if i == 0 else f"a{i - 1}"), message(f"b{i}", f"a{i}"),
-                  message(f"c{i}", f"a{i}"), message(f"d{i}", f"c{i}")]
+        lines += [
+            message(f"a{i}", "r" if i == 0 else f"a{i - 1}"),
+            message(f"b{i}", f"a{i}"),
+            message(f"c{i}", f"a{i}"),
+            message(f"d{i}", f"c{i}"),
+        ]
     s, rows = layout_of(tmp_path, *lines)
 
     def snapshot(layout):

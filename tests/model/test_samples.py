@@ -1,5 +1,5 @@
 """Every sample's expected values (sample_sessions/; the tree and chat ones
-are ../shared/samples with the values of its README)."""
+are the project's shared samples, with the values they were published with)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,16 @@ CHAT = SAMPLES / "chat"
 def test_branched_summary():
     (rep,) = check_json(TREE / "branched-summary.jsonl")
     assert rep == {
-        "path": str(TREE / "branched-summary.jsonl"), "format": "tree", "entries": 22, "leaves": 2,
-        "branch_points": 1, "summaries": 1, "active_leaf": "0fe3c303-096b-49f1-837b-e65ac554698a",
-        "active_leaf_line": 24, "dangling_tool_calls": [], "problems": [],
+        "path": str(TREE / "branched-summary.jsonl"),
+        "format": "tree",
+        "entries": 22,
+        "leaves": 2,
+        "branch_points": 1,
+        "summaries": 1,
+        "active_leaf": "0fe3c303-096b-49f1-837b-e65ac554698a",
+        "active_leaf_line": 24,
+        "dangling_tool_calls": [],
+        "problems": [],
     }
 
 
@@ -53,11 +60,14 @@ def test_crash_torn():
         assert len(s.active_path()) == 6
 
 
-@pytest.mark.parametrize("name, entries, dangling, torn_line", [
-    ("session-fix-rounding.jsonl", 12, [], None),
-    ("session-crash-dangling.jsonl", 6, ["call_V1kZ7bF5hC9xY3qP6tN2dM8w"], None),
-    ("session-crash-torn-tail.jsonl", 3, ["call_X5mB9dG3jF7zC1rQ4vP8tN2y"], 4),
-])
+@pytest.mark.parametrize(
+    "name, entries, dangling, torn_line",
+    [
+        ("session-fix-rounding.jsonl", 12, [], None),
+        ("session-crash-dangling.jsonl", 6, ["call_V1kZ7bF5hC9xY3qP6tN2dM8w"], None),
+        ("session-crash-torn-tail.jsonl", 3, ["call_X5mB9dG3jF7zC1rQ4vP8tN2y"], 4),
+    ],
+)
 def test_chat_samples(name, entries, dangling, torn_line):
     (rep,) = check_json(CHAT / name)
     assert rep["format"] == "chat" and rep["entries"] == entries

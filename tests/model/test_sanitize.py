@@ -41,6 +41,7 @@ def test_invisible_characters_that_hide_or_split_text_are_marked(char):
 
 def test_undecodable_file_name_bytes_show_as_their_hex():
     import os
+
     name = os.fsdecode(b"run-\x9b2J-\x9d0;x.jsonl")  # C1 CSI and OSC as raw bytes
     assert inert(name) == "run-<9B>2J-<9D>0;x.jsonl"
     assert inert(name).encode()  # printable: no lone surrogate left
@@ -48,4 +49,5 @@ def test_undecodable_file_name_bytes_show_as_their_hex():
 
 def test_json_escape_invisible_writes_escapes():
     from session_tui.model.sanitize import json_escape_invisible
+
     assert json_escape_invisible('"a\u202eb\u200bc\x9b"') == '"a\\u202eb\\u200bc\\u009b"'

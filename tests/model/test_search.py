@@ -23,8 +23,12 @@ def test_find_text_forward_backward_and_wrapping():
 
 def test_find_text_skips_non_entry_lines(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(header() + b'{"type":"note","text":"needle"}\n' + message("a", None, content="hay")
-                     + message("b", "a", content="needle"))
+    path.write_bytes(
+        header()
+        + b'{"type":"note","text":"needle"}\n'
+        + message("a", None, content="hay")
+        + message("b", "a", content="needle")
+    )
     s = open_session(path)
     assert find_text(s, "needle") == s.find("b")
 
@@ -42,8 +46,14 @@ def test_find_text_across_block_boundaries(tmp_path, monkeypatch):
 
 def test_partner_of_calls_and_results(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(header() + message("u", None) + call("a", "u", "c1", "c2") + result("r1", "a", "c1")
-                     + result("r2", "r1", "c2") + message("x", "u"))
+    path.write_bytes(
+        header()
+        + message("u", None)
+        + call("a", "u", "c1", "c2")
+        + result("r1", "a", "c1")
+        + result("r2", "r1", "c2")
+        + message("x", "u")
+    )
     s = open_session(path)
     assert partner(s, s.find("a")) == s.find("r1")
     assert partner(s, s.find("r2")) == s.find("a")

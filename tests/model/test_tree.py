@@ -18,8 +18,15 @@ def ids(s, entries):
 
 
 def test_branches_leaves_and_active_leaf_rule(tmp_path):
-    s = write(tmp_path, message("a", None), message("b", "a"), message("c", "b"),
-              pointer("a"), message("d", "a"), message("e", "d"))
+    s = write(
+        tmp_path,
+        message("a", None),
+        message("b", "a"),
+        message("c", "b"),
+        pointer("a"),
+        message("d", "a"),
+        message("e", "d"),
+    )
     assert s.tree.leaves == 2 and s.tree.branch_points == 1
     assert ids(s, s.tree.children(0)) == ["b", "d"]
     assert ids(s, s.active_path()) == ["a", "d", "e"]  # last entry is later than the pointer
@@ -50,8 +57,7 @@ def test_cycles_are_broken_deterministically(tmp_path):
 
 
 def test_duplicate_ids_first_one_wins(tmp_path):
-    s = write(tmp_path, message("a", None, content="first"), message("a", None, content="second"),
-              message("b", "a"))
+    s = write(tmp_path, message("a", None, content="first"), message("a", None, content="second"), message("b", "a"))
     assert s.entries == 2 and s.record(0)["message"]["content"] == "first"
     assert [(p.kind.value, p.line) for p in s.problems()] == [("duplicate_id", 3)]
     assert s.tree.parent[1] == 0

@@ -51,8 +51,11 @@ def test_times_in_both_shapes():
 
 def test_codex_totals_are_its_last_cumulative_token_count():
     rollout = SAMPLES / "codex" / "rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
-    totals = [json.loads(line)["payload"]["info"]["total_token_usage"] for line in rollout.read_text().splitlines()
-              if '"token_count"' in line]
+    totals = [
+        json.loads(line)["payload"]["info"]["total_token_usage"]
+        for line in rollout.read_text().splitlines()
+        if '"token_count"' in line
+    ]
     assert len(totals) > 1  # summing them would count the first turns several times
     with open_session(rollout) as s:
         total = session_usage(s)
@@ -78,15 +81,20 @@ def test_numeric_times_in_seconds_or_milliseconds_and_absurd_ones_ignored():
 def test_negative_or_non_integer_counts_and_absurd_times_are_left_out_of_the_totals(tmp_path):
     def record(eid, parent, created, usage=None):
         message = {"role": "assistant" if usage else "user", "content": "hi", **({"usage": usage} if usage else {})}
-        return json.dumps({"type": "message", "id": eid, "parentId": parent, "createdAt": created,
-                           "message": message}) + "\n"
+        return (
+            json.dumps({"type": "message", "id": eid, "parentId": parent, "createdAt": created, "message": message})
+            + "\n"
+        )
 
     path = tmp_path / "odd.jsonl"
-    path.write_text(json.dumps({"type": "session", "version": 1, "id": "s", "createdAt": "2026-03-14T11:05:00Z"})
-                    + "\n" + record("u1", None, "2026-03-14T11:05:00.000Z")
-                    + record("a1", "u1", 1773486360000, {"prompt_tokens": -1000, "completion_tokens": 5})
-                    + record("a2", "a1", 1e20, {"prompt_tokens": 7.5, "input_tokens": 3, "completion_tokens": "9"})
-                    + record("a3", "a2", 1773486420, {"prompt_tokens": 10, "completion_tokens": 1}))
+    path.write_text(
+        json.dumps({"type": "session", "version": 1, "id": "s", "createdAt": "2026-03-14T11:05:00Z"})
+        + "\n"
+        + record("u1", None, "2026-03-14T11:05:00.000Z")
+        + record("a1", "u1", 1773486360000, {"prompt_tokens": -1000, "completion_tokens": 5})
+        + record("a2", "a1", 1e20, {"prompt_tokens": 7.5, "input_tokens": 3, "completion_tokens": "9"})
+        + record("a3", "a2", 1773486420, {"prompt_tokens": 10, "completion_tokens": 1})
+    )
     with open_session(path) as s:
         total = session_usage(s)
     assert (total.input_tokens, total.output_tokens) == (13, 6)
@@ -106,10 +114,11 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
     from .helpers import chain, message
 
     live = tmp_path / "mixed.jsonl"
-    live.write_bytes(chain(5) + message("u1", "m4", role="assistant", content="x",
-                                        usage={"prompt_tokens": 120, "completion_tokens": 7})
-                     + message("u2", "u1", role="assistant", content="y",
-                               usage={"input_tokens": 3, "output_tokens": -4}))
+    live.write_bytes(
+        chain(5)
+        + message("u1", "m4", role="assistant", content="x", usage={"prompt_tokens": 120, "completion_tokens": 7})
+        + message("u2", "u1", role="assistant", content="y", usage={"input_tokens": 3, "output_tokens": -4})
+    )
     shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", tmp_path / "branched.jsonl")
     for path, tokens in ((live, (123, 7)), (tmp_path / "branched.jsonl", None)):
         session = open_session(path)
@@ -120,7 +129,9 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
         if tokens:
             assert (kept.input_tokens, kept.output_tokens) == tokens
     odd = tmp_path / "odd.jsonl"  # a time in another form: read from the records
-    odd.write_bytes(chain(2) + b'{"type":"message","id":"n","parentId":"m1","createdAt":1700000000,'
-                    b'"message":{"role":"user","content":"hi"}}\n')
+    odd.write_bytes(
+        chain(2) + b'{"type":"message","id":"n","parentId":"m1","createdAt":1700000000,'
+        b'"message":{"role":"user","content":"hi"}}\n'
+    )
     session = open_session(odd)
     assert not session.scan_tally.exact and session_usage(session).first == 1700000000

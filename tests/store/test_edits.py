@@ -31,12 +31,12 @@ def sample(tmp_path, rel: str):
 def test_fix_close_with_drop_torn_on_the_torn_tree_sample(tmp_path):
     path = sample(tmp_path, "tree/crash-torn.jsonl")
     original = path.read_bytes()
-    fragment = original[original.rfind(b"\n") + 1:]
+    fragment = original[original.rfind(b"\n") + 1 :]
     r = run_cli("fix", str(path), "--close", "--drop-torn")
     assert r.returncode == 0, r.stderr
     data = path.read_bytes()
     assert data.startswith(original[: -len(fragment)])
-    added = data[len(original) - len(fragment):]
+    added = data[len(original) - len(fragment) :]
     assert added.count(b"\n") == 1
     record = json.loads(added)
     assert record["parentId"] == "2b719790-4b57-4bb9-866b-2de67a574189"
@@ -69,7 +69,7 @@ def test_fix_cut_tree_moves_the_leaf_back(tmp_path):
     assert run_cli("fix", str(path), "--cut").returncode == 0
     data = path.read_bytes()
     assert data.startswith(original)
-    pointer = json.loads(data[len(original):])
+    pointer = json.loads(data[len(original) :])
     assert pointer["type"] == "active_leaf" and pointer["activeLeafId"] == "d3000000-0000-4000-8000-000000000002"
     (rep,) = check_json(path)
     assert rep["problems"] == [] and rep["active_leaf_line"] == 3
@@ -91,9 +91,12 @@ def test_fix_close_chat_appends_tool_results(tmp_path):
     path = sample(tmp_path, "chat/session-crash-dangling.jsonl")
     original = path.read_bytes()
     assert run_cli("fix", str(path)).returncode == 0
-    added = path.read_bytes()[len(original):]
-    assert json.loads(added) == {"role": "tool", "tool_call_id": "call_V1kZ7bF5hC9xY3qP6tN2dM8w",
-                                 "content": edits.SYNTHETIC_RESULT}
+    added = path.read_bytes()[len(original) :]
+    assert json.loads(added) == {
+        "role": "tool",
+        "tool_call_id": "call_V1kZ7bF5hC9xY3qP6tN2dM8w",
+        "content": edits.SYNTHETIC_RESULT,
+    }
     (rep,) = check_json(path)
     assert rep["problems"] == []
     again = run_cli("fix", str(path))  # nothing left to do: said, and no error
@@ -142,11 +145,19 @@ def test_edits_refused_while_a_writer_is_live_or_holds_the_lock(tmp_path):
     finally:
         holder.kill()
         holder.wait()
-    appender = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\n"
-        "for i in range(100):\n"
-        "    open(sys.argv[1], 'a').write('{\"type\":\"active_leaf\",\"activeLeafId\":\"x\",\"createdAt\":\"t\"}\\n')\n"
-        "    time.sleep(0.05)\n"), str(path)])
+    appender = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time\n"
+                "for i in range(100):\n"
+                '    open(sys.argv[1], \'a\').write(\'{"type":"active_leaf","activeLeafId":"x","createdAt":"t"}\\n\')\n'
+                "    time.sleep(0.05)\n"
+            ),
+            str(path),
+        ]
+    )
     try:
         time.sleep(0.3)
         r = run_cli("fix", str(path))
@@ -164,10 +175,13 @@ raise SystemExit(main(sys.argv[2:]))
 """
 
 
-@pytest.mark.parametrize("rel, args, trials", [
-    ("chat/session-crash-dangling.jsonl", ["--cut"], 25),
-    ("chat/session-crash-torn-tail.jsonl", ["--drop-torn"], 25),
-])
+@pytest.mark.parametrize(
+    "rel, args, trials",
+    [
+        ("chat/session-crash-dangling.jsonl", ["--cut"], 25),
+        ("chat/session-crash-torn-tail.jsonl", ["--drop-torn"], 25),
+    ],
+)
 def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, trials):
     rng = random.Random(7)
     base = sample(tmp_path, rel)
@@ -184,8 +198,11 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
         path = work / f"t{trial}.jsonl"
         path.write_bytes(original)
         old(path)
-        proc = subprocess.Popen([sys.executable, "-c", KILLABLE, str(REPO), "fix", str(path), *args],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILLABLE, str(REPO), "fix", str(path), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.05, 0.6))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -193,8 +210,11 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
         assert data in (original, expected_new), f"trial {trial}: a torn or mixed file"
         outcomes.add(data == expected_new)
         if data == expected_new:
-            saved = [p for p in work.iterdir() if p.name.startswith(path.name + ".") and
-                     (".bak-" in p.name or ".torn-" in p.name)]
+            saved = [
+                p
+                for p in work.iterdir()
+                if p.name.startswith(path.name + ".") and (".bak-" in p.name or ".torn-" in p.name)
+            ]
             assert saved, f"trial {trial}: changed but nothing saved aside"
     assert outcomes == {True, False}, "the kills should land both before and after the edit"
 
@@ -207,7 +227,7 @@ def test_pi_close_appends_an_error_tool_result(tmp_path):
     path = sample(tmp_path, PI)
     original = path.read_bytes()
     assert run_cli("fix", str(path)).returncode == 0
-    record = json.loads(path.read_bytes()[len(original):])
+    record = json.loads(path.read_bytes()[len(original) :])
     assert record["type"] == "message" and record["parentId"] == "b5e784e5" and len(record["id"]) == 8
     message = record["message"]
     assert message["role"] == "toolResult" and message["toolCallId"] == "toolu_01Pr2Jx7Lc4Gw9Hm6Ts3Kd8N"
@@ -232,11 +252,14 @@ def test_pi_leaf_moves_by_a_custom_entry_and_forks_name_their_source(tmp_path):
         assert f.record(f.active_leaf())["id"] == "21151c1c"
 
 
-@pytest.mark.parametrize("rel, make", [
-    ("tree/branched-summary.jsonl", lambda s: edits.plan_set_leaf(s, 1)),  # an append
-    ("chat/session-crash-dangling.jsonl", lambda s: edits.plan_cut(s)),  # a backed-up rewrite
-    ("tree/crash-torn.jsonl", lambda s: edits.plan_close(s, drop_torn=True)),  # a cut fragment + an append
-])
+@pytest.mark.parametrize(
+    "rel, make",
+    [
+        ("tree/branched-summary.jsonl", lambda s: edits.plan_set_leaf(s, 1)),  # an append
+        ("chat/session-crash-dangling.jsonl", lambda s: edits.plan_cut(s)),  # a backed-up rewrite
+        ("tree/crash-torn.jsonl", lambda s: edits.plan_close(s, drop_torn=True)),  # a cut fragment + an append
+    ],
+)
 def test_undo_restores_the_exact_bytes(tmp_path, rel, make):
     path = sample(tmp_path, rel)
     original = path.read_bytes()

@@ -53,14 +53,14 @@ def assert_meta_touched(meta, before: bytes, since_ms: int) -> None:
 def test_close_the_crash_sample_by_cli(tmp_path):
     path, meta = pair(tmp_path, CRASH)
     original, meta_before = path.read_bytes(), meta.read_bytes()
-    fragment = original[original.rfind(b"\n") + 1:]
+    fragment = original[original.rfind(b"\n") + 1 :]
     since = int(time.time() * 1000)
     r = run_cli("fix", "--close", str(path))  # no --drop-torn: the rewrite can never keep a torn line
     assert r.returncode == 0, r.stderr
     data = path.read_bytes()
     kept = original[: -len(fragment)]
     assert data.startswith(kept) and data.endswith(b"\n") and data.count(b"\n") == kept.count(b"\n") + 1
-    record = json.loads(data[len(kept):])
+    record = json.loads(data[len(kept) :])
     assert list(record) == ["id", "role", "content"]
     assert uuid.UUID(record["id"]).version == 4 and record["id"].encode() not in kept
     assert record["role"] == "user" and record["content"] == [error_result(c) for c in CALLS]
@@ -81,9 +81,18 @@ def test_close_the_crash_sample_by_cli(tmp_path):
 def test_close_adds_the_missing_results_to_a_results_message_that_answers_some(tmp_path):
     path, meta = pair(tmp_path, CRASH)
     lines = path.read_bytes().split(b"\n")[:-1]
-    partial = {"id": "6bafb575-f654-4450-af99-b0436478da73", "role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": CALLS[0], "content": "Edited invoice_tools/export_csv.py",
-         "is_error": False}]}
+    partial = {
+        "id": "6bafb575-f654-4450-af99-b0436478da73",
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": CALLS[0],
+                "content": "Edited invoice_tools/export_csv.py",
+                "is_error": False,
+            }
+        ],
+    }
     path.write_bytes(b"\n".join(lines) + b"\n" + orjson.dumps(partial) + b"\n")
     old(path)
     with open_session(path) as s:
@@ -169,11 +178,14 @@ def test_a_damaged_line_is_refused_not_rewritten(tmp_path):
     assert (path.read_bytes(), meta.read_bytes()) == before
 
 
-@pytest.mark.parametrize("make", [
-    lambda s: edits.plan_close(s),
-    lambda s: edits.plan_cut(s),
-    lambda s: edits.plan_drop_torn(s),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda s: edits.plan_close(s),
+        lambda s: edits.plan_cut(s),
+        lambda s: edits.plan_drop_torn(s),
+    ],
+)
 def test_undo_restores_both_files_exactly(tmp_path, make):
     path, meta = pair(tmp_path, CRASH)
     original, meta_before = path.read_bytes(), meta.read_bytes()

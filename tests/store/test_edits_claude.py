@@ -28,11 +28,12 @@ ENVELOPE = ("sessionId", "cwd", "version", "gitBranch", "userType", "isSidechain
 def appended(path, before: bytes) -> list[dict]:
     data = path.read_bytes()
     assert data.startswith(before)
-    return [json.loads(line) for line in data[len(before):].splitlines()]
+    return [json.loads(line) for line in data[len(before) :].splitlines()]
 
 
-@pytest.mark.parametrize("rel, call_id", [(DANGLING, "toolu_01WbA4dK2qJre7Fb1Lk8Ye6P"),
-                                          (TORN, "toolu_01YdC7fM5sKtg1Hd4Nm2Af9R")])
+@pytest.mark.parametrize(
+    "rel, call_id", [(DANGLING, "toolu_01WbA4dK2qJre7Fb1Lk8Ye6P"), (TORN, "toolu_01YdC7fM5sKtg1Hd4Nm2Af9R")]
+)
 def test_fix_close_writes_what_claude_code_expects(tmp_path, rel, call_id):
     path = sample(tmp_path, rel)
     with open_session(path) as s:
@@ -45,8 +46,10 @@ def test_fix_close_writes_what_claude_code_expects(tmp_path, rel, call_id):
     (record,) = [r for r in lines if r.get("toolUseResult") == TOOL_USE_RESULT]
     assert record["type"] == "user" and record["parentUuid"] == caller["uuid"]
     assert record["sourceToolAssistantUUID"] == caller["uuid"]
-    assert record["message"] == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}]}
+    assert record["message"] == {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}],
+    }
     assert {k: record[k] for k in ENVELOPE} == {k: caller[k] for k in ENVELOPE}
     assert "requestId" not in record and record["uuid"] != caller["uuid"]
     assert rep["active_leaf"] == record["uuid"]  # the newest leaf: where Claude Code resumes
@@ -55,14 +58,40 @@ def test_fix_close_writes_what_claude_code_expects(tmp_path, rel, call_id):
 def test_close_two_calls_of_one_response_over_two_lines(tmp_path):
     env = {"sessionId": "s", "cwd": "/w", "version": "2.1.30", "isSidechain": False, "userType": "external"}
     records = [
-        {**env, "type": "user", "uuid": "u1", "parentUuid": None, "timestamp": "2026-01-01T00:00:00Z",
-         "message": {"role": "user", "content": "go"}},
-        {**env, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2026-01-01T00:00:01Z",
-         "requestId": "r", "message": {"id": "m1", "role": "assistant",
-                                       "content": [{"type": "tool_use", "id": "A", "name": "R", "input": {}}]}},
-        {**env, "type": "assistant", "uuid": "a2", "parentUuid": "a1", "timestamp": "2026-01-01T00:00:02Z",
-         "requestId": "r", "message": {"id": "m1", "role": "assistant",
-                                       "content": [{"type": "tool_use", "id": "B", "name": "R", "input": {}}]}},
+        {
+            **env,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "go"},
+        },
+        {
+            **env,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "requestId": "r",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "A", "name": "R", "input": {}}],
+            },
+        },
+        {
+            **env,
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "a1",
+            "timestamp": "2026-01-01T00:00:02Z",
+            "requestId": "r",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "B", "name": "R", "input": {}}],
+            },
+        },
     ]
     path = tmp_path / "two.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
@@ -93,8 +122,9 @@ def test_fork_reopens_with_the_same_active_path(tmp_path):
         assert fork.endswith(f"/{new_id}.jsonl")
         for a, b in zip(source_path, forked, strict=True):
             assert b["forkedFrom"] == {"sessionId": a["sessionId"], "messageUuid": a["uuid"]}
-            assert {k: v for k, v in b.items() if k not in ("forkedFrom", "sessionId")} == \
-                {k: v for k, v in a.items() if k != "sessionId"}
+            assert {k: v for k, v in b.items() if k not in ("forkedFrom", "sessionId")} == {
+                k: v for k, v in a.items() if k != "sessionId"
+            }
         assert f.origin() == f"session {source_path[0]['sessionId']} at {source_path[-1]['uuid']}"
         assert [m for _, m in f.context_items()] == [m for _, m in s_context(path)]
 
@@ -147,8 +177,15 @@ def test_fork_of_a_subagent_transcript_is_refused(tmp_path):
 def test_origin_names_the_record_forked_at(tmp_path):
     path = sample(tmp_path, BRANCHED)
     with open_session(path) as s:
-        plan = edits.plan_fork(s, s.find("55de26f4-" + next(
-            s.record(e)["uuid"][9:] for e in s.tree.leaf_list() if s.record(e)["uuid"].startswith("55de26f4"))))
+        plan = edits.plan_fork(
+            s,
+            s.find(
+                "55de26f4-"
+                + next(
+                    s.record(e)["uuid"][9:] for e in s.tree.leaf_list() if s.record(e)["uuid"].startswith("55de26f4")
+                )
+            ),
+        )
     (fork,) = edits.apply(plan).created
     with open_session(fork) as f:
         assert f.origin().endswith(" at " + f.record(f.tree.count - 1)["uuid"])

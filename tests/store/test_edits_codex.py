@@ -49,7 +49,7 @@ def close(path) -> list[dict]:
         edits.apply(edits.plan_close(s))
     data = path.read_bytes()
     assert data.startswith(before)
-    return [json.loads(line) for line in data[len(before):].splitlines()]
+    return [json.loads(line) for line in data[len(before) :].splitlines()]
 
 
 def assert_no_dangling(path) -> None:
@@ -62,7 +62,7 @@ def assert_no_dangling(path) -> None:
 def test_close_the_torn_crash_sample_by_cli(tmp_path):
     path = sample(tmp_path, CRASH)
     original = path.read_bytes()
-    fragment = original[original.rfind(b"\n") + 1:]
+    fragment = original[original.rfind(b"\n") + 1 :]
     refused = run_cli("fix", "--close", str(path))
     assert refused.returncode == 1 and "--drop-torn" in refused.stderr and path.read_bytes() == original
     r = run_cli("fix", "--close", "--drop-torn", str(path))
@@ -70,11 +70,14 @@ def test_close_the_torn_crash_sample_by_cli(tmp_path):
     data = path.read_bytes()
     kept = original[: -len(fragment)]
     assert data.startswith(kept) and data.count(b"\n") == kept.count(b"\n") + 1
-    record = json.loads(data[len(kept):])
+    record = json.loads(data[len(kept) :])
     assert list(record) == ["timestamp", "type", "payload"] and STAMP.fullmatch(record["timestamp"])
     assert record["type"] == "response_item"
-    assert record["payload"] == {"type": "function_call_output", "call_id": "call_1e6bcb708fd557c39876c1ac",
-                                 "output": "aborted"}
+    assert record["payload"] == {
+        "type": "function_call_output",
+        "call_id": "call_1e6bcb708fd557c39876c1ac",
+        "output": "aborted",
+    }
     (saved,) = [p for p in tmp_path.iterdir() if ".torn-" in p.name]
     assert saved.read_bytes() == fragment
     assert_no_dangling(path)
@@ -85,31 +88,58 @@ def test_close_the_torn_crash_sample_by_cli(tmp_path):
 def test_each_call_type_gets_its_own_output_type(tmp_path):
     custom = truncated(tmp_path, 11, "custom.jsonl")  # ends in an apply_patch custom_tool_call
     (record,) = close(custom)
-    assert record["payload"] == {"type": "custom_tool_call_output", "call_id": "call_a42a245d853c589f985c162b",
-                                 "output": "aborted"}
+    assert record["payload"] == {
+        "type": "custom_tool_call_output",
+        "call_id": "call_a42a245d853c589f985c162b",
+        "output": "aborted",
+    }
     assert_no_dangling(custom)
     records = lines_of(sample(tmp_path, CRASH))[:8]  # ends before the first function_call
-    records.append({"timestamp": "2026-03-15T18:02:51.700Z", "type": "response_item",
-                    "payload": {"type": "local_shell_call", "call_id": "call_shell", "status": "in_progress",
-                                "action": {"type": "exec", "command": ["pytest"]}}})
-    records.append({"timestamp": "2026-03-15T18:02:51.710Z", "type": "response_item",
-                    "payload": {"type": "custom_tool_call", "call_id": "call_patch", "name": "apply_patch",
-                                "input": "*** Begin Patch\n*** End Patch"}})
+    records.append(
+        {
+            "timestamp": "2026-03-15T18:02:51.700Z",
+            "type": "response_item",
+            "payload": {
+                "type": "local_shell_call",
+                "call_id": "call_shell",
+                "status": "in_progress",
+                "action": {"type": "exec", "command": ["pytest"]},
+            },
+        }
+    )
+    records.append(
+        {
+            "timestamp": "2026-03-15T18:02:51.710Z",
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "call_id": "call_patch",
+                "name": "apply_patch",
+                "input": "*** Begin Patch\n*** End Patch",
+            },
+        }
+    )
     parallel = tmp_path / "parallel.jsonl"
     write_lines(parallel, records)
     appended = close(parallel)
     assert [r["payload"] for r in appended] == [
         {"type": "function_call_output", "call_id": "call_shell", "output": "aborted"},
-        {"type": "custom_tool_call_output", "call_id": "call_patch", "output": "aborted"}]
+        {"type": "custom_tool_call_output", "call_id": "call_patch", "output": "aborted"},
+    ]
     assert_no_dangling(parallel)
 
 
 @pytest.mark.parametrize("where", ["top", "payload"])
 def test_ordinals_are_continued_where_the_file_keeps_them(tmp_path, where):
     records = lines_of(sample(tmp_path, CRASH))[:8]
-    records += [{"timestamp": "2026-03-15T18:02:51.700Z", "type": "response_item",
-                 "payload": {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": c}}
-                for c in ("call_a", "call_b")]
+    records += [
+        {
+            "timestamp": "2026-03-15T18:02:51.700Z",
+            "type": "response_item",
+            "payload": {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": c},
+        }
+        for c in ("call_a", "call_b")
+    ]
     if where == "top":
         records = [{"timestamp": r["timestamp"], "ordinal": n, **r} for n, r in enumerate(records)]
     else:
@@ -154,8 +184,11 @@ def test_a_dangling_call_followed_by_later_turns_is_closed_in_a_fork(tmp_path):
     (fork,) = [p for p in tmp_path.glob("rollout-*.jsonl") if p != path]
     records = lines_of(fork)
     at = next(k for k, r in enumerate(records) if r.get("payload", {}).get("call_id") == dangling.call_id)
-    assert records[at + 1]["payload"] == {"type": "function_call_output", "call_id": dangling.call_id,
-                                          "output": "aborted"}
+    assert records[at + 1]["payload"] == {
+        "type": "function_call_output",
+        "call_id": dangling.call_id,
+        "output": "aborted",
+    }
     assert_no_dangling(fork)
     with open_session(fork) as f:  # what Codex sends for the original, its own output now in the file
         after = orjson.loads(export(f, "json", context=True))
@@ -179,8 +212,9 @@ def test_fork_at_the_leaf_is_a_new_rollout_with_the_same_history(tmp_path, rel):
     payload, source_payload = meta["payload"], source_meta["payload"]
     assert payload["id"] == m[1] != source_payload["id"]
     assert payload["forked_from_id"] == source_payload["id"] and payload["timestamp"] == meta["timestamp"]
-    assert {k: v for k, v in payload.items() if k not in ("id", "timestamp", "forked_from_id")} == \
-        {k: v for k, v in source_payload.items() if k not in ("id", "timestamp")}
+    assert {k: v for k, v in payload.items() if k not in ("id", "timestamp", "forked_from_id")} == {
+        k: v for k, v in source_payload.items() if k not in ("id", "timestamp")
+    }
     assert fork_lines[1:-1] == source_lines[1:leaf_line]  # verbatim, the source's header not copied
     with open_session(path) as a, open_session(fork) as b:
         assert b.format.name == "codex"

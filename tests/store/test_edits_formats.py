@@ -14,16 +14,20 @@ from tests.support import SAMPLES, check_json, run_cli
 from .test_edits import sample
 
 CRASHED = [
-    "tree/crash-torn.jsonl", "tree/crash-dangling.jsonl",
-    "chat/session-crash-dangling.jsonl", "chat/session-crash-torn-tail.jsonl",
+    "tree/crash-torn.jsonl",
+    "tree/crash-dangling.jsonl",
+    "chat/session-crash-dangling.jsonl",
+    "chat/session-crash-torn-tail.jsonl",
     "pi/2026-03-15T16-40-11-052Z_876adc47-614e-495d-ac53-be28b587216d.jsonl",
     "pi/2026-03-16T08-05-47-300Z_dbdb84be-32de-4686-9dc8-d5ef821477fb.jsonl",
-    "claude/e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl", "claude/3a2dec82-3264-4fa4-bb60-d92b18d2e064.jsonl",
+    "claude/e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl",
+    "claude/3a2dec82-3264-4fa4-bb60-d92b18d2e064.jsonl",
     "codex/rollout-2026-03-15T18-02-44-019cf2aa-2d31-7f5d-9af7-a08945194059.jsonl",
     "astorlm/5e2ed5fa-83f0-43d9-8687-965f5d9f3315.jsonl",
 ]
 FORKABLE = [
-    "tree/branched-summary.jsonl", "chat/session-fix-rounding.jsonl",
+    "tree/branched-summary.jsonl",
+    "chat/session-fix-rounding.jsonl",
     "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
     "claude/d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl",
     "codex/rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl",

@@ -66,8 +66,11 @@ def without_first_result(path: Path) -> int:
     with open_session(path) as s:
         shape, fmt = s.tree.shape, s.format
         sent = [e for e, _ in s.context_items()]  # a result the model is sent (not one a summary replaced)
-        k = next(k for k, e in enumerate(sent) if shape[e] & Shape.RESULT and k + 1 < len(sent)
-                 and not shape[sent[k - 1]] & Shape.RESULT)
+        k = next(
+            k
+            for k, e in enumerate(sent)
+            if shape[e] & Shape.RESULT and k + 1 < len(sent) and not shape[sent[k - 1]] & Shape.RESULT
+        )
         gone = sent[k]
         line, record = s.tree.entry_line[gone], s.record(gone)
         gone_id, up = fmt.entry_id(record), record.get(fmt.parent_key) if fmt.parent_key else None
@@ -117,7 +120,7 @@ def test_a_refused_part_does_not_stop_the_others_and_exits_1(tmp_path):
     original = path.read_bytes()
     r = run_cli("fix", str(path), "--cut", "--drop-torn")  # Claude Code has no cut: resume takes the newest record
     assert r.returncode == 1 and "cut: refused" in r.stderr
-    fragment = original[original.rfind(b"\n") + 1:]
+    fragment = original[original.rfind(b"\n") + 1 :]
     assert path.read_bytes() == original[: -len(fragment)]  # the torn line was dropped all the same
     (saved,) = tmp_path.glob("*.torn-*")
     assert saved.read_bytes() == fragment
@@ -150,7 +153,7 @@ def test_drop_bad_removes_exactly_the_bad_lines_saves_them_and_undoes(tmp_path, 
     assert [r["line"] for r in records] == [at + 1, at + 2, at + 3]
     for record, raw in zip(records, BAD, strict=True):
         data = record["text"].encode() if "text" in record else base64.b64decode(record["base64"])
-        assert data == raw and damaged[record["offset"]:record["offset"] + record["length"]] == raw
+        assert data == raw and damaged[record["offset"] : record["offset"] + record["length"]] == raw
     (backup,) = tmp_path.glob(f"{path.name}.bak-*")
     assert backup.read_bytes() == damaged
     assert not [p for p in problems(path) if p[0] == "bad_line"]
@@ -171,16 +174,22 @@ def test_drop_bad_keeps_the_record_written_onto_a_torn_one(tmp_path):
         assert s.entries == 5 and s.lines.line_kinds.count(LineKind.BAD) == 0  # 4, and the one kept
 
 
-@pytest.mark.parametrize("raw, kept", [
-    (b"\x00" * 20, []),
-    (b"\x00" * 5 + b'{"a": 1}', [b'{"a": 1}']),
-    (b'{"type":"m","n":1}{"type":"m","n":2}', [b'{"type":"m","n":1}', b'{"type":"m","n":2}']),
-    (b'{"type":"m","x":{"r":1}{"type":"m","y":2}', [b'{"type":"m","y":2}']),  # never the inner object
-    (b'{"type":"message","message":{"content":[{"type":"thinking","t":1},{"type":"text","t":2},{"type":"to'
-     b'{"type":"message","id":"b"}', [b'{"type":"message","id":"b"}']),  # nor a torn record's content blocks
-    (b'{"type":"m","text":"caf\xe9"}', []),
-    (b"[1, 2]", []),
-])
+@pytest.mark.parametrize(
+    "raw, kept",
+    [
+        (b"\x00" * 20, []),
+        (b"\x00" * 5 + b'{"a": 1}', [b'{"a": 1}']),
+        (b'{"type":"m","n":1}{"type":"m","n":2}', [b'{"type":"m","n":1}', b'{"type":"m","n":2}']),
+        (b'{"type":"m","x":{"r":1}{"type":"m","y":2}', [b'{"type":"m","y":2}']),  # never the inner object
+        (
+            b'{"type":"message","message":{"content":[{"type":"thinking","t":1},{"type":"text","t":2},{"type":"to'
+            b'{"type":"message","id":"b"}',
+            [b'{"type":"message","id":"b"}'],
+        ),  # nor a torn record's content blocks
+        (b'{"type":"m","text":"caf\xe9"}', []),
+        (b"[1, 2]", []),
+    ],
+)
 def test_salvage_keeps_whole_records_only(raw, kept):
     assert salvage(raw) == kept
 
@@ -201,8 +210,15 @@ def test_every_part_at_once_bad_line_call_inside_and_torn_tail(tmp_path):
     our own writes a moment ago are no live agent."""
     from tests.model.helpers import call, chain, message
 
-    path = write(tmp_path / "s.jsonl", chain(2) + b"\x00" * 30 + b"\n" + call("c1", "m1", "a")
-                 + message("m3", "c1", "user", "go on") + b'{"type":"message","id":"m4","par')
+    path = write(
+        tmp_path / "s.jsonl",
+        chain(2)
+        + b"\x00" * 30
+        + b"\n"
+        + call("c1", "m1", "a")
+        + message("m3", "c1", "user", "go on")
+        + b'{"type":"message","id":"m4","par',
+    )
     r = run_cli("fix", str(path), "--drop-bad", "--close", "--drop-torn")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "resume the fork:" in r.stdout and list(tmp_path.glob("s.jsonl.torn-*"))
@@ -243,7 +259,7 @@ def test_close_inside_a_linear_file_inserts_the_results_after_the_call(tmp_path,
     assert r.returncode == 0, r.stdout + r.stderr
     assert problems(path) == []
     now, before = lines_of(path), damaged.splitlines(keepends=True)
-    assert now[:call_line + 1] == before[:call_line + 1] and now[call_line + 2:] == before[call_line + 1:]
+    assert now[: call_line + 1] == before[: call_line + 1] and now[call_line + 2 :] == before[call_line + 1 :]
     inserted = json.loads(now[call_line + 1])
     assert "error" in json.dumps(inserted)  # the error result, right after the call
     (backup,) = tmp_path.glob(f"{path.name}.bak-*")
@@ -276,18 +292,24 @@ def test_close_inside_a_linked_file_forks_with_the_results_inserted(tmp_path, fm
         for d in dangling:  # each answered right after its call (and the results already there)
             context = f.context_items()
             k = next(k for k, (_, m) in enumerate(context) if d.call_id in json.dumps(m))
-            answers = [json.dumps(m).lower() for _, m in context[k + 1:] if d.call_id in json.dumps(m)]
+            answers = [json.dumps(m).lower() for _, m in context[k + 1 :] if d.call_id in json.dumps(m)]
             assert answers and ("error" in answers[0] or '"aborted"' in answers[0])  # (Codex's own word)
 
 
 def test_close_inside_a_tree_rechains_the_next_entry_onto_the_results(tmp_path):
     from tests.model.helpers import call, chain, message, result
 
-    path = write(tmp_path / "s.jsonl", chain(2) + call("c1", "m1", "a", "b") + result("r1", "c1", "a")
-                 + message("m3", "r1", "user", "go on") + message("m4", "m3", "assistant", "ok"))
+    path = write(
+        tmp_path / "s.jsonl",
+        chain(2)
+        + call("c1", "m1", "a", "b")
+        + result("r1", "c1", "a")
+        + message("m3", "r1", "user", "go on")
+        + message("m4", "m3", "assistant", "ok"),
+    )
     with open_session(path) as s:
         plan = edits.plan_close(s)
-    (fork_path, data), = plan.new_files
+    ((fork_path, data),) = plan.new_files
     records = [json.loads(line) for line in data.splitlines()][1:]
     ids = [r["id"] for r in records]
     assert ids[:4] == ["m0", "m1", "c1", "r1"] and ids[5:] == ["m3", "m4"]
@@ -318,18 +340,21 @@ def _crash_files(tmp_path: Path) -> dict[str, Path]:
     lines = lines_of(zeroed)  # the result's line zeroed in place: a NUL line after the call
     with open(SAMPLES / "chat/session-fix-rounding.jsonl", "rb") as f:
         result_length = len(f.read().splitlines()[call_line + 1])
-    write(zeroed, b"".join(lines[:call_line + 1] + [b"\x00" * result_length + b"\n"] + lines[call_line + 1:]))
+    write(zeroed, b"".join(lines[: call_line + 1] + [b"\x00" * result_length + b"\n"] + lines[call_line + 1 :]))
     inside = tmp_path / "inside.jsonl"
     shutil.copy(SAMPLES / "chat/session-fix-rounding.jsonl", inside)
     without_first_result(inside)
     return {"zeroed": zeroed, "inside": inside, "bad-lines": copy(tmp_path, "tree/bad-lines.jsonl")}
 
 
-@pytest.mark.parametrize("name, steps", [
-    ("bad-lines", [["--drop-bad"]]),
-    ("inside", [["--close"]]),
-    ("zeroed", [["--drop-bad"], ["--close"]]),  # two writes: a kill between them leaves the first done
-])
+@pytest.mark.parametrize(
+    "name, steps",
+    [
+        ("bad-lines", [["--drop-bad"]]),
+        ("inside", [["--close"]]),
+        ("zeroed", [["--drop-bad"], ["--close"]]),  # two writes: a kill between them leaves the first done
+    ],
+)
 def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
     path = _crash_files(tmp_path)[name]
     states = _states(tmp_path, path, steps)
@@ -342,9 +367,11 @@ def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
         target = work / f"t{trial}.jsonl"
         target.write_bytes(original)
         old(target)
-        proc = subprocess.Popen([sys.executable, "-c", KILLABLE, str(REPO), "fix", str(target),
-                                 *[a for step in steps for a in step]],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILLABLE, str(REPO), "fix", str(target), *[a for step in steps for a in step]],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.05, 0.6))
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -163,8 +163,10 @@ while done < int(sys.argv[2]):
 def test_concurrent_writers_never_tear_or_fuse_a_line(tmp_path):
     path = tmp_path / "shared.jsonl"
     TreeSessionStore.create(path)
-    writers = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, str(path), "60", str(REPO), str(n)])
-               for n in range(3)]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, str(path), "60", str(REPO), str(n)])
+        for n in range(3)
+    ]
     for w in writers:
         assert w.wait(timeout=120) == 0
     s = open_session(path)
@@ -207,8 +209,9 @@ def test_an_agent_killed_mid_run_continues_and_checks_clean(tmp_path):
         time.sleep(0.02)
     first.send_signal(9)
     first.wait()
-    second = subprocess.run([sys.executable, "-c", AGENT, str(path), "5", str(REPO)], capture_output=True,
-                            text=True, timeout=60)
+    second = subprocess.run(
+        [sys.executable, "-c", AGENT, str(path), "5", str(REPO)], capture_output=True, text=True, timeout=60
+    )
     assert second.returncode == 0 and "finished" in second.stdout, second.stderr
     s = open_session(path)
     assert s.problems() == [] and s.entries > 40

@@ -18,8 +18,11 @@ async def wait_for(pilot, predicate, timeout: float = 5.0, what: str = "conditio
 
 
 async def session_screen(pilot) -> SessionScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen.rows is not None,
-                   what="the session view")
+    await wait_for(
+        pilot,
+        lambda: isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen.rows is not None,
+        what="the session view",
+    )
     return pilot.app.screen
 
 

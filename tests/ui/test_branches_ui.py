@@ -38,8 +38,11 @@ async def open_branches(pilot) -> BranchesScreen:
     screen = await session_screen(pilot)
     await wait_for(pilot, lambda: not screen.indexing, what="the index")
     await pilot.press("b")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, BranchesScreen) and pilot.app.screen.done,
-                   what="the branch list, read")
+    await wait_for(
+        pilot,
+        lambda: isinstance(pilot.app.screen, BranchesScreen) and pilot.app.screen.done,
+        what="the branch list, read",
+    )
     return pilot.app.screen
 
 
@@ -70,8 +73,11 @@ async def test_type_to_filter_then_compare_two_marked_branches_in_sync(tmp_path)
         await pilot.press("escape")
         await wait_for(pilot, lambda: len(branches.table.rows) == 2, what="the filter cleared")
         await pilot.press("space", "down", "space", "d")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
-                       and pilot.app.screen.view.result is not None, what="the compare")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.view.result is not None,
+            what="the compare",
+        )
         compare = pilot.app.screen
         view = compare.view
         result = view.result
@@ -97,8 +103,11 @@ async def test_a_in_the_compare_makes_that_side_the_active_leaf(tmp_path, fmt):
         fork = next(e for e in range(screen.session.tree.count) if screen.session.tree.child_count(e) >= 2)
         screen.jump_to_entry(fork)
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompareScreen)
-                       and pilot.app.screen.view.result is not None, what="the compare of the fork point")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.view.result is not None,
+            what="the compare of the fork point",
+        )
         result = pilot.app.screen.view.result
         assert result.fork == fork and result.a.branch.active and not result.b.branch.active
         other = result.b.branch.leaf

@@ -81,8 +81,11 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path):
         os.utime(path)  # "written just now"
         await pilot.press("t")
         await pilot.click("#close")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen)
-                       and "live agent" in pilot.app.screen.title_text, what="the force question")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, ConfirmScreen) and "live agent" in pilot.app.screen.title_text,
+            what="the force question",
+        )
         await pilot.click("#force")
         await wait_for(pilot, lambda: screen.session.tool_issues() == ([], []), what="the forced close")
 
@@ -91,8 +94,13 @@ async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_p
     from tests.model.helpers import call, chain, message, result
 
     path = tmp_path / "inside.jsonl"
-    path.write_bytes(chain(2) + call("c1", "m1", "a", "b") + result("r1", "c1", "a")
-                     + message("m3", "r1", "user", "go on") + message("m4", "m3", "assistant", "ok"))
+    path.write_bytes(
+        chain(2)
+        + call("c1", "m1", "a", "b")
+        + result("r1", "c1", "a")
+        + message("m3", "r1", "user", "go on")
+        + message("m4", "m3", "assistant", "ok")
+    )
     old(path)
     original = path.read_bytes()
     async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
@@ -104,8 +112,11 @@ async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_p
         assert "this file is not changed" in dialog.body and "inside.fork-1.jsonl" in dialog.body
         await pilot.click("#close")
         fork = tmp_path / "inside.fork-1.jsonl"
-        await wait_for(pilot, lambda: getattr(pilot.app.screen, "path", None) == str(fork)
-                       and not pilot.app.screen.indexing, what="the fork, opened")
+        await wait_for(
+            pilot,
+            lambda: getattr(pilot.app.screen, "path", None) == str(fork) and not pilot.app.screen.indexing,
+            what="the fork, opened",
+        )
         opened = pilot.app.screen
         assert opened is not first and opened.session.tool_issues() == ([], [])
         assert opened.tree_widget.cursor_entry == opened.session.active_leaf()  # at its leaf
@@ -113,11 +124,16 @@ async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_p
 
 
 async def test_repair_a_zeroed_result_line_then_undo_the_last_step(tmp_path):
-    lines = [{"role": "user", "content": "Run the tests"},
-             {"role": "assistant", "content": None, "tool_calls": [
-                 {"id": "call_1", "type": "function", "function": {"name": "run", "arguments": "{}"}}]},
-             {"role": "tool", "tool_call_id": "call_1", "content": "2 passed"},
-             {"role": "assistant", "content": "All tests pass."}]
+    lines = [
+        {"role": "user", "content": "Run the tests"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "run", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "2 passed"},
+        {"role": "assistant", "content": "All tests pass."},
+    ]
     raw = [json.dumps(line).encode() for line in lines]
     raw[2] = b"\x00" * len(raw[2])  # the result's block zeroed by a crash
     path = tmp_path / "zeroed.jsonl"
@@ -128,15 +144,19 @@ async def test_repair_a_zeroed_result_line_then_undo_the_last_step(tmp_path):
         await pilot.press("t")
         assert [label for _, label in pilot.app.screen.choices] == ["Drop bad lines", "Insert results", "Cut back"]
         await pilot.click("#drop_bad")
-        await wait_for(pilot, lambda: b"\x00" not in path.read_bytes() and not screen.session.bad,
-                       what="the bad line dropped")
+        await wait_for(
+            pilot, lambda: b"\x00" not in path.read_bytes() and not screen.session.bad, what="the bad line dropped"
+        )
         dropped = path.read_bytes()
         assert list(tmp_path.glob("zeroed.jsonl.bad-*"))
         await pilot.press("t")
         assert [label for _, label in pilot.app.screen.choices] == ["Insert results", "Cut back"]
         await pilot.click("#close")
-        await wait_for(pilot, lambda: screen.session.entries == 4 and screen.session.tool_issues() == ([], []),
-                       what="the result inserted")
+        await wait_for(
+            pilot,
+            lambda: screen.session.entries == 4 and screen.session.tool_issues() == ([], []),
+            what="the result inserted",
+        )
         assert json.loads(path.read_bytes().splitlines()[2])["tool_call_id"] == "call_1"
         await pilot.press("u")
         await pilot.click("#confirm")

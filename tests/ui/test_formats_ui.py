@@ -67,8 +67,11 @@ async def test_claude_response_lines_are_grouped_and_title_shown():
         rows = {text.split()[0]: text for text in visible_text(screen).splitlines() if text.strip()}
         assert "asst" in rows["3"] and "┆" in rows["4"] and "┆" in rows["5"]  # one response, three lines
         assert "┆" not in rows["6"]
-        await wait_for(pilot, lambda: "Fix invoice rounding" in screen.query_one(StatusLine).text.plain,
-                       what="the title in the status line")
+        await wait_for(
+            pilot,
+            lambda: "Fix invoice rounding" in screen.query_one(StatusLine).text.plain,
+            what="the title in the status line",
+        )
 
 
 async def test_claude_subagent_opens_from_its_call_and_esc_comes_back():
@@ -80,8 +83,15 @@ async def test_claude_subagent_opens_from_its_call_and_esc_comes_back():
         assert "⤷ sub-agent agent-a1b2c3d4e5f6a7b8c" in visible_text(screen)
         screen.tree_widget.move_to(screen.rows.row_of(call))
         await pilot.press("s")
-        await wait_for(pilot, lambda: pilot.app.screen is not screen and isinstance(pilot.app.screen, SessionScreen)
-                       and pilot.app.screen.rows is not None, what="the sub-agent view")
+        await wait_for(
+            pilot,
+            lambda: (
+                pilot.app.screen is not screen
+                and isinstance(pilot.app.screen, SessionScreen)
+                and pilot.app.screen.rows is not None
+            ),
+            what="the sub-agent view",
+        )
         assert pilot.app.screen.path.endswith("agent-a1b2c3d4e5f6a7b8c.jsonl")
         assert pilot.app.screen.session.entries == 4
         await pilot.press("escape")
@@ -105,8 +115,10 @@ async def test_codex_assistant_entry_shows_the_tokens_of_its_turn():
     async with app_for(path).run_test(size=(160, 40)) as pilot:
         screen = await session_screen(pilot)
         session = screen.session
-        entry = next(e for e in range(session.entries)
-                     if session.format.entry_tokens(session, e) is not None)
+        entry = next(e for e in range(session.entries) if session.format.entry_tokens(session, e) is not None)
         screen.tree_widget.move_to(screen.rows.row_of(entry))
-        await wait_for(pilot, lambda: " in " in str(screen.query_one("#detail-header").render()),
-                       what="the tokens in the detail header")
+        await wait_for(
+            pilot,
+            lambda: " in " in str(screen.query_one("#detail-header").render()),
+            what="the tokens in the detail header",
+        )

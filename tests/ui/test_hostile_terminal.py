@@ -9,13 +9,67 @@ import pytest
 from tests.hostile import FORBIDDEN, FORMAT_SAMPLES, hostile_dir
 from tests.terminal import Terminal
 
-# the walk of ../shared/tools/escape_walk.py: tree, detail, context, problems,
+# the walk a person makes over every screen: tree, detail, context, problems,
 # metadata, raw, call<->result, help, the palette, quiet rows, search
-SESSION_KEYS = (["g"] + ["j"] * 12 + ["enter", "G", "c", "escape", "p", "escape", "m", "escape", "r", "j", "r",
-                "x", "?", "escape", "ctrl+p", "a", "escape", "escape", "h", "e", "/", "p", "w", "n", "enter", "n",
-                "o", "escape", "t", "escape", "a", "escape", "F", "escape"])
-PICKER_KEYS = ["down", "down", "enter", "j", "c", "escape", "p", "escape", "escape", "down", "enter", "escape",
-               "/", "p", "w", "escape", "escape"]
+SESSION_KEYS = (
+    ["g"]
+    + ["j"] * 12
+    + [
+        "enter",
+        "G",
+        "c",
+        "escape",
+        "p",
+        "escape",
+        "m",
+        "escape",
+        "r",
+        "j",
+        "r",
+        "x",
+        "?",
+        "escape",
+        "ctrl+p",
+        "a",
+        "escape",
+        "escape",
+        "h",
+        "e",
+        "/",
+        "p",
+        "w",
+        "n",
+        "enter",
+        "n",
+        "o",
+        "escape",
+        "t",
+        "escape",
+        "a",
+        "escape",
+        "F",
+        "escape",
+    ]
+)
+PICKER_KEYS = [
+    "down",
+    "down",
+    "enter",
+    "j",
+    "c",
+    "escape",
+    "p",
+    "escape",
+    "escape",
+    "down",
+    "enter",
+    "escape",
+    "/",
+    "p",
+    "w",
+    "escape",
+    "escape",
+]
 
 
 def escaped(output: bytes) -> list[str]:

@@ -151,8 +151,10 @@ async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(
             await wait_for(pilot, lambda n=n: len(screen.rows) == 3 + 2 * n, what="the call's row")
             assert [p.kind.value for p in screen.problems] == ["dangling_tool_call"]
             assert "⚠ 1 problem" in status.text.plain
-            assert "dangling" in screen.tree_widget.render_line(screen.tree_widget.cursor
-                                                                - screen.tree_widget.scroll_offset.y).text
+            assert (
+                "dangling"
+                in screen.tree_widget.render_line(screen.tree_widget.cursor - screen.tree_widget.scroll_offset.y).text
+            )
             append(path, message(result, call, role="tool", content="ok", tool_call_id=f"c{n}"))
             await wait_for(pilot, lambda n=n: len(screen.rows) == 4 + 2 * n, what="the result's row")
             assert screen.problems == [] and "✓ no problems" in status.text.plain
@@ -175,12 +177,20 @@ def test_an_appended_active_leaf_pointer_moves_the_marks_on_screen(tmp_path):
         return "●" if "●" in line.split(text)[0] else "○"
 
     with Terminal(str(path)) as term:
-        term.wait_for(lambda screen: "the other branch" in screen and mark(screen, "the other branch") == "●"
-                      and mark(screen, "message 2") == "○", what="b2 active")
+        term.wait_for(
+            lambda screen: (
+                "the other branch" in screen
+                and mark(screen, "the other branch") == "●"
+                and mark(screen, "message 2") == "○"
+            ),
+            what="b2 active",
+        )
         term.wait_quiet(0.3)  # the watcher armed
         append(path, orjson.dumps({"type": "active_leaf", "activeLeafId": "m2"}) + b"\n")
-        term.wait_for(lambda screen: mark(screen, "message 2") == "●" and mark(screen, "the other branch") == "○",
-                      what="the marks to follow the pointer")
+        term.wait_for(
+            lambda screen: mark(screen, "message 2") == "●" and mark(screen, "the other branch") == "○",
+            what="the marks to follow the pointer",
+        )
 
 
 def test_following_appends_writes_only_what_changed(tmp_path):

@@ -26,8 +26,13 @@ def on_leaf(screen: SessionScreen) -> bool:
     leaf = screen.session.active_leaf()
     row = screen.rows.row_of(leaf)
     top, height = tree.scroll_offset.y, tree.scrollable_content_region.height
-    return (tree.cursor_entry == leaf and row is not None and top <= row < top + height
-            and top == max(0, min(row - height + 1, len(screen.rows) - height)) and screen.following)
+    return (
+        tree.cursor_entry == leaf
+        and row is not None
+        and top <= row < top + height
+        and top == max(0, min(row - height + 1, len(screen.rows) - height))
+        and screen.following
+    )
 
 
 async def landed(pilot, screen=None) -> SessionScreen:
@@ -67,8 +72,11 @@ async def test_a_sub_agent_opens_at_its_leaf(tmp_path):
         entry = next(iter(screen.tree_widget.subagents))
         screen.jump_to_entry(entry)
         await pilot.press("s")
-        await wait_for(pilot, lambda: pilot.app.screen is not screen and isinstance(pilot.app.screen, SessionScreen),
-                       what="the sub-agent view")
+        await wait_for(
+            pilot,
+            lambda: pilot.app.screen is not screen and isinstance(pilot.app.screen, SessionScreen),
+            what="the sub-agent view",
+        )
         await landed(pilot, pilot.app.screen)
 
 
@@ -80,8 +88,11 @@ async def test_a_reload_after_truncation_lands_on_the_leaf(tmp_path):
         await pilot.press("g")
         await pilot.pause(0.3)  # the watcher armed
         path.write_bytes(chain(150, prefix="n"))  # shorter: truncated, then rewritten
-        await wait_for(pilot, lambda: screen.session.tree.count == 150 and screen.session.find("n149") is not None,
-                       what="the reload")
+        await wait_for(
+            pilot,
+            lambda: screen.session.tree.count == 150 and screen.session.find("n149") is not None,
+            what="the reload",
+        )
         await landed(pilot, screen)
 
 
@@ -94,8 +105,11 @@ async def test_a_fork_opened_after_the_edit_lands_on_its_leaf(tmp_path):
         await pilot.press("F")
         await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == "ConfirmScreen", what="the fork plan")
         await pilot.click("#open")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen is not screen,
-                       what="the fork's view")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen is not screen,
+            what="the fork's view",
+        )
         fork = await landed(pilot, pilot.app.screen)
         assert fork.path != screen.path
 

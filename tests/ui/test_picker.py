@@ -44,8 +44,15 @@ def folder(tmp_path):
 
 
 async def picker(pilot) -> FilesScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, FilesScreen) and pilot.app.screen.table.rows
-                   and all(info.known for info in pilot.app.screen.table.rows), what="the picker with every row read")
+    await wait_for(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, FilesScreen)
+            and pilot.app.screen.table.rows
+            and all(info.known for info in pilot.app.screen.table.rows)
+        ),
+        what="the picker with every row read",
+    )
     return pilot.app.screen
 
 
@@ -85,8 +92,11 @@ async def test_typing_filters_and_escape_clears(folder):
 
 def footer_keys(screen: FilesScreen) -> dict[str, str]:
     """Key: description of what the footer shows."""
-    return {key: active.binding.description for key, active in screen.active_bindings.items()
-            if active.binding.show and active.enabled}
+    return {
+        key: active.binding.description
+        for key, active in screen.active_bindings.items()
+        if active.binding.show and active.enabled
+    }
 
 
 async def test_q_is_a_letter_of_the_filter_escape_never_quits_and_ctrl_q_does(folder):
@@ -184,8 +194,10 @@ async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(f
         screen = await picker(pilot)
         await pilot.pause(0.3)  # the watcher arms
         with open(folder / "pi.jsonl", "ab") as f:
-            f.write(b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"2026-03-14T11:00:00Z",'
-                    b'"message":{"role":"user","content":"one more"}}\n')
+            f.write(
+                b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"2026-03-14T11:00:00Z",'
+                b'"message":{"role":"user","content":"one more"}}\n'
+            )
         await wait_for(pilot, lambda: names(screen)[0] == "pi.jsonl", what="the appended file on top")
         assert "● live" in screen_text(screen)[0]
         assert "● live" not in "".join(screen_text(screen)[1:])
@@ -214,15 +226,22 @@ async def test_remembered_rows_come_first_then_the_folder_as_it_is(folder):
     os.unlink(folder / "crash.jsonl")
     (folder / "fresh.jsonl").write_bytes(message("a", None, content="A brand new session"))
     with open(folder / "pi.jsonl", "ab") as f:
-        f.write(b'{"type":"session_info","id":"feedf00d","parentId":"9b2cfffd","timestamp":"2026-03-14T11:00:00Z",'
-                b'"name":"Renamed while away"}\n')
+        f.write(
+            b'{"type":"session_info","id":"feedf00d","parentId":"9b2cfffd","timestamp":"2026-03-14T11:00:00Z",'
+            b'"name":"Renamed while away"}\n'
+        )
     app = SessionApp([str(folder)], watch=False)
     async with app.run_test(size=(140, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, FilesScreen) and app.screen.table.rows, what="rows")
         screen = app.screen
-        await wait_for(pilot, lambda: sorted(names(screen)) == ["branched.jsonl", "fresh.jsonl", "pi.jsonl",
-                                                                "rounding.jsonl"]
-                       and all(info.known for info in screen.table.rows), what="the folder as it is now")
+        await wait_for(
+            pilot,
+            lambda: (
+                sorted(names(screen)) == ["branched.jsonl", "fresh.jsonl", "pi.jsonl", "rounding.jsonl"]
+                and all(info.known for info in screen.table.rows)
+            ),
+            what="the folder as it is now",
+        )
         titles = {os.path.basename(info.path): info.title for info in screen.table.rows}
         assert titles["pi.jsonl"] == "Renamed while away" and titles["fresh.jsonl"] == "A brand new session"
 
@@ -239,8 +258,11 @@ async def test_with_an_empty_cache_the_first_rows_shown_already_have_their_title
         os.utime(path, (HOUR_AGO + n, HOUR_AGO + n))  # s299 the newest
     async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = pilot.app.screen
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, FilesScreen) and bool(pilot.app.screen.table.rows),
-                       what="the first rows")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, FilesScreen) and bool(pilot.app.screen.table.rows),
+            what="the first rows",
+        )
         screen = pilot.app.screen
         top = screen.table.rows[:20]
         assert [os.path.basename(info.path) for info in top[:2]] == ["s299.jsonl", "s298.jsonl"]

@@ -23,14 +23,65 @@ from tests.support import SAMPLES
 from .pilot_support import wait_for
 
 # every key a screen binds, but the ones that quit the app (q, ctrl+q, ctrl+c) on purpose
-KEYS = ["j", "k", "g", "G", "l", "e", "E", "p", "c", "r", "x", "o", "slash", "n", "N", "escape", "a", "F", "t",
-        "u", "s", "m", "h", "f", "question_mark", "ctrl+p", "enter", "space", "tab", "up", "down", "pageup",
-        "pagedown", "home", "end", "y", "b", "d", "ctrl+s", "ctrl+f", "backspace", "left", "right", "1"]
+KEYS = [
+    "j",
+    "k",
+    "g",
+    "G",
+    "l",
+    "e",
+    "E",
+    "p",
+    "c",
+    "r",
+    "x",
+    "o",
+    "slash",
+    "n",
+    "N",
+    "escape",
+    "a",
+    "F",
+    "t",
+    "u",
+    "s",
+    "m",
+    "h",
+    "f",
+    "question_mark",
+    "ctrl+p",
+    "enter",
+    "space",
+    "tab",
+    "up",
+    "down",
+    "pageup",
+    "pagedown",
+    "home",
+    "end",
+    "y",
+    "b",
+    "d",
+    "ctrl+s",
+    "ctrl+f",
+    "backspace",
+    "left",
+    "right",
+    "1",
+]
 WAIT = "wait"  # let timers and workers run between keys
 
 TARGETS = sorted(str(p.relative_to(SAMPLES)) for p in SAMPLES.rglob("*.jsonl")) + [
-    ".", "tree", "hostile:tree", "hostile:chat", "hostile:pi", "hostile:claude", "hostile:codex", "hostile:astorlm",
-    "hostile:"]
+    ".",
+    "tree",
+    "hostile:tree",
+    "hostile:chat",
+    "hostile:pi",
+    "hostile:claude",
+    "hostile:codex",
+    "hostile:astorlm",
+    "hostile:",
+]
 
 
 def target_path(target: str, work: Path) -> str:
@@ -62,12 +113,18 @@ async def drive(path: str, keys: list[str]) -> None:
             app.screen.tree_widget.focus()  # the search box keeps "?" as text
         await pilot.press("question_mark")
         await pilot.pause()
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen) or isinstance(app.screen, FilesScreen),
-                       what="the app to answer a key")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, HelpScreen) or isinstance(app.screen, FilesScreen),
+            what="the app to answer a key",
+        )
 
 
-@settings(max_examples=int(os.environ.get("RANDOM_KEY_EXAMPLES", "30")), deadline=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("RANDOM_KEY_EXAMPLES", "30")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(st.sampled_from(TARGETS), st.lists(st.sampled_from([*KEYS, WAIT]), min_size=1, max_size=30))
 def test_random_keys_never_crash_the_app(target, keys):
     with tempfile.TemporaryDirectory() as work:

@@ -33,8 +33,11 @@ async def test_parallel_calls_read_as_claude_code_resumes_them():
         assert all(tree.child_count(e) < 2 for e in shown)  # no fork row
         assert "+" in "".join(str(screen.tree_widget.render_line(y).text) for y in range(40))
         await pilot.press("h")  # show them
-        await wait_for(pilot, lambda: any(tree.shape[screen.rows.at(i).entry] & Shape.QUIET
-                                          for i in range(len(screen.rows))), what="quiet rows shown")
+        await wait_for(
+            pilot,
+            lambda: any(tree.shape[screen.rows.at(i).entry] & Shape.QUIET for i in range(len(screen.rows))),
+            what="quiet rows shown",
+        )
         await pilot.press("h")
         await wait_for(pilot, lambda: len(screen.rows) == len(shown), what="quiet rows hidden again")
         await pilot.press("l", "c")

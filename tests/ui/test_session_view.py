@@ -38,8 +38,9 @@ async def test_opens_on_the_active_leaf_and_navigates():
         assert screen.tree_widget.cursor == 0
         await pilot.press("l")
         assert cursor_line(screen) == 24
-        await wait_for(pilot, lambda: "Committed as 5d2e8a1." in screen.query_one("#detail-body").text,
-                       what="the detail pane")
+        await wait_for(
+            pilot, lambda: "Committed as 5d2e8a1." in screen.query_one("#detail-body").text, what="the detail pane"
+        )
 
 
 async def test_fold_and_unfold_a_branch():
@@ -65,7 +66,6 @@ async def test_search_next_and_previous():
         assert cursor_line(screen) == 8
         await pilot.press("slash", *"72e56246", "enter")  # an id
         assert cursor_line(screen) == 2
-
 
 
 async def test_a_search_notice_shows_the_query_literally():
@@ -183,8 +183,11 @@ async def test_codex_rolled_back_turn_is_greyed():
         screen = await session_screen(pilot)
         await wait_for(pilot, lambda: screen.tree_widget.off_branch, what="the rolled-back turn")
         await pilot.press("g")
-        lines = {text.split()[0]: text for text in (screen.tree_widget.render_line(y).text
-                                                    for y in range(30)) if text.strip()}
+        lines = {
+            text.split()[0]: text
+            for text in (screen.tree_widget.render_line(y).text for y in range(30))
+            if text.strip()
+        }
         assert "○" in lines["21"] and "●" in lines["33"]
 
 

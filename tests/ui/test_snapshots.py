@@ -38,8 +38,9 @@ def test_branched_session(snap_compare):
 
 
 def test_summary_node(snap_compare):
-    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE,
-                        run_before=ready("k", "k", "k", "k", line=20))
+    assert snap_compare(
+        app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=ready("k", "k", "k", "k", line=20)
+    )
 
 
 def test_crash_with_dangling_call_and_torn_tail(snap_compare):
@@ -47,8 +48,9 @@ def test_crash_with_dangling_call_and_torn_tail(snap_compare):
 
 
 def test_detail_of_a_tool_call(snap_compare):
-    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE,
-                        run_before=ready("g", *["j"] * 9, line=15))
+    assert snap_compare(
+        app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=ready("g", *["j"] * 9, line=15)
+    )
 
 
 def test_help_screen(snap_compare):

@@ -24,8 +24,13 @@ def evil_session(tmp_path):
     lines = [header()]
     parent = None
     for i, text in enumerate(EVIL):
-        rec = {"type": "message", "id": f"e{i}", "parentId": parent, "createdAt": "x",
-               "message": {"role": "user", "content": text}}
+        rec = {
+            "type": "message",
+            "id": f"e{i}",
+            "parentId": parent,
+            "createdAt": "x",
+            "message": {"role": "user", "content": text},
+        }
         lines.append(orjson.dumps(rec) + b"\n")
         parent = f"e{i}"
     path = tmp_path / "evil[bold].jsonl"

@@ -47,8 +47,9 @@ def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
         elif kind == "redacted_thinking":
             texts.append("[redacted thinking]")
         elif kind == "tool_use":
-            calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
-                                  json_text.dumps(block.get("input"))))
+            calls.append(
+                ToolCall(str(block.get("id", "")), str(block.get("name", "?")), json_text.dumps(block.get("input")))
+            )
         elif kind == "tool_result":  # named by its call id only when one message answers several
             named = f"{block.get('tool_use_id')}: " if results > 1 else ""
             error = "[error] " if block.get("is_error") else ""
@@ -73,5 +74,8 @@ class AnthropicMessages:
     def tool_result_ids(self, message: dict) -> list[str]:
         if message.get("role") != "user":
             return []
-        return [b["tool_use_id"] for b in blocks(message)
-                if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)]
+        return [
+            b["tool_use_id"]
+            for b in blocks(message)
+            if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
+        ]

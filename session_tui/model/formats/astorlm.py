@@ -1,4 +1,4 @@
-"""`astorlm`: astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (formats.md §3).
+"""`astorlm`: astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (docs/formats.md §3).
 
 One message per line, Anthropic-style content blocks; one linear history
 per file (the file is the branch); a fork is another file whose
@@ -49,8 +49,14 @@ class AstorlmFormat(AnthropicMessages, LinearFile):
         texts, calls = read_blocks(record)
         results = self.tool_result_ids(record)
         role = "tool" if results else str(record.get("role", "?"))
-        return EntryView(kind="message", role=role, text="\n".join(texts), id=self.entry_id(record),
-                         tool_calls=calls, result_for=results[0] if results else None)
+        return EntryView(
+            kind="message",
+            role=role,
+            text="\n".join(texts),
+            id=self.entry_id(record),
+            tool_calls=calls,
+            result_for=results[0] if results else None,
+        )
 
 
 FORMAT = AstorlmFormat()

@@ -16,8 +16,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..tree import SessionTree
 
 
-
-
 class Session(Protocol):
     """What a format adapter may use of a session (``model.session.Session``
     is one): its index, its records by offset, and a place to keep what it
@@ -190,7 +188,6 @@ class Format:
         """Every call id a context message answers (one message may answer several)."""
         result = self.tool_result_id(message)
         return [result] if result is not None else []
-
 
     def view(self, record: dict) -> EntryView:
         """What the view shows of an entry's record."""

@@ -2,7 +2,7 @@
 
 No header, ids or parent links: the file is one linear branch, and the
 active leaf is the last message. An optional ``<stem>.meta.json`` sidecar
-is shown as found and never changed (formats.md §2).
+is shown as found and never changed (docs/formats.md §2).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ class ChatFormat(OpenAIMessages, LinearFile):
 
     def entry_id(self, record: dict) -> str | None:
         return None
-
 
     def view(self, record: dict):
         return message_view(record)

@@ -1,4 +1,4 @@
-"""`claude`: Claude Code transcripts (formats.md §5).
+"""`claude`: Claude Code transcripts (docs/formats.md §5).
 
 Chain records (``user``, ``assistant``, ``system``, ``progress``,
 ``attachment``) are linked by ``uuid``/``parentUuid``; metadata records have
@@ -29,8 +29,10 @@ COMPACT = "compact_boundary"
 SENT_SYSTEM = ("local_command",)  # system records Claude Code sends the model (as user text)
 CLIENT = "Claude Code"
 #: what Claude Code sends for a call whose result is not in the file
-INTERRUPTED = ("[Tool call interrupted: the session ended before this call's result was recorded, so its outcome "
-               "is unknown. Check whether it took effect before relying on it or running it again.]")
+INTERRUPTED = (
+    "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome "
+    "is unknown. Check whether it took effect before relying on it or running it again.]"
+)
 NO_RESPONSE = "No response requested."
 #: what Claude Code sends for a call inside the conversation whose result is not in the file (the API needs one)
 MISSING = "[Tool result missing due to internal error]"
@@ -51,9 +53,11 @@ class ClaudeFormat(AnthropicMessages, Format):
     parent_key = "parentUuid"
     duplicates_expected = True
     client = CLIENT
-    fills_dangling = ('Claude Code will send an error result for it on resume ("interrupted" at the end of the '
-                      'conversation, with "No response requested."; "missing" inside it)')
-    torn_tail = ('warning', 'Claude Code skips it on resume')
+    fills_dangling = (
+        'Claude Code will send an error result for it on resume ("interrupted" at the end of the '
+        'conversation, with "No response requested."; "missing" inside it)'
+    )
+    torn_tail = ("warning", "Claude Code skips it on resume")
     stateful = True  # steps and progress are resolved in file order (_join_step)
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
@@ -61,14 +65,15 @@ class ClaudeFormat(AnthropicMessages, Format):
             if "parentUuid" in obj and "sessionId" in obj and "uuid" in obj:
                 return True
         first = objs[0]
-        return (first.get("type") in ("file-history-snapshot", "summary", "ai-title", "custom-title")
-                and any(key in first for key in ("leafUuid", "messageId", "aiTitle", "customTitle")))
+        return first.get("type") in ("file-history-snapshot", "summary", "ai-title", "custom-title") and any(
+            key in first for key in ("leafUuid", "messageId", "aiTitle", "customTitle")
+        )
 
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
         uid = obj.get("uuid")
         # A record of a type not known here that carries a uuid and a parent
-        # link is a node of the chain (formats.md §1.2): Claude Code walks
+        # link is a node of the chain (docs/formats.md §1.2): Claude Code walks
         # through it, the model never sees it (the last branch below).
         chained = kind in CHAIN_TYPES or (isinstance(kind, str) and "parentUuid" in obj)
         if not chained or not isinstance(uid, str) or not uid:
@@ -113,8 +118,11 @@ class ClaudeFormat(AnthropicMessages, Format):
         # A compaction's earlier part may be gone from the file; a copied
         # prefix may start mid-chain.
         # A sub-agent transcript starts under records of its parent session.
-        return (record.get("subtype") == COMPACT or "forkedFrom" in record
-                or (record.get("isSidechain") is True and isinstance(record.get("agentId"), str)))
+        return (
+            record.get("subtype") == COMPACT
+            or "forkedFrom" in record
+            or (record.get("isSidechain") is True and isinstance(record.get("agentId"), str))
+        )
 
     # -- active leaf ----------------------------------------------------------------
     def active_leaf(self, session) -> int:
@@ -138,8 +146,10 @@ class ClaudeFormat(AnthropicMessages, Format):
                     at = tree.parent[at]
                 record = session.record(at) if at >= 0 else {}
                 stamp = record.get("timestamp")
-                known = seen[leaf] = (at if record.get("isSidechain") is not True or side_file else -1,
-                                      stamp if isinstance(stamp, str) else "")
+                known = seen[leaf] = (
+                    at if record.get("isSidechain") is not True or side_file else -1,
+                    stamp if isinstance(stamp, str) else "",
+                )
             at, stamp = known
             if at >= 0 and (best_time is None or stamp > best_time):
                 best, best_time = at, stamp
@@ -198,8 +208,9 @@ class ClaudeFormat(AnthropicMessages, Format):
         "No response requested." after its last user/assistant record."""
         out: list[Sent] = []
         last_turn = -1  # where the last user/assistant record's message is in ``out``
-        last_prompt = max((n for n, (_, m) in enumerate(items) if m.get("role") == "user"
-                           and not self.tool_result_ids(m)), default=-1)
+        last_prompt = max(
+            (n for n, (_, m) in enumerate(items) if m.get("role") == "user" and not self.tool_result_ids(m)), default=-1
+        )
         for n, (entry, message) in enumerate(items):
             if message.get("role") == "assistant":
                 if n < last_prompt:  # thinking is kept only in the turn since the last prompt
@@ -226,13 +237,23 @@ class ClaudeFormat(AnthropicMessages, Format):
             while at < len(out) and out[at].added_by is not None:
                 at += 1
             if out[at - 1].message.get("role") == "user":
-                out.insert(at, Sent(out[at - 1].entry, {"role": "assistant",
-                                                        "content": [{"type": "text", "text": NO_RESPONSE}]}, CLIENT))
+                out.insert(
+                    at,
+                    Sent(
+                        out[at - 1].entry,
+                        {"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]},
+                        CLIENT,
+                    ),
+                )
         joined: list[Sent] = []
         for sent in out:
             previous = joined[-1] if joined else None
-            if (previous is not None and previous.added_by is None and sent.added_by is None
-                    and previous.message.get("role") == "user" == sent.message.get("role")):
+            if (
+                previous is not None
+                and previous.added_by is None
+                and sent.added_by is None
+                and previous.message.get("role") == "user" == sent.message.get("role")
+            ):
                 joined[-1] = Sent(previous.entry, _joined(previous.message, sent.message))
             else:
                 joined.append(sent)
@@ -246,12 +267,16 @@ class ClaudeFormat(AnthropicMessages, Format):
             meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
             fields["parent_id"] = record.get("logicalParentUuid")
             trigger = meta.get("trigger")
-            return EntryView(kind="summary", role="summary",
-                             text=f"{record.get('content') or 'Conversation compacted'}"
-                                  + (f" ({trigger})" if isinstance(trigger, str) else "")
-                                  + ": the summary follows; the model's context starts there",
-                             tokens_before=_int(meta.get("preTokens")), tokens_after=_int(meta.get("postTokens")),
-                             **fields)
+            return EntryView(
+                kind="summary",
+                role="summary",
+                text=f"{record.get('content') or 'Conversation compacted'}"
+                + (f" ({trigger})" if isinstance(trigger, str) else "")
+                + ": the summary follows; the model's context starts there",
+                tokens_before=_int(meta.get("preTokens")),
+                tokens_after=_int(meta.get("postTokens")),
+                **fields,
+            )
         if kind in ("user", "assistant"):
             message = _message(record)
             texts, calls = read_blocks(message)
@@ -261,9 +286,16 @@ class ClaudeFormat(AnthropicMessages, Format):
                 if record.get(flag):
                     texts[:1] = [mark + (texts[0] if texts else "")]
             step = message.get("id") if kind == "assistant" and isinstance(message.get("id"), str) else None
-            return EntryView(kind="message", role=role, text="\n".join(texts), tool_calls=calls,
-                             result_for=results[0] if results else None, tokens=_tokens(message.get("usage")),
-                             step=step, **fields)
+            return EntryView(
+                kind="message",
+                role=role,
+                text="\n".join(texts),
+                tool_calls=calls,
+                result_for=results[0] if results else None,
+                tokens=_tokens(message.get("usage")),
+                step=step,
+                **fields,
+            )
         if kind == "system":
             subtype = record.get("subtype")
             text = content_text(record.get("content")) if record.get("content") is not None else ""
@@ -281,14 +313,18 @@ class ClaudeFormat(AnthropicMessages, Format):
         result names are left out."""
         from ..search import partner
 
-        folder = os.path.join(os.path.dirname(session.path),
-                              os.path.basename(session.path).removesuffix(".jsonl"), "subagents")
+        folder = os.path.join(
+            os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"), "subagents"
+        )
         try:
-            names = sorted(n for n in os.listdir(folder)
-                           if n.startswith("agent-") and n.endswith(".jsonl") and not n.startswith(SUBAGENT_SKIP))
+            names = sorted(
+                n
+                for n in os.listdir(folder)
+                if n.startswith("agent-") and n.endswith(".jsonl") and not n.startswith(SUBAGENT_SKIP)
+            )
         except OSError:
             return {}
-        wanted = {n[len("agent-"):-len(".jsonl")]: os.path.join(folder, n) for n in names}
+        wanted = {n[len("agent-") : -len(".jsonl")]: os.path.join(folder, n) for n in names}
         memo = session.memo.setdefault("subagents", {})
         if memo.get("wanted") != wanted:  # new transcripts: look at every result again
             memo.update(wanted=wanted, scanned=0, found={})
@@ -308,6 +344,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         """A fork copies its source's records, each with ``forkedFrom``: the
         last copied one names the record it was forked at (found by bisection:
         the copies are a prefix of the file)."""
+
         def forked(entry: int):
             try:
                 value = session.record(entry).get("forkedFrom")
@@ -391,26 +428,47 @@ def _close_calls(out: list[Sent], text: str) -> None:
         k -= 1
     if k < 0:
         return
-    calls = [b.get("id") for b in _blocks(out[k].message)
-             if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
-    answered = {b.get("tool_use_id") for sent in out[k + 1:] for b in _blocks(sent.message)
-                if isinstance(b, dict) and b.get("type") == "tool_result"}
+    calls = [
+        b.get("id")
+        for b in _blocks(out[k].message)
+        if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)
+    ]
+    answered = {
+        b.get("tool_use_id")
+        for sent in out[k + 1 :]
+        for b in _blocks(sent.message)
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    }
     missing = [c for c in calls if c not in answered]
     if missing:
-        out.insert(k + 1 + sum(1 for sent in out[k + 1:] if FORMAT.tool_result_ids(sent.message)),
-                   Sent(out[k].entry, {"role": "user", "content": [
-                       {"type": "tool_result", "content": text, "is_error": True, "tool_use_id": c}
-                       for c in missing]}, CLIENT))
+        out.insert(
+            k + 1 + sum(1 for sent in out[k + 1 :] if FORMAT.tool_result_ids(sent.message)),
+            Sent(
+                out[k].entry,
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "content": text, "is_error": True, "tool_use_id": c} for c in missing
+                    ],
+                },
+                CLIENT,
+            ),
+        )
 
 
 def _same_response(previous: dict, message: dict) -> bool:
-    return (message.get("role") == "assistant" and previous.get("role") == "assistant"
-            and isinstance(message.get("id"), str) and message.get("id") == previous.get("id"))
+    return (
+        message.get("role") == "assistant"
+        and previous.get("role") == "assistant"
+        and isinstance(message.get("id"), str)
+        and message.get("id") == previous.get("id")
+    )
 
 
 def _merged(first: dict, then: dict) -> dict:
     """Two lines of one response as one message: the blocks of both, the
     later line's stop reason and usage."""
+
     def blocks(message):
         content = message.get("content")
         return content if isinstance(content, list) else [{"type": "text", "text": content_text(content)}]

@@ -1,4 +1,4 @@
-"""`codex`: OpenAI Codex CLI rollouts (formats.md §6).
+"""`codex`: OpenAI Codex CLI rollouts (docs/formats.md §6).
 
 Every line ``{"timestamp", "type", "payload"}``; the first ``session_meta`` is
 the header. Linear: no ids, no parent links. The model-visible history is
@@ -93,8 +93,12 @@ def _count(usage: dict, key: str) -> int:
 
 def _text(content) -> str:
     if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) and "text" in p else
-                         (f"[{p.get('type')}]" if isinstance(p, dict) else str(p)) for p in content)
+        return "\n".join(
+            str(p.get("text", ""))
+            if isinstance(p, dict) and "text" in p
+            else (f"[{p.get('type')}]" if isinstance(p, dict) else str(p))
+            for p in content
+        )
     return content_text(content)
 
 
@@ -103,7 +107,7 @@ class CodexFormat(LinearFile):
     results_anywhere = True
     client = CLIENT
     fills_dangling = 'Codex will send the output "aborted" for it on resume'
-    torn_tail = ('warning', 'Codex skips it on resume')
+    torn_tail = ("warning", "Codex skips it on resume")
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
@@ -114,8 +118,12 @@ class CodexFormat(LinearFile):
         return session.header is not None and _legacy_header(session.header)
 
     def read_only(self, session) -> str | None:
-        return ("a legacy Codex rollout (before session_meta): today's Codex does not resume it, so no repair "
-                "would take effect" if self.legacy(session) else None)
+        return (
+            "a legacy Codex rollout (before session_meta): today's Codex does not resume it, so no repair "
+            "would take effect"
+            if self.legacy(session)
+            else None
+        )
 
     def classify(self, obj: dict, line: int, seg) -> int:
         kind = obj.get("type")
@@ -187,8 +195,11 @@ class CodexFormat(LinearFile):
         lines = session.lines
         seen, found = session.memo.get("off_branch", (0, None))
         end = session.tree.entry_line[session.tree.count - 1] + 1 if session.tree.count else 0  # lines rebuilt
-        if found is not None and not any(b"thread_rolled_back" in session.raw_line(n)
-                                         for n in range(seen, end) if lines.line_kinds[n] in RECORD_KINDS):
+        if found is not None and not any(
+            b"thread_rolled_back" in session.raw_line(n)
+            for n in range(seen, end)
+            if lines.line_kinds[n] in RECORD_KINDS
+        ):
             return found  # no rollback since: the same turns are undone
         dropped: list[int] = []
         if session.tree.count:
@@ -215,9 +226,19 @@ class CodexFormat(LinearFile):
                     turns = [[(entry, item) for item in replacement if isinstance(item, dict)]]
                 else:
                     kept = [(e, i) for turn in turns for e, i in turn if i.get("role") == "user"]
-                    turns = [kept + [(entry, {"type": "message", "role": "user",
-                                              "content": [{"type": "input_text",
-                                                           "text": str(payload.get("message", ""))}]})]]
+                    turns = [
+                        kept
+                        + [
+                            (
+                                entry,
+                                {
+                                    "type": "message",
+                                    "role": "user",
+                                    "content": [{"type": "input_text", "text": str(payload.get("message", ""))}],
+                                },
+                            )
+                        ]
+                    ]
                 turns.append([])
             elif _item(record) is not None:
                 turns[-1].append((entry, _item(record)))
@@ -235,8 +256,17 @@ class CodexFormat(LinearFile):
             out.append(Sent(entry, item))
             for call_id in self.tool_call_ids(item):
                 if call_id not in answered:
-                    out.append(Sent(entry, {"type": _OUTPUT_OF.get(item.get("type"), "function_call_output"),
-                                            "call_id": call_id, "output": ABORTED}, CLIENT))
+                    out.append(
+                        Sent(
+                            entry,
+                            {
+                                "type": _OUTPUT_OF.get(item.get("type"), "function_call_output"),
+                                "call_id": call_id,
+                                "output": ABORTED,
+                            },
+                            CLIENT,
+                        )
+                    )
         return out
 
     @staticmethod
@@ -254,8 +284,7 @@ class CodexFormat(LinearFile):
             turns.append([])
 
     def tool_call_ids(self, message: dict) -> list[str]:
-        return [message["call_id"]] if message.get("type") in CALLS and isinstance(message.get("call_id"), str) \
-            else []
+        return [message["call_id"]] if message.get("type") in CALLS and isinstance(message.get("call_id"), str) else []
 
     def tool_result_id(self, message: dict) -> str | None:
         call = message.get("call_id")
@@ -300,35 +329,56 @@ class CodexFormat(LinearFile):
         if kind == "compacted":
             return EntryView(kind="summary", role="summary", text=str(payload.get("message", "")), time=time)
         if kind == "turn_context":
-            return EntryView(kind="turn_context", role="turn_context", time=time,
-                             text=f"turn: model {payload.get('model', '?')}, cwd {payload.get('cwd', '?')}")
+            return EntryView(
+                kind="turn_context",
+                role="turn_context",
+                time=time,
+                text=f"turn: model {payload.get('model', '?')}, cwd {payload.get('cwd', '?')}",
+            )
         if kind == "event_msg":
             event = payload.get("type")
-            text = (f"rolled back {payload.get('num_turns')} turn(s)" if event == "thread_rolled_back"
-                    else f"turn aborted: {payload.get('reason', '')}")
+            text = (
+                f"rolled back {payload.get('num_turns')} turn(s)"
+                if event == "thread_rolled_back"
+                else f"turn aborted: {payload.get('reason', '')}"
+            )
             return EntryView(kind=str(event), role="event", text=text, time=time)
         legacy = _item(record)
         if legacy is not None and kind != "response_item":
             payload = legacy
         item = payload.get("type")
         if item == "message":
-            return EntryView(kind="message", role=str(payload.get("role", "?")), text=_text(payload.get("content")),
-                             time=time)
+            return EntryView(
+                kind="message", role=str(payload.get("role", "?")), text=_text(payload.get("content")), time=time
+            )
         if item == "reasoning":
             summary = payload.get("summary")
-            return EntryView(kind="reasoning", role="reasoning", time=time,
-                             text="[reasoning] " + _text(summary if isinstance(summary, list) else []))
+            return EntryView(
+                kind="reasoning",
+                role="reasoning",
+                time=time,
+                text="[reasoning] " + _text(summary if isinstance(summary, list) else []),
+            )
         if item in CALLS:
             arguments = payload.get("arguments", payload.get("input", payload.get("action")))
             if not isinstance(arguments, str):
                 arguments = json_text.dumps(arguments)
             name = payload.get("name") or ("shell" if item == "local_shell_call" else item)
-            return EntryView(kind="message", role="assistant", time=time,
-                             tool_calls=[ToolCall(str(payload.get("call_id", "")), str(name), arguments)])
+            return EntryView(
+                kind="message",
+                role="assistant",
+                time=time,
+                tool_calls=[ToolCall(str(payload.get("call_id", "")), str(name), arguments)],
+            )
         if item in OUTPUTS:
             output = payload.get("output")
-            return EntryView(kind="message", role="tool", time=time, result_for=self.tool_result_id(payload),
-                             text=output if isinstance(output, str) else _text(output))
+            return EntryView(
+                kind="message",
+                role="tool",
+                time=time,
+                result_for=self.tool_result_id(payload),
+                text=output if isinstance(output, str) else _text(output),
+            )
         return EntryView(kind=str(item), role=str(item), text=f"{item} item", time=time)
 
 

@@ -54,11 +54,21 @@ def message_view(message: dict, **fields) -> EntryView:
                 continue
             function = call.get("function") if isinstance(call.get("function"), dict) else {}
             arguments = function.get("arguments", "")
-            calls.append(ToolCall(str(call.get("id", "")), str(function.get("name", "?")),
-                                  arguments if isinstance(arguments, str) else str(arguments)))
+            calls.append(
+                ToolCall(
+                    str(call.get("id", "")),
+                    str(function.get("name", "?")),
+                    arguments if isinstance(arguments, str) else str(arguments),
+                )
+            )
     role = message.get("role")
     usage = message.get("usage")
-    return EntryView(kind="message", role=role if isinstance(role, str) else "?",
-                     text=content_text(message.get("content")), tool_calls=calls,
-                     result_for=tool_result_id(message), tokens=usage if isinstance(usage, dict) else None,
-                     **fields)
+    return EntryView(
+        kind="message",
+        role=role if isinstance(role, str) else "?",
+        text=content_text(message.get("content")),
+        tool_calls=calls,
+        result_for=tool_result_id(message),
+        tokens=usage if isinstance(usage, dict) else None,
+        **fields,
+    )

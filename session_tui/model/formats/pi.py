@@ -1,4 +1,4 @@
-"""`pi`: pi coding agent sessions, versions 1 to 3 (formats.md §4).
+"""`pi`: pi coding agent sessions, versions 1 to 3 (docs/formats.md §4).
 
 A header line, then entries linked by ``id``/``parentId``: messages
 (AgentMessage: roles user, assistant, toolResult, bashExecution, custom),
@@ -27,10 +27,14 @@ _ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "toolResult": Shape.
 CLIENT = "pi"
 NO_RESULT = "No result provided"  # pi's stand-in for a call's missing result (pi-ai transformMessages)
 #: how pi's convertToLlm wraps summaries it sends as user text
-COMPACTION_WRAP = ("The conversation history before this point was compacted into the following summary:\n\n"
-                   "<summary>\n", "\n</summary>")
-BRANCH_WRAP = ("The following is a summary of a branch that this conversation came back from:\n\n<summary>\n",
-               "</summary>")
+COMPACTION_WRAP = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n",
+    "\n</summary>",
+)
+BRANCH_WRAP = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n",
+    "</summary>",
+)
 V1_ID = "#"  # ids given to version-1 entries: "#" + the record's index in the file
 
 
@@ -61,8 +65,11 @@ class PiFormat(Format):
     stateful = True  # version-1 files: ids from each record's place in the file
     client = CLIENT
     fills_dangling = 'pi will send "No result provided" (an error result) for it on resume'
-    torn_tail = ("error", "pi skips it on resume, then writes its next entry right after these bytes: the two become "
-                 "one bad line and that entry is lost on the next load (fix --drop-torn removes it)")
+    torn_tail = (
+        "error",
+        "pi skips it on resume, then writes its next entry right after these bytes: the two become "
+        "one bad line and that entry is lost on the next load (fix --drop-torn removes it)",
+    )
 
     def sniff(self, objs: list[dict], path: str | None = None) -> bool:
         first = objs[0]
@@ -104,8 +111,12 @@ class PiFormat(Format):
 
     def read_only(self, session) -> str | None:
         found = version(session.header)
-        return (f"a version-{found} pi session: pi migrates it in memory when it loads it, and session-tui "
-                "writes no records in an older version" if found < 3 else None)
+        return (
+            f"a version-{found} pi session: pi migrates it in memory when it loads it, and session-tui "
+            "writes no records in an older version"
+            if found < 3
+            else None
+        )
 
     def _v1(self, session) -> bool:
         return version(session.header) < 2
@@ -144,8 +155,16 @@ class PiFormat(Format):
         out: list[tuple[int, dict]] = []
         if summary_at is not None:
             compaction = records[path[summary_at]]
-            out.append((path[summary_at], {"role": "compactionSummary", "summary": compaction.get("summary", ""),
-                                           "tokensBefore": compaction.get("tokensBefore")}))
+            out.append(
+                (
+                    path[summary_at],
+                    {
+                        "role": "compactionSummary",
+                        "summary": compaction.get("summary", ""),
+                        "tokensBefore": compaction.get("tokensBefore"),
+                    },
+                )
+            )
         for n, k in enumerate(range(start, len(path))):
             check_stop(should_stop, n)
             if k == summary_at:
@@ -194,10 +213,19 @@ class PiFormat(Format):
         def close() -> None:
             for entry, call in pending:
                 if call.get("id") not in answered:
-                    out.append(Sent(entry, {"role": "toolResult", "toolCallId": call.get("id"),
-                                            "toolName": call.get("name"),
-                                            "content": [{"type": "text", "text": NO_RESULT}], "isError": True},
-                                    CLIENT))
+                    out.append(
+                        Sent(
+                            entry,
+                            {
+                                "role": "toolResult",
+                                "toolCallId": call.get("id"),
+                                "toolName": call.get("name"),
+                                "content": [{"type": "text", "text": NO_RESULT}],
+                                "isError": True,
+                            },
+                            CLIENT,
+                        )
+                    )
             pending.clear()
             answered.clear()
 
@@ -216,8 +244,12 @@ class PiFormat(Format):
             out.append(Sent(entry, message))
         close()
         if openai:  # the Responses/Completions APIs have no error flag on a tool output
-            out = [Sent(s.entry, {**s.message, "isError": False}, s.added_by)
-                   if s.message.get("role") == "toolResult" and s.message.get("isError") else s for s in out]
+            out = [
+                Sent(s.entry, {**s.message, "isError": False}, s.added_by)
+                if s.message.get("role") == "toolResult" and s.message.get("isError")
+                else s
+                for s in out
+            ]
         return out
 
     def tool_call_ids(self, message: dict) -> list[str]:
@@ -244,9 +276,13 @@ class PiFormat(Format):
                         continue
                     if block.get("type") == "toolCall":
                         arguments = block.get("arguments")
-                        calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "?")),
-                                              json_text.dumps(arguments) if not isinstance(arguments, str)
-                                              else arguments))
+                        calls.append(
+                            ToolCall(
+                                str(block.get("id", "")),
+                                str(block.get("name", "?")),
+                                json_text.dumps(arguments) if not isinstance(arguments, str) else arguments,
+                            )
+                        )
                     elif block.get("type") == "thinking":
                         texts.append("[thinking] " + str(block.get("thinking", "")))
                     else:
@@ -257,13 +293,23 @@ class PiFormat(Format):
             tokens = {"input_tokens": usage.get("input"), "output_tokens": usage.get("output")} if usage else None
             if message.get("stopReason") in SKIPPED_STOPS:
                 texts.append(f"[{message['stopReason']}: not replayed] {message.get('errorMessage', '')}")
-            return EntryView(kind="message", role={"toolResult": "tool"}.get(role, role), text="\n".join(texts),
-                             tool_calls=calls if message.get("stopReason") not in SKIPPED_STOPS else [],
-                             result_for=self.tool_result_id(message), tokens=tokens, **fields)
+            return EntryView(
+                kind="message",
+                role={"toolResult": "tool"}.get(role, role),
+                text="\n".join(texts),
+                tool_calls=calls if message.get("stopReason") not in SKIPPED_STOPS else [],
+                result_for=self.tool_result_id(message),
+                tokens=tokens,
+                **fields,
+            )
         if kind in SUMMARY_TYPES:
-            return EntryView(kind="summary", role="summary", text=str(record.get("summary", "")),
-                             tokens_before=record.get("tokensBefore") if isinstance(record.get("tokensBefore"), int)
-                             else None, **fields)
+            return EntryView(
+                kind="summary",
+                role="summary",
+                text=str(record.get("summary", "")),
+                tokens_before=record.get("tokensBefore") if isinstance(record.get("tokensBefore"), int) else None,
+                **fields,
+            )
         text = {
             "model_change": f"model → {record.get('provider', '?')}/{record.get('modelId', '?')}",
             "thinking_level_change": f"thinking level → {record.get('thinkingLevel', '?')}",

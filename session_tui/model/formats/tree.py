@@ -1,4 +1,4 @@
-"""`tree`: session-tui's native format (formats.md §1).
+"""`tree`: session-tui's native format (docs/formats.md §1).
 
 A header line, then an append-only log of ``message`` and ``summary``
 entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
@@ -195,13 +195,22 @@ class TreeFormat(OpenAIMessages, Format):
         kind = record.get("type")
         if kind not in ("message", "summary"):  # a node of a type this reader does not know
             rest = {k: v for k, v in record.items() if k not in ("type", "id", "parentId", "createdAt")}
-            return EntryView(kind="unknown", role=str(kind), text=f"{kind} (never sent to the model) "
-                             + json_text.dumps(rest), **fields)
+            return EntryView(
+                kind="unknown",
+                role=str(kind),
+                text=f"{kind} (never sent to the model) " + json_text.dumps(rest),
+                **fields,
+            )
         if kind == "summary":
             text = record.get("summary")
-            return EntryView(kind="summary", role="summary", text=text if isinstance(text, str) else "",
-                             tokens_before=_int(record.get("tokensBefore")),
-                             tokens_after=_int(record.get("tokensAfter")), **fields)
+            return EntryView(
+                kind="summary",
+                role="summary",
+                text=text if isinstance(text, str) else "",
+                tokens_before=_int(record.get("tokensBefore")),
+                tokens_after=_int(record.get("tokensAfter")),
+                **fields,
+            )
         message = record.get("message")
         return message_view(message if isinstance(message, dict) else {}, **fields)
 
@@ -227,15 +236,20 @@ class SummaryPlan:
 
     def __init__(self, session, path, runs: list[tuple[int, int]]) -> None:
         tree = session.tree
-        self.shapes = b"".join(tree.shape[start:end + 1].tobytes() for start, end in runs)  # per position
+        self.shapes = b"".join(tree.shape[start : end + 1].tobytes() for start, end in runs)  # per position
         summaries = [m.start() for m in _ONE.finditer(self.shapes.translate(_IS_SUMMARY))]
         self.notes: list[tuple[int, str]] = []
         self.texts: dict[int, str] = {}
         ranges: dict[int, tuple[int, int]] = {}
         if summaries:
             records = {k: session.record(path[k]) for k in summaries}
-            bounds = {k: tuple(session.find(v) if isinstance(v, str) else None
-                               for v in (records[k].get("fromId"), records[k].get("toId"))) for k in summaries}
+            bounds = {
+                k: tuple(
+                    session.find(v) if isinstance(v, str) else None
+                    for v in (records[k].get("fromId"), records[k].get("toId"))
+                )
+                for k in summaries
+            }
             wanted = {e for pair in bounds.values() for e in pair if e is not None}
             position = _positions(runs, wanted)
             for k in summaries:
@@ -247,8 +261,12 @@ class SummaryPlan:
                     continue
                 a, b = (position.get(e) if e is not None else None for e in bounds[k])
                 if a is None or b is None or a > b or b >= k:
-                    self.notes.append((tree.entry_line[path[k]],
-                                       "summary range fromId..toId is not on the path before it; not applied"))
+                    self.notes.append(
+                        (
+                            tree.entry_line[path[k]],
+                            "summary range fromId..toId is not on the path before it; not applied",
+                        )
+                    )
                     continue
                 ranges[k] = (a, b)
         # A summary inside a later summary's range disappears with that range.
@@ -260,7 +278,7 @@ class SummaryPlan:
         self.hidden = bytearray(len(path))
         self.starts: dict[int, list[int]] = {}
         for k, a, b in live:
-            self.hidden[a:b + 1] = b"\x01" * (b + 1 - a)
+            self.hidden[a : b + 1] = b"\x01" * (b + 1 - a)
             self.starts.setdefault(max(a, 0) if b >= a else k, []).append(k)
 
 
@@ -301,7 +319,7 @@ def pairing_walk(session, path, plan: SummaryPlan, count: list, should_stop=None
     ``count[0]`` ends as the number of messages the context holds."""
     kinds = bytearray(plan.shapes.translate(_PAIRING_KIND))
     for _summary, a, b in plan.live:
-        kinds[a:b + 1] = bytes(b + 1 - a)
+        kinds[a : b + 1] = bytes(b + 1 - a)
     count[0] = len(kinds) - kinds.count(0) + sum(len(v) for v in plan.starts.values())
     starts = sorted(plan.starts.items())
     next_start = 0

@@ -1,5 +1,5 @@
 """Write forms, one module per format: how session-tui changes a file so
-that the format's own tool still accepts it on resume (formats.md §10).
+that the format's own tool still accepts it on resume (docs/formats.md §10).
 ``edits`` picks the form by ``session.format.name``; a format without one
 here is read-only.
 """
@@ -9,5 +9,6 @@ from __future__ import annotations
 from . import astorlm, chat, claude, codex, pi, tree
 from .base import Form
 
-FORMS: dict[str, Form] = {form.name: form for form in (tree.FORM, pi.FORM, chat.FORM, codex.FORM, claude.FORM,
-                                                                 astorlm.FORM)}
+FORMS: dict[str, Form] = {
+    form.name: form for form in (tree.FORM, pi.FORM, chat.FORM, codex.FORM, claude.FORM, astorlm.FORM)
+}

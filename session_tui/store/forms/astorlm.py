@@ -1,4 +1,4 @@
-"""`astorlm`, astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (formats.md §3,
+"""`astorlm`, astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (docs/formats.md §3,
 §10). astorLM loads a session all or nothing (one unparsable line and it
 starts over), so every change is a backed-up atomic rewrite of both files,
 the messages first, then the meta with ``updatedAt`` = now; a torn last
@@ -39,8 +39,10 @@ def _now_ms() -> int:
 
 def _refuse_bad(session: Session) -> None:
     if session.bad:
-        raise Refused(f"{session.path}: line {session.bad[0][0] + 1} is not a message (astorLM would load the "
-                      "session as empty): drop the bad lines first (fix --drop-bad)")
+        raise Refused(
+            f"{session.path}: line {session.bad[0][0] + 1} is not a message (astorLM would load the "
+            "session as empty): drop the bad lines first (fix --drop-bad)"
+        )
 
 
 def _committed(session: Session) -> bytes:
@@ -63,9 +65,14 @@ def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint) 
     if found is None:
         raise Refused(f"{meta_path}: not a JSON object: astorLM would not load this session")
     meta = {**found[1], "updatedAt": _now_ms()}
-    return Plan(session.path, summary, read_as, rewrite=data,
-                drop_torn=session.lines.torn,
-                also=[Rewrite(meta_path, orjson.dumps(meta, option=INDENT), fingerprint)])
+    return Plan(
+        session.path,
+        summary,
+        read_as,
+        rewrite=data,
+        drop_torn=session.lines.torn,
+        also=[Rewrite(meta_path, orjson.dumps(meta, option=INDENT), fingerprint)],
+    )
 
 
 class AstorlmForm(Form):
@@ -83,8 +90,10 @@ class AstorlmForm(Form):
         replace: dict[int, bytes] = {}
         after: dict[int, list[bytes]] = {}
         for owner, calls in owners:
-            blocks = [{"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}
-                      for call_id in calls]
+            blocks = [
+                {"type": "tool_result", "tool_use_id": call_id, "content": SYNTHETIC_RESULT, "is_error": True}
+                for call_id in calls
+            ]
             k = position[owner]
             answer = path[k + 1] if k + 1 < len(path) else None
             if answer is not None and session.tree.shape[answer] & Shape.RESULT:  # it takes the others too
@@ -97,14 +106,24 @@ class AstorlmForm(Form):
                     record = {"id": str(uuid.uuid4()), **record}
                 after[session.tree.entry_line[owner]] = [json_text.dumps(record).encode()]
         calls = sum(len(c) for _, c in owners)
-        where = (f"of line {session.line_of(owners[0][0])}" if len(owners) == 1 else
-                 f"after lines {', '.join(str(session.line_of(o)) for o, _ in owners)}")
-        return self.rewrite(session, f"close {calls} dangling call(s) {where} with error results", fingerprint,
-                            after, replace)
+        where = (
+            f"of line {session.line_of(owners[0][0])}"
+            if len(owners) == 1
+            else f"after lines {', '.join(str(session.line_of(o)) for o, _ in owners)}"
+        )
+        return self.rewrite(
+            session, f"close {calls} dangling call(s) {where} with error results", fingerprint, after, replace
+        )
 
-    def rewrite(self, session: Session, summary: str, fingerprint: Fingerprint,
-                after: dict[int, list[bytes]] | None = None, replace: dict[int, bytes] | None = None,
-                drop: set[int] | frozenset = frozenset()) -> Plan:
+    def rewrite(
+        self,
+        session: Session,
+        summary: str,
+        fingerprint: Fingerprint,
+        after: dict[int, list[bytes]] | None = None,
+        replace: dict[int, bytes] | None = None,
+        drop: set[int] | frozenset = frozenset(),
+    ) -> Plan:
         """Both files; the torn last line is left out (saved aside)."""
         return _rewrite(session, summary, spliced_bytes(session, after, replace, drop, keep_torn=False), fingerprint)
 
@@ -112,16 +131,20 @@ class AstorlmForm(Form):
         owner, _ = dangling_by_owner(session)[0]
         start = session.lines.line_starts[session.tree.entry_line[owner]]
         fingerprint = Fingerprint.of(session.path)
-        return _rewrite(session, f"remove the calling message (line {session.line_of(owner)}) and what "
-                        "follows it", _committed(session)[:start], fingerprint)
+        return _rewrite(
+            session,
+            f"remove the calling message (line {session.line_of(owner)}) and what follows it",
+            _committed(session)[:start],
+            fingerprint,
+        )
 
     def drop_torn(self, session: Session) -> Plan:
         fingerprint = Fingerprint.of(session.path)
-        return _rewrite(session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session),
-                        fingerprint)
+        return _rewrite(
+            session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session), fingerprint
+        )
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         if out is not None and not out.endswith(".jsonl"):
             raise Refused(f"{out}: an astorlm session file is named <id>.jsonl")
         source = session.sidecar()
@@ -130,10 +153,22 @@ class AstorlmForm(Form):
         out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{uuid.uuid4()}.jsonl")
         stamp = _now_ms()
         copied = {k: v for k, v in source_meta.items() if k not in ("id", "parentId", "createdAt", "updatedAt")}
-        meta = {"id": os.path.basename(out)[: -len(".jsonl")], "parentId": source_id, "metadata": {}, **copied,
-                "createdAt": stamp, "updatedAt": stamp}
-        return fork_plan(session, entry, [(out, path_bytes(session, entry, insert)), (session.format.sidecar_path(out),
-                                                                               orjson.dumps(meta, option=INDENT))])
+        meta = {
+            "id": os.path.basename(out)[: -len(".jsonl")],
+            "parentId": source_id,
+            "metadata": {},
+            **copied,
+            "createdAt": stamp,
+            "updatedAt": stamp,
+        }
+        return fork_plan(
+            session,
+            entry,
+            [
+                (out, path_bytes(session, entry, insert)),
+                (session.format.sidecar_path(out), orjson.dumps(meta, option=INDENT)),
+            ],
+        )
 
 
 FORM = AstorlmForm()

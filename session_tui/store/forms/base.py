@@ -3,7 +3,7 @@
 A form knows how one format's own tool expects its file to change: the
 record that moves the active leaf, the synthetic results that close
 dangling calls, the files of a fork, and going back before a dangling
-call (formats.md §10). It returns plans; the Store applies them.
+call (docs/formats.md §10). It returns plans; the Store applies them.
 """
 
 from __future__ import annotations
@@ -40,8 +40,12 @@ def fork_path(source: str) -> str:
     return f"{stem}.fork-{n}.jsonl"
 
 
-def path_bytes(session: Session, entry: int, insert: dict[int, list[dict]] | None = None,
-               transform: Callable[[dict, bool], dict] | None = None) -> bytes:
+def path_bytes(
+    session: Session,
+    entry: int,
+    insert: dict[int, list[dict]] | None = None,
+    transform: Callable[[dict, bool], dict] | None = None,
+) -> bytes:
     """The records of the path root → ``entry``, one per line: verbatim,
     but for ``insert`` (path entry -> new records put right after it; the
     path's next entry is re-chained onto the last of them) and
@@ -73,16 +77,20 @@ def read_as_indexed(session: Session) -> bytes:
     lines = session.lines
     with open(session.path, "rb") as f:
         st = os.fstat(f.fileno())
-        same = (lines.identity in (None, (st.st_dev, st.st_ino)) and st.st_size == lines.end + len(lines.torn))
+        same = lines.identity in (None, (st.st_dev, st.st_ino)) and st.st_size == lines.end + len(lines.torn)
         data = f.read(st.st_size) if same else b""
-    if not same or data[lines.end:] != lines.torn:
+    if not same or data[lines.end :] != lines.torn:
         raise Refused(f"{session.path}: the file changed since it was read: reload it and plan again")
-    return data[:lines.end]
+    return data[: lines.end]
 
 
-def spliced_bytes(session: Session, after: dict[int, list[bytes]] | None = None,
-                  replace: dict[int, bytes] | None = None, drop: set[int] | frozenset = frozenset(),
-                  keep_torn: bool = True) -> bytes:
+def spliced_bytes(
+    session: Session,
+    after: dict[int, list[bytes]] | None = None,
+    replace: dict[int, bytes] | None = None,
+    drop: set[int] | frozenset = frozenset(),
+    keep_torn: bool = True,
+) -> bytes:
     """The file's bytes with new lines ``after`` committed lines (0-based
     line -> lines, without newlines), lines replaced and lines dropped;
     every other byte as it is, the torn tail kept unless ``keep_torn`` is
@@ -95,7 +103,7 @@ def spliced_bytes(session: Session, after: dict[int, list[bytes]] | None = None,
     for line in range(len(starts)):
         stop = starts[line + 1] if line + 1 < len(starts) else lines.end
         if line not in drop:
-            piece = replace[line] + b"\n" if line in replace else data[starts[line]:stop]
+            piece = replace[line] + b"\n" if line in replace else data[starts[line] : stop]
             if line in after and not piece.endswith(b"\n"):  # a last record that lacked its newline
                 piece += b"\n"
             out.append(piece)
@@ -107,8 +115,12 @@ def spliced_bytes(session: Session, after: dict[int, list[bytes]] | None = None,
 
 def fork_plan(session: Session, entry: int, files: list[tuple[str, bytes]]) -> Plan:
     """The plan that creates ``files`` (the session file first)."""
-    return Plan(session.path, f"fork at line {session.line_of(entry)}: {len(session.tree.path_to(entry))} entries "
-                f"into {files[0][0]}", Fingerprint.of(session.path), new_files=files)
+    return Plan(
+        session.path,
+        f"fork at line {session.line_of(entry)}: {len(session.tree.path_to(entry))} entries into {files[0][0]}",
+        Fingerprint.of(session.path),
+        new_files=files,
+    )
 
 
 def dangling_by_owner(session: Session) -> list[tuple[int, list[str]]]:
@@ -125,8 +137,10 @@ def dangling_by_owner(session: Session) -> list[tuple[int, list[str]]]:
 
 
 def inside(session: Session, owner: int) -> DanglingInside:
-    return DanglingInside(f"{session.path}: a dangling call in the middle of the branch (line "
-                          f"{session.line_of(owner)}), with later messages after it")
+    return DanglingInside(
+        f"{session.path}: a dangling call in the middle of the branch (line "
+        f"{session.line_of(owner)}), with later messages after it"
+    )
 
 
 def trailing_dangling(session: Session) -> tuple[int, list[str]]:
@@ -135,7 +149,7 @@ def trailing_dangling(session: Session) -> tuple[int, list[str]]:
     owners = dangling_by_owner(session)
     leaf_path = session.active_path()
     last_owner = owners[-1][0]
-    after = leaf_path[leaf_path.index(last_owner) + 1:]
+    after = leaf_path[leaf_path.index(last_owner) + 1 :]
     if len(owners) > 1 or any(not (session.tree.shape[e] & Shape.RESULT) for e in after):
         raise inside(session, owners[0][0])
     return owners[-1]
@@ -162,8 +176,10 @@ class Form:
     def leaf_record(self, session: Session, target: int) -> dict:
         """The record that makes ``target`` the active leaf, in the form the
         format's own tool accepts on resume."""
-        raise Refused(f"{session.path}: {self.name} files are one linear branch: there is no leaf to move in "
-                      "place; fork at that entry instead")
+        raise Refused(
+            f"{session.path}: {self.name} files are one linear branch: there is no leaf to move in "
+            "place; fork at that entry instead"
+        )
 
     def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
         """One synthetic error result per dangling call of ``owner``, chained
@@ -178,8 +194,7 @@ class Form:
             k += 1
         return k
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         """New files holding the path root → ``entry`` (``out``: the session
         file), with ``insert``'s records after their entries (``path_bytes``)."""
         raise NotImplementedError
@@ -192,8 +207,12 @@ class Form:
             owner, calls = self.trailing(session)
         except DanglingInside:
             return self.close_inside(session)
-        plan = Plan(session.path, f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error "
-                    "results", Fingerprint.of(session.path), append=self.results(session, owner, calls))
+        plan = Plan(
+            session.path,
+            f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error results",
+            Fingerprint.of(session.path),
+            append=self.results(session, owner, calls),
+        )
         return with_torn(session, plan, drop_torn)
 
     def inserts(self, session: Session) -> tuple[list[int], dict[int, list[dict]]]:
@@ -221,9 +240,11 @@ class Form:
         calls = sum(map(len, insert.values()))
         first = session.line_of(min(insert, key=path.index))
         fills = session.format.fills_dangling
-        plan.summary = (f"fork the branch with error results inserted for {calls} dangling call(s), the first after "
-                        f"line {first}, into {plan.new_files[0][0]}; this file is not changed"
-                        + (f" ({fills}: the fork makes the file itself whole)" if fills else ""))
+        plan.summary = (
+            f"fork the branch with error results inserted for {calls} dangling call(s), the first after "
+            f"line {first}, into {plan.new_files[0][0]}; this file is not changed"
+            + (f" ({fills}: the fork makes the file itself whole)" if fills else "")
+        )
         return plan
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
@@ -232,14 +253,24 @@ class Form:
         up = session.tree.parent[owner]
         if up < 0:
             raise Refused(f"{session.path}: the dangling call is on the first entry: nothing to move back to")
-        plan = Plan(session.path, f"move the active leaf back to line {session.line_of(up)}, before the call on "
-                    f"line {session.line_of(owner)} (nothing is deleted)", Fingerprint.of(session.path),
-                    append=[self.leaf_record(session, up)])
+        plan = Plan(
+            session.path,
+            f"move the active leaf back to line {session.line_of(up)}, before the call on "
+            f"line {session.line_of(owner)} (nothing is deleted)",
+            Fingerprint.of(session.path),
+            append=[self.leaf_record(session, up)],
+        )
         return with_torn(session, plan, drop_torn)
 
-    def rewrite(self, session: Session, summary: str, fingerprint: Fingerprint,
-                after: dict[int, list[bytes]] | None = None, replace: dict[int, bytes] | None = None,
-                drop: set[int] | frozenset = frozenset()) -> Plan:
+    def rewrite(
+        self,
+        session: Session,
+        summary: str,
+        fingerprint: Fingerprint,
+        after: dict[int, list[bytes]] | None = None,
+        replace: dict[int, bytes] | None = None,
+        drop: set[int] | frozenset = frozenset(),
+    ) -> Plan:
         """A backed-up rewrite of the file with its lines edited
         (``spliced_bytes``); ``fingerprint`` was taken before reading."""
         return Plan(session.path, summary, fingerprint, rewrite=spliced_bytes(session, after, replace, drop))
@@ -248,5 +279,9 @@ class Form:
         """Save the torn last line aside and cut it (the file has one)."""
         fingerprint = Fingerprint.of(session.path)
         read_as_indexed(session)  # the fragment cut is the one read, and nothing follows it
-        return Plan(session.path, f"drop the torn last line (line {len(session.lines) + 1})",
-                    fingerprint, drop_torn=session.lines.torn)
+        return Plan(
+            session.path,
+            f"drop the torn last line (line {len(session.lines) + 1})",
+            fingerprint,
+            drop_torn=session.lines.torn,
+        )

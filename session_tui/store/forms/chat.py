@@ -1,4 +1,4 @@
-"""`chat`, plain OpenAI chat JSONL (formats.md §2): one linear branch, no
+"""`chat`, plain OpenAI chat JSONL (docs/formats.md §2): one linear branch, no
 leaf to move. Results are appended ``tool`` messages; going back before a
 dangling call is a backed-up rewrite without it; a fork copies the prefix
 into a new file with a ``.meta.json`` naming its source (the source's own
@@ -29,20 +29,32 @@ class ChatForm(Form):
         results already there), by a backed-up rewrite."""
         fingerprint = Fingerprint.of(session.path)
         path, insert = self.inserts(session)
-        after = {session.tree.entry_line[e]: [json_text.dumps(r).encode() for r in records]
-                 for e, records in insert.items()}
+        after = {
+            session.tree.entry_line[e]: [json_text.dumps(r).encode() for r in records] for e, records in insert.items()
+        }
         first = session.line_of(min(insert, key=path.index))
-        return self.rewrite(session, f"insert error results for {sum(map(len, insert.values()))} dangling call(s), "
-                            f"the first after line {first}", fingerprint, after)
+        return self.rewrite(
+            session,
+            f"insert error results for {sum(map(len, insert.values()))} dangling call(s), the first after line {first}",
+            fingerprint,
+            after,
+        )
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         out = out or fork_path(session.path)
-        meta = {"parentId": os.path.basename(session.path)[: -len(".jsonl")], "forkedAt": now(),
-                "parentLine": session.line_of(entry)}
-        return fork_plan(session, entry, [(out, path_bytes(session, entry, insert)),
-                                          (out[: -len(".jsonl")] + ".meta.json",
-                                           orjson.dumps(meta, option=orjson.OPT_INDENT_2) + b"\n")])
+        meta = {
+            "parentId": os.path.basename(session.path)[: -len(".jsonl")],
+            "forkedAt": now(),
+            "parentLine": session.line_of(entry),
+        }
+        return fork_plan(
+            session,
+            entry,
+            [
+                (out, path_bytes(session, entry, insert)),
+                (out[: -len(".jsonl")] + ".meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2) + b"\n"),
+            ],
+        )
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         owner, _ = dangling_by_owner(session)[0]
@@ -50,8 +62,13 @@ class ChatForm(Form):
         start = session.lines.line_starts[session.tree.entry_line[owner]]
         keep = read_as_indexed(session)[:start]
         after = len(session.lines) - session.tree.entry_line[owner] - 1
-        return Plan(session.path, f"remove the calling message (line {session.line_of(owner)}) and the {after} "
-                    "line(s) after it (kept in the backup)", fingerprint, rewrite=keep)
+        return Plan(
+            session.path,
+            f"remove the calling message (line {session.line_of(owner)}) and the {after} "
+            "line(s) after it (kept in the backup)",
+            fingerprint,
+            rewrite=keep,
+        )
 
 
 FORM = ChatForm()

@@ -1,4 +1,4 @@
-"""`claude`, Claude Code transcripts (formats.md §5, §10): append only, in
+"""`claude`, Claude Code transcripts (docs/formats.md §5, §10): append only, in
 the forms Claude Code itself writes and accepts on resume.
 
 * Close: one ``user`` record per dangling call holding a ``tool_result``
@@ -30,23 +30,50 @@ from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, inside, 
 
 TOOL_USE_RESULT = "Error: " + SYNTHETIC_RESULT.removeprefix("error: ")  # how Claude Code words a tool error
 #: fields of the calling record that are about it, not about the session: never copied
-NOT_ENVELOPE = {"type", "message", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "requestId", "subtype",
-                "content", "isMeta", "isApiErrorMessage", "error", "toolUseResult", "sourceToolAssistantUUID",
-                "sourceToolUseID", "isCompactSummary", "isVisibleInTranscriptOnly", "forkedFrom", "level",
-                "compactMetadata", "data", "attachment", "promptId", "thinkingMetadata", "todos"}
+NOT_ENVELOPE = {
+    "type",
+    "message",
+    "uuid",
+    "parentUuid",
+    "logicalParentUuid",
+    "timestamp",
+    "requestId",
+    "subtype",
+    "content",
+    "isMeta",
+    "isApiErrorMessage",
+    "error",
+    "toolUseResult",
+    "sourceToolAssistantUUID",
+    "sourceToolUseID",
+    "isCompactSummary",
+    "isVisibleInTranscriptOnly",
+    "forkedFrom",
+    "level",
+    "compactMetadata",
+    "data",
+    "attachment",
+    "promptId",
+    "thinkingMetadata",
+    "todos",
+}
 
 
 class ClaudeForm(Form):
     name = "claude"
 
     def leaf_record(self, session: Session, target: int) -> dict:
-        raise Refused(f"{session.path}: Claude Code stores no leaf: resume continues from the newest record, so "
-                      "the leaf cannot move in place; fork at that entry instead")
+        raise Refused(
+            f"{session.path}: Claude Code stores no leaf: resume continues from the newest record, so "
+            "the leaf cannot move in place; fork at that entry instead"
+        )
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         owner, _ = dangling_by_owner(session)[0]
-        raise Refused(f"{session.path}: Claude Code resumes from the newest record: going back before the call "
-                      f"(line {session.line_of(owner)}) means a fork at the record before it; or close the call")
+        raise Refused(
+            f"{session.path}: Claude Code resumes from the newest record: going back before the call "
+            f"(line {session.line_of(owner)}) means a fork at the record before it; or close the call"
+        )
 
     def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
         callers = self._callers(session, owner, calls)
@@ -55,21 +82,37 @@ class ClaudeForm(Form):
         for call_id in calls:
             caller = callers[call_id]
             record = {key: value for key, value in caller.items() if key not in NOT_ENVELOPE}
-            record.update({
-                "parentUuid": parent, "type": "user",
-                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
-                                                          "content": SYNTHETIC_RESULT, "is_error": True}]},
-                "uuid": str(uuid.uuid4()), "timestamp": now(), "toolUseResult": TOOL_USE_RESULT,
-                "sourceToolAssistantUUID": caller["uuid"]})
+            record.update(
+                {
+                    "parentUuid": parent,
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": call_id,
+                                "content": SYNTHETIC_RESULT,
+                                "is_error": True,
+                            }
+                        ],
+                    },
+                    "uuid": str(uuid.uuid4()),
+                    "timestamp": now(),
+                    "toolUseResult": TOOL_USE_RESULT,
+                    "sourceToolAssistantUUID": caller["uuid"],
+                }
+            )
             out.append(record)
             parent = record["uuid"]
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         if session.record(entry).get("isSidechain") is True:
-            raise Refused(f"{session.path}: a sub-agent transcript is not a session Claude Code resumes; fork the "
-                          "session that spawned it instead")
+            raise Refused(
+                f"{session.path}: a sub-agent transcript is not a session Claude Code resumes; fork the "
+                "session that spawned it instead"
+            )
         new_id = str(uuid.uuid4())
         out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{new_id}.jsonl")
 
@@ -88,8 +131,10 @@ class ClaudeForm(Form):
         step = view(session.record(path[k])).step
         while k + 1 < len(path):
             nxt = path[k + 1]
-            if not (shapes[nxt] & (Shape.RESULT | Shape.QUIET)
-                    or (step is not None and view(session.record(nxt)).step == step)):
+            if not (
+                shapes[nxt] & (Shape.RESULT | Shape.QUIET)
+                or (step is not None and view(session.record(nxt)).step == step)
+            ):
                 break
             k += 1
         return k
@@ -106,9 +151,12 @@ class ClaudeForm(Form):
         owners = [owner for owner, _ in by_owner]
         steps = {session.format.view(session.record(e)).step for e in owners}
         shapes = session.tree.shape
-        after = path[position[owners[-1]] + 1:]
-        conversational = [e for e in after if not shapes[e] & Shape.RESULT and
-                          shapes[e] & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT)]
+        after = path[position[owners[-1]] + 1 :]
+        conversational = [
+            e
+            for e in after
+            if not shapes[e] & Shape.RESULT and shapes[e] & Shape.ROLE_MASK in (Shape.USER, Shape.ASSISTANT)
+        ]
         if (len(owners) > 1 and (len(steps) > 1 or None in steps)) or conversational:
             raise inside(session, owners[0])
         return owners[-1], [call for _, calls in by_owner for call in calls]
@@ -127,8 +175,9 @@ class ClaudeForm(Form):
             node = session.tree.parent[node]
         missing = [c for c in calls if c not in found]
         if missing:
-            raise Refused(f"{session.path}: the call {missing[0]} is not in the response before line "
-                          f"{session.line_of(owner)}")
+            raise Refused(
+                f"{session.path}: the call {missing[0]} is not in the response before line {session.line_of(owner)}"
+            )
         return found
 
 

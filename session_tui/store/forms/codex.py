@@ -1,4 +1,4 @@
-"""`codex`, Codex CLI rollouts (formats.md §6, §10): only whole lines are
+"""`codex`, Codex CLI rollouts (docs/formats.md §6, §10): only whole lines are
 appended, in the forms Codex itself writes and accepts on resume.
 
 * Close: one ``response_item`` output per dangling call, with the text
@@ -37,8 +37,11 @@ from ..store import DanglingInside, Fingerprint, Refused
 from .base import Form, dangling_by_owner, fork_plan, with_torn
 
 ABORTED = "aborted"
-OUTPUT_OF = {"function_call": "function_call_output", "local_shell_call": "function_call_output",
-             "custom_tool_call": "custom_tool_call_output"}
+OUTPUT_OF = {
+    "function_call": "function_call_output",
+    "local_shell_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+}
 TAIL_ITEMS = (*CALLS, *OUTPUTS, "reasoning")  # what may follow a dangling call at the end of a turn
 
 
@@ -75,21 +78,30 @@ def trailing_calls(session: Session) -> list[tuple[str, str]]:
     outputs and reasoning follows the first of them in the history."""
     open_ids = {call for _, calls in dangling_by_owner(session) for call in calls}
     items = session.context_items()
-    first = next(k for k, (_, item) in enumerate(items)
-                 if item.get("type") in CALLS and item.get("call_id") in open_ids)
-    if any(item.get("type") not in TAIL_ITEMS for _, item in items[first + 1:]):
-        raise DanglingInside(f"{session.path}: the dangling call on line {session.line_of(items[first][0])} is "
-                             "followed by later turns; an output appended here would come after them")
-    return [(item["call_id"], item["type"]) for _, item in items[first:]
-            if item.get("type") in CALLS and item.get("call_id") in open_ids]
+    first = next(
+        k for k, (_, item) in enumerate(items) if item.get("type") in CALLS and item.get("call_id") in open_ids
+    )
+    if any(item.get("type") not in TAIL_ITEMS for _, item in items[first + 1 :]):
+        raise DanglingInside(
+            f"{session.path}: the dangling call on line {session.line_of(items[first][0])} is "
+            "followed by later turns; an output appended here would come after them"
+        )
+    return [
+        (item["call_id"], item["type"])
+        for _, item in items[first:]
+        if item.get("type") in CALLS and item.get("call_id") in open_ids
+    ]
 
 
 def _output(session: Session, call_id: str, kind: str) -> dict:
     """The ``aborted`` output record of a call of type ``kind``."""
     if kind not in OUTPUT_OF:
         raise Refused(f"{session.path}: no output form known for a dangling {kind} ({call_id}): fork before it instead")
-    return {"timestamp": now(), "type": "response_item",
-            "payload": {"type": OUTPUT_OF[kind], "call_id": call_id, "output": ABORTED}}
+    return {
+        "timestamp": now(),
+        "type": "response_item",
+        "payload": {"type": OUTPUT_OF[kind], "call_id": call_id, "output": ABORTED},
+    }
 
 
 class CodexForm(Form):
@@ -112,52 +124,64 @@ class CodexForm(Form):
                 (record if place is None else payload)["ordinal"] = ordinal
                 ordinal += 1
             records.append({**record, "type": "response_item", "payload": payload})
-        plan = Plan(session.path, f"close {len(records)} dangling call(s) with '{ABORTED}' outputs, as Codex "
-                    "would send them", Fingerprint.of(session.path), append=records)
+        plan = Plan(
+            session.path,
+            f"close {len(records)} dangling call(s) with '{ABORTED}' outputs, as Codex would send them",
+            Fingerprint.of(session.path),
+            append=records,
+        )
         return with_torn(session, plan, drop_torn)
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
-        raise Refused(f"{session.path}: codex rollouts are append-only and a call is never deleted: close it with "
-                      "an 'aborted' output (fix --close), or fork before it")
+        raise Refused(
+            f"{session.path}: codex rollouts are append-only and a call is never deleted: close it with "
+            "an 'aborted' output (fix --close), or fork before it"
+        )
 
     def close_inside(self, session: Session) -> Plan:
         """A fork of the history with an ``aborted`` output right after each
         dangling call, where Codex puts it when it sends the history."""
         if next_ordinal(session) is not None:
-            raise Refused(f"{session.path}: Codex numbers these records (ordinal): an output inserted inside would "
-                          f"break the numbering; {self.fills_note(session)}")
+            raise Refused(
+                f"{session.path}: Codex numbers these records (ordinal): an output inserted inside would "
+                f"break the numbering; {self.fills_note(session)}"
+            )
         kinds = {item.get("call_id"): item.get("type") for _, item in session.context_items()}
         insert: dict[int, list[dict]] = {}
         for owner, calls in dangling_by_owner(session):
             insert[owner] = [_output(session, call_id, kinds.get(call_id, "")) for call_id in calls]
         plan = self.fork(session, session.active_leaf(), None, insert=insert)
         first = session.line_of(min(insert))
-        plan.summary = (f"fork the history with 'aborted' outputs inserted for {sum(map(len, insert.values()))} "
-                        f"dangling call(s), the first after line {first}, into {plan.new_files[0][0]}; this file is "
-                        f"not changed ({self.fills_note(session)}: the fork makes the file itself whole)")
+        plan.summary = (
+            f"fork the history with 'aborted' outputs inserted for {sum(map(len, insert.values()))} "
+            f"dangling call(s), the first after line {first}, into {plan.new_files[0][0]}; this file is "
+            f"not changed ({self.fills_note(session)}: the fork makes the file itself whole)"
+        )
         return plan
 
     @staticmethod
     def fills_note(session: Session) -> str:
         return session.format.fills_dangling or "Codex sends an output for it on resume"
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         source = session.header
         lines = session.lines
         header_line = next((n for n in range(len(lines)) if lines.line_kinds[n] == LineKind.HEADER), None)
         if source is None or header_line is None:
             raise Refused(f"{session.path}: no session_meta line to copy")
         thread, stamp = uuid7(), now()
-        payload = {**source["payload"], "id": thread, "timestamp": stamp,
-                   "forked_from_id": source["payload"].get("id")}
+        payload = {**source["payload"], "id": thread, "timestamp": stamp, "forked_from_id": source["payload"].get("id")}
         header = {**source, "timestamp": stamp, "payload": payload}
         after = {session.tree.entry_line[e]: records for e, records in (insert or {}).items()}
-        body = b"".join(session.raw_line(n) + b"\n" + b"".join(orjson.dumps(r) + b"\n" for r in after.get(n, ()))
-                        for n in range(header_line + 1, session.tree.entry_line[entry] + 1)
-                        if lines.line_kinds[n] not in (LineKind.BAD, LineKind.BLANK))
-        out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)),
-                                  f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl")
+        body = b"".join(
+            session.raw_line(n) + b"\n" + b"".join(orjson.dumps(r) + b"\n" for r in after.get(n, ()))
+            for n in range(header_line + 1, session.tree.entry_line[entry] + 1)
+            if lines.line_kinds[n] not in (LineKind.BAD, LineKind.BLANK)
+        )
+        out = out or os.path.join(
+            os.path.dirname(os.path.abspath(session.path)),
+            f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl",
+        )
         return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + body)])
 
 

@@ -1,4 +1,4 @@
-"""`pi` (formats.md §4): append only, in pi's own entry forms. Whatever is
+"""`pi` (docs/formats.md §4): append only, in pi's own entry forms. Whatever is
 last becomes pi's leaf, so a leaf move appends a ``custom`` entry (outside
 the model's context) as a child of the target; results are ``toolResult``
 messages with ``isError``; a fork's header names the source file, as pi's
@@ -28,8 +28,13 @@ class PiForm(Form):
     name = "pi"
 
     def leaf_record(self, session: Session, target: int) -> dict:
-        return {"type": "custom", "id": _pi_id(session), "parentId": session.record(target)["id"],
-                "timestamp": now(), "customType": LEAF_CUSTOM_TYPE}
+        return {
+            "type": "custom",
+            "id": _pi_id(session),
+            "parentId": session.record(target)["id"],
+            "timestamp": now(),
+            "customType": LEAF_CUSTOM_TYPE,
+        }
 
     def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
         names = {c.id: c.name for c in session.format.view(session.record(owner)).tool_calls}
@@ -37,19 +42,36 @@ class PiForm(Form):
         out = []
         for call_id in calls:
             entry_id = _pi_id(session)
-            out.append({"type": "message", "id": entry_id, "parentId": parent, "timestamp": now(),
-                        "message": {"role": "toolResult", "toolCallId": call_id, "toolName": names.get(call_id, ""),
-                                    "content": [{"type": "text", "text": SYNTHETIC_RESULT}], "isError": True,
-                                    "timestamp": int(time.time() * 1000)}})
+            out.append(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": now(),
+                    "message": {
+                        "role": "toolResult",
+                        "toolCallId": call_id,
+                        "toolName": names.get(call_id, ""),
+                        "content": [{"type": "text", "text": SYNTHETIC_RESULT}],
+                        "isError": True,
+                        "timestamp": int(time.time() * 1000),
+                    },
+                }
+            )
             parent = entry_id
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         out = out or fork_path(session.path)
         source = session.header or {}
-        header = {"type": "session", "version": source.get("version", 3), "id": str(uuid.uuid4()),
-                  "timestamp": now(), "cwd": source.get("cwd", ""), "parentSession": os.path.abspath(session.path)}
+        header = {
+            "type": "session",
+            "version": source.get("version", 3),
+            "id": str(uuid.uuid4()),
+            "timestamp": now(),
+            "cwd": source.get("cwd", ""),
+            "parentSession": os.path.abspath(session.path),
+        }
         return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry, insert))])
 
 

@@ -1,4 +1,4 @@
-"""`tree`, session-tui's own format (formats.md §1.7-§1.9): append only.
+"""`tree`, session-tui's own format (docs/formats.md §1.7-§1.9): append only.
 A leaf move appends an ``active_leaf`` pointer; results are ``tool``
 message entries chained after the leaf; a fork is a new file whose header
 names its source (``parentSession``)."""
@@ -27,18 +27,32 @@ class TreeForm(Form):
         out = []
         for call_id in calls:
             entry_id = new_id(session)
-            out.append({"type": "message", "id": entry_id, "parentId": parent, "createdAt": now(),
-                        "message": {"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT}})
+            out.append(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "createdAt": now(),
+                    "message": {"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT},
+                }
+            )
             parent = entry_id
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None,
-             insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
         out = out or fork_path(session.path)
         source = session.header or {}
-        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now(),
-                  "parentSession": {"id": source.get("id"), "path": os.path.abspath(session.path),
-                                    "entryId": session.record(entry)["id"]}}
+        header = {
+            "type": "session",
+            "version": 1,
+            "id": str(uuid.uuid4()),
+            "createdAt": now(),
+            "parentSession": {
+                "id": source.get("id"),
+                "path": os.path.abspath(session.path),
+                "entryId": session.record(entry)["id"],
+            },
+        }
         for key in ("cwd", "model"):
             if key in source:
                 header[key] = source[key]

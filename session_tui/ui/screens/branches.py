@@ -33,8 +33,13 @@ from .files import _cell, age
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
 #: (heading, width, right-aligned) of the columns after the label
-COLUMNS = (("fork: line, time", 17, True), ("steps", 6, True), ("tokens in/out", 15, True), ("last activity", 14, True),
-           ("ends", 13, False))
+COLUMNS = (
+    ("fork: line, time", 17, True),
+    ("steps", 6, True),
+    ("tokens in/out", 15, True),
+    ("last activity", 14, True),
+    ("ends", 13, False),
+)
 FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
 ACTION_KEYS = "aFd "  # keys the table keeps for its bindings: any other printable key starts a filter
 
@@ -50,8 +55,13 @@ class BranchTable(ScrollView, can_focus=True):
     """Rows of branches; only the visible ones are drawn. Line 0 is the
     column heading; the cursor is a row index."""
 
-    COMPONENT_CLASSES = {"branches--cursor", "branches--heading", "branches--dim", "branches--active",
-                         "branches--problem"}
+    COMPONENT_CLASSES = {
+        "branches--cursor",
+        "branches--heading",
+        "branches--dim",
+        "branches--active",
+        "branches--problem",
+    }
     DEFAULT_CSS = """
     BranchTable { background: $surface; }
     BranchTable > .branches--cursor { background: $accent 40%; }
@@ -126,8 +136,13 @@ class BranchTable(ScrollView, can_focus=True):
         else:
             when = age(time.time() - details.last_time) if details.last_time is not None else ""
             bad = details.ends in ("dangling call", "error result")
-            cells = [Text(fork), Text(f"{details.steps:,}"), Text(tokens_cell(details.tokens)), Text(when),
-                     Text(details.ends, self._style("branches--problem") if bad else "")]
+            cells = [
+                Text(fork),
+                Text(f"{details.steps:,}"),
+                Text(tokens_cell(details.tokens)),
+                Text(when),
+                Text(details.ends, self._style("branches--problem") if bad else ""),
+            ]
         line = mark + _cell(label, max(width - FIXED, 10))
         for cell, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
             line += Text(" ") + _cell(cell, column_width, right)
@@ -200,8 +215,11 @@ class BranchesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("listing the branches…", id="heading", markup=False)
-        yield Input(placeholder="type to filter by the branch's first message · space marks two · d compares",
-                    id="filter", select_on_focus=False)
+        yield Input(
+            placeholder="type to filter by the branch's first message · space marks two · d compares",
+            id="filter",
+            select_on_focus=False,
+        )
         yield BranchTable(self.session, id="table")
 
     @property

@@ -75,8 +75,12 @@ class CompareView(ScrollView, can_focus=True):
         half = max((width - 3) // 2, 10)
         first = index == self.result.first_divergence
         mark = Text("=" if same else "▶" if first else " ")
-        line = mark + self._cell(self.result.a, i, same, first, half, index, 0) + Text("│ ") + \
-            self._cell(self.result.b, j, same, first, half, index, 1)
+        line = (
+            mark
+            + self._cell(self.result.a, i, same, first, half, index, 0)
+            + Text("│ ")
+            + self._cell(self.result.b, j, same, first, half, index, 1)
+        )
         line.stylize_before(base)
         return Strip(list(line.render(self.app.console))).adjust_cell_length(width, base).crop(0, width)
 
@@ -85,8 +89,9 @@ class CompareView(ScrollView, can_focus=True):
             text = Text("·", self._style("compare--empty"))
         else:
             step = side.steps[k]
-            text = Text(f"{role_label(step.role):<4} ", Style(bold=True)) + Text(inert(step.preview,
-                                                                                     keep_newlines=False))
+            text = Text(f"{role_label(step.role):<4} ", Style(bold=True)) + Text(
+                inert(step.preview, keep_newlines=False)
+            )
             if same:
                 text.stylize(self._style("compare--same"))
             elif first:
@@ -156,8 +161,7 @@ class CompareScreen(Screen):
     CompareScreen DetailPane.shown { display: block; }
     """
 
-    def __init__(self, session, act, a: Branch | None = None, b: Branch | None = None,
-                 fork: int | None = None) -> None:
+    def __init__(self, session, act, a: Branch | None = None, b: Branch | None = None, fork: int | None = None) -> None:
         super().__init__()
         self.session, self.act = session, act
         self.a, self.b, self.fork = a, b, fork

@@ -41,7 +41,6 @@ class ConfirmScreen(ModalScreen[str | None]):
                     yield Button(label, id=choice_id, variant="warning" if choice_id != "cancel" else "default")
                 yield Button("Cancel", id="cancel")
 
-
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None if event.button.id == "cancel" else event.button.id)
 

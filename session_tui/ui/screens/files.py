@@ -44,8 +44,14 @@ SORTS = (
     ("problems", lambda info: (-info.severity(), -info.mtime_ns)),
 )
 #: (heading, width, right-aligned) of the columns after the title
-COLUMNS = (("format", 8, False), ("entries", 8, True), ("last activity", 14, True), ("size", 9, True),
-           ("problems", 22, False), ("", 7, False))
+COLUMNS = (
+    ("format", 8, False),
+    ("entries", 8, True),
+    ("last activity", 14, True),
+    ("size", 9, True),
+    ("problems", 22, False),
+    ("", 7, False),
+)
 FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
 PASS_KEYS = "?/ "  # keys a focused table leaves to their bindings instead of starting a filter
 
@@ -146,11 +152,11 @@ class PickerTable(ScrollView, can_focus=True):
         prefix = os.path.join(self.roots[0] if one_root else os.path.expanduser("~"), "")
         if not path.startswith(prefix):
             return path
-        return path[len(prefix):] if one_root else "~/" + path[len(prefix):]
+        return path[len(prefix) :] if one_root else "~/" + path[len(prefix) :]
 
     def visible_rows(self) -> list[SessionInfo]:
         top = self.scroll_offset.y
-        return self.rows[top: top + max(self.size.height - 1, 0)]
+        return self.rows[top : top + max(self.size.height - 1, 0)]
 
     def repaint_if_aged(self) -> None:
         """Repaint when an age or a live badge on screen would read
@@ -246,8 +252,9 @@ class PickerTable(ScrollView, can_focus=True):
             self.post_message(self.Typed(event.character))
 
 
-def rank_rows(infos: list[SessionInfo], query: str, matches: set[str] | None, sort_key,
-              display_path) -> list[SessionInfo]:
+def rank_rows(
+    infos: list[SessionInfo], query: str, matches: set[str] | None, sort_key, display_path
+) -> list[SessionInfo]:
     """The rows to show: those the contents search found (``matches``) and
     the filter ``query`` matches, best match first, then by ``sort_key``."""
     if matches is not None:
@@ -273,8 +280,9 @@ class InfosRead(Message):
 
 
 class SearchProgress(Message):
-    def __init__(self, search_id: int, text: str, done: int, total: int, found: set[str],
-                 finished: bool = False) -> None:
+    def __init__(
+        self, search_id: int, text: str, done: int, total: int, found: set[str], finished: bool = False
+    ) -> None:
         self.search_id, self.text, self.done, self.total = search_id, text, done, total
         self.found, self.finished = found, finished
         super().__init__()
@@ -326,8 +334,11 @@ class FilesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="heading", markup=False)
-        yield Input(placeholder="type to filter by title or path · ctrl+f searches the contents", id="filter",
-                    select_on_focus=False)
+        yield Input(
+            placeholder="type to filter by title or path · ctrl+f searches the contents",
+            id="filter",
+            select_on_focus=False,
+        )
         yield PickerTable(self.roots, id="table")
         yield Input(placeholder="search the contents of every file: Enter to search, Esc to close", id="contents")
         yield Static(id="where", markup=False)
@@ -358,7 +369,7 @@ class FilesScreen(Screen):
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
-        if self.app.watch:
+        if self.app.watching:
             self.watch_files()
 
     def on_unmount(self) -> None:
@@ -377,14 +388,15 @@ class FilesScreen(Screen):
         found = {info.path: info for info in listed}
         fixes = [(path, None) for path in shown if path not in found]
         fixes += [(path, info) for path, info in found.items() if info.known and shown.get(path) != info]
-        unread = sorted((path for path, info in found.items() if not info.known),
-                        key=lambda path: -found[path].mtime_ns)  # newest first: the rows on screen
+        unread = sorted(
+            (path for path, info in found.items() if not info.known), key=lambda path: -found[path].mtime_ns
+        )  # newest first: the rows on screen
         first_page = self.size.height or 50  # read before the listing is shown: one frame with their titles
         fixes = [(path, self.catalog.read(path)) for path in unread[:first_page]] + fixes
         fixes += [(path, found[path]) for path in unread[first_page:] if path not in shown]  # a row until read
         left = max(len(unread) - first_page, 0)
         for start in range(0, max(len(fixes), 1), CHUNK_ROWS):  # the keys stay live while 100,000 rows arrive
-            self.post_message(InfosRead(fixes[start:start + CHUNK_ROWS], left, now=not start))
+            self.post_message(InfosRead(fixes[start : start + CHUNK_ROWS], left, now=not start))
         batch: list[tuple[str, SessionInfo | None]] = []
         posted = time.monotonic()
         for n, path in enumerate(unread[first_page:], first_page + 1):
@@ -424,12 +436,14 @@ class FilesScreen(Screen):
             return
         from watchfiles import Change, awatch  # after the first frame: anyio is slow to import
 
-        async for changes in awatch(*folders, debounce=WATCH_DEBOUNCE_MS, step=WATCH_STEP_MS,
-                                    recursive=True, ignore_permission_denied=True):
+        async for changes in awatch(
+            *folders, debounce=WATCH_DEBOUNCE_MS, step=WATCH_STEP_MS, recursive=True, ignore_permission_denied=True
+        ):
             files = sorted({path for _, path in changes if path.endswith(SESSION_SUFFIX)})
             added = sorted({path for change, path in changes if change == Change.added and path not in files})
-            gone = tuple(os.path.join(path, "") for change, path in changes
-                         if change == Change.deleted and path not in files)
+            gone = tuple(
+                os.path.join(path, "") for change, path in changes if change == Change.deleted and path not in files
+            )
             updates = [(path, None) for path in self.infos if path.startswith(gone)] if gone else []
             if files or added:
                 updates += await asyncio.to_thread(self._reread, files, added)
@@ -504,8 +518,13 @@ class FilesScreen(Screen):
         if info is not None:
             line.append(inert(info.path, keep_newlines=False))
         else:
-            line.append("no session files match" if self.infos else
-                        "no *.jsonl files here" if self.listed else "listing the folders…")
+            line.append(
+                "no session files match"
+                if self.infos
+                else "no *.jsonl files here"
+                if self.listed
+                else "listing the folders…"
+            )
         self.query_one("#where", Static).update(line)
 
     @on(PickerTable.Highlighted)
@@ -581,8 +600,9 @@ class FilesScreen(Screen):
             self.search_id += 1
             self.searching, self.matches = False, self.matches or set()
             shown = inert(self.contents_query, keep_newlines=False)
-            self.search_state = (f"search stopped: {len(self.matches):,} files contain {shown!r} so far "
-                                 "(Esc lists every file)")
+            self.search_state = (
+                f"search stopped: {len(self.matches):,} files contain {shown!r} so far (Esc lists every file)"
+            )
             self._refilter()
         elif self.matches is not None:
             self.matches, self.search_state, self.contents_query = None, "", ""

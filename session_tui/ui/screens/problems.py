@@ -31,8 +31,9 @@ class ProblemsScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         count = len(self.problems)
-        yield Static(Text(f"{count:,} problem{'s' if count != 1 else ''} — Enter jumps to it, Esc closes"),
-                     markup=False)
+        yield Static(
+            Text(f"{count:,} problem{'s' if count != 1 else ''} — Enter jumps to it, Esc closes"), markup=False
+        )
         options = []
         for p in self.problems[:MAX_SHOWN]:
             label = Text(no_wrap=True, overflow="ellipsis")

@@ -22,7 +22,7 @@ from ...model.sanitize import inert
 from ...model.search import find_text, partner
 from ...model.session import Cancelled, Session, SessionError
 from ...model.usage import session_usage, usage_text
-from ...store import Fingerprint, NothingToDo, Refused, edits
+from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, edits
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
 from ..widgets.status import StatusLine
@@ -59,8 +59,9 @@ class IndexDone(Message):
 
 
 class ProblemsReady(Message):
-    def __init__(self, generation: int, problems, off_branch: set[int] | None = None,
-                 subagents: dict[int, str] | None = None) -> None:
+    def __init__(
+        self, generation: int, problems, off_branch: set[int] | None = None, subagents: dict[int, str] | None = None
+    ) -> None:
         self.generation, self.problems, self.off_branch = generation, problems, off_branch or set()
         self.subagents = subagents or {}
         super().__init__()
@@ -139,7 +140,7 @@ class SessionScreen(Screen):
         super().__init__()
         self.path = path
         self.format = format
-        self.watch = watch
+        self.watching = watch  # follow the file (not DOMNode.watch)
         self.session: Session | None = None
         self.rows: RowLayout | None = None
         self.problems = None
@@ -157,7 +158,7 @@ class SessionScreen(Screen):
         self.last_edit = None  # the last edit made here (edits.Done), for undo
         self._our_write = None  # the file as our last write left it: no live-agent question about it
         self.usage = ""  # session totals: tokens, time span
-        self.title: str | None = None  # what the session calls itself
+        self.session_title: str | None = None  # what the session calls itself (not Screen.title)
         self.origin: str | None = None  # the session it was forked from
 
     # -- building -----------------------------------------------------------------
@@ -173,9 +174,14 @@ class SessionScreen(Screen):
     def tree_widget(self) -> EntryTree:
         return self.query_one(EntryTree)
 
+    def on_unmount(self) -> None:
+        """The file is closed with the view (its threads are cancelled with it)."""
+        if self.session is not None:
+            self.session.close()
+
     def on_mount(self) -> None:
         self.tree_widget.focus()
-        self.tree_widget.live = self.watch
+        self.tree_widget.live = self.watching
         size = os.path.getsize(self.path)
         if size <= SYNC_INDEX_BYTES:
             session = Session(self.path, self.format)
@@ -191,7 +197,7 @@ class SessionScreen(Screen):
 
     def _after_index(self) -> None:
         self.compute_problems()
-        if self.watch:
+        if self.watching:
             self.tail()
 
     def _show(self, session: Session, cursor_entry: int | None, keep_folds: bool = False) -> None:
@@ -219,11 +225,18 @@ class SessionScreen(Screen):
             where = f"line {session.line_of(leaf)}" if not session.partial else "near the end"
             leaf_text = f"{inert(str(view_id)[:13], keep_newlines=False)}… ({where})" if view_id else where
         live = self.live + (" · following" if self.following and self.live == "live" else "")
-        self.query_one(StatusLine).show(path=os.path.basename(self.path), session=session,
-                                        problems=None if self.problems is None else len(self.problems),
-                                        leaf_text=leaf_text, live=live, indexing=self.indexing,
-                                        new=self.new_entries, usage=self.usage, title=self.title,
-                                        origin=self.origin)
+        self.query_one(StatusLine).show(
+            path=os.path.basename(self.path),
+            session=session,
+            problems=None if self.problems is None else len(self.problems),
+            leaf_text=leaf_text,
+            live=live,
+            indexing=self.indexing,
+            new=self.new_entries,
+            usage=self.usage,
+            title=self.session_title,
+            origin=self.origin,
+        )
 
     # -- the big-file index ------------------------------------------------------------
     @work(thread=True, exclusive=True, group="index", exit_on_error=False, description="index")
@@ -306,10 +319,22 @@ class SessionScreen(Screen):
         try:
             with session.checking:
                 problems = session.problems(should_stop=stop)
-                self.post_message(ProblemsReady(generation, problems, session.format.off_branch(session, stop),
-                                                session.format.subagents(session)))
-                self.post_message(UsageReady(generation, usage_text(session_usage(session, should_stop=stop)),
-                                             session.title(), session.origin()))
+                self.post_message(
+                    ProblemsReady(
+                        generation,
+                        problems,
+                        session.format.off_branch(session, stop),
+                        session.format.subagents(session),
+                    )
+                )
+                self.post_message(
+                    UsageReady(
+                        generation,
+                        usage_text(session_usage(session, should_stop=stop)),
+                        session.title(),
+                        session.origin(),
+                    )
+                )
         except Cancelled:
             return
 
@@ -323,8 +348,9 @@ class SessionScreen(Screen):
             entry = self._entry_for_line(p.line)
             if entry is not None:
                 marks.setdefault(entry, []).append(p.kind.value)
-        self.tree_widget.set_problems({e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()},
-                                      message.off_branch, message.subagents)
+        self.tree_widget.set_problems(
+            {e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()}, message.off_branch, message.subagents
+        )
         self.update_status()
         if had_problems != bool(message.problems):
             self.refresh_bindings()
@@ -355,7 +381,7 @@ class SessionScreen(Screen):
 
     def on_usage_ready(self, message: UsageReady) -> None:
         if message.generation == self.generation:
-            self.usage, self.title, self.origin = message.text, message.title, message.origin
+            self.usage, self.session_title, self.origin = message.text, message.title, message.origin
             self.update_status()
 
     def _entry_for_line(self, line: int) -> int | None:
@@ -502,8 +528,9 @@ class SessionScreen(Screen):
         client = session.format.client
         added = sum(1 for item in items if item.added_by)
         who = f"{client} sends on resume" if client else "the model would be sent"
-        title = (f"context at line {session.line_of(entry)}: {len(items):,} messages {who}"
-                 + (f" ({added:,} added by {client}, marked +)" if added else ""))
+        title = f"context at line {session.line_of(entry)}: {len(items):,} messages {who}" + (
+            f" ({added:,} added by {client}, marked +)" if added else ""
+        )
         self.post_message(ContextReady(session, title, body))
 
     def on_context_ready(self, message: ContextReady) -> None:
@@ -581,8 +608,9 @@ class SessionScreen(Screen):
     async def tail(self) -> None:
         directory = os.path.dirname(os.path.abspath(self.path)) or "."
         name = os.path.basename(self.path)
-        async for changes in awatch(directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS,
-                                    recursive=False, ignore_permission_denied=True):
+        async for changes in awatch(
+            directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS, recursive=False, ignore_permission_denied=True
+        ):
             if any(os.path.basename(changed) == name for _, changed in changes):
                 self.on_file_changed()
                 await asyncio.sleep(0)
@@ -669,17 +697,25 @@ class SessionScreen(Screen):
         try:
             done = edits.apply(plan, force=force or ours)
         except Refused as exc:
-            if not force and "live agent" in str(exc):
-                self._confirm(plan, "A live agent may be writing this file",
-                              [("force", "Write anyway")], lambda c: c and self._apply(plan, force=True))
+            if not force and isinstance(exc, LiveWriter):
+                self._confirm(
+                    plan,
+                    "A live agent may be writing this file",
+                    [("force", "Write anyway")],
+                    lambda c: c and self._apply(plan, force=True),
+                )
                 self.notify(str(exc), severity="warning", timeout=6, markup=False)
             else:
                 self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
             return None
         self.last_edit = done
         self._our_write = done.after or self._our_write  # the file as our last write left it
-        self.notify(plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
-                    title="Done", timeout=5, markup=False)
+        self.notify(
+            plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
+            title="Done",
+            timeout=5,
+            markup=False,
+        )
         self.on_file_changed()  # the view reloads from disk: our write shows once, as anyone's would
         return done
 
@@ -699,8 +735,12 @@ class SessionScreen(Screen):
             self.notify(str(exc), title="The leaf cannot move in place", timeout=8, markup=False)
             plan = self._plan(lambda: edits.plan_fork(self.session, entry))
             if plan:
-                self._confirm(plan, f"A {self.session.format.name} session has no leaf to move in place. "
-                              "Fork at this entry instead?", [("confirm", "Fork")], lambda c: c and self._apply(plan))
+                self._confirm(
+                    plan,
+                    f"A {self.session.format.name} session has no leaf to move in place. Fork at this entry instead?",
+                    [("confirm", "Fork")],
+                    lambda c: c and self._apply(plan),
+                )
             return
         if plan:
             self._confirm(plan, "Move the active leaf", [("confirm", "Move")], lambda c: c and self._apply(plan))
@@ -711,6 +751,7 @@ class SessionScreen(Screen):
             return
         plan = self._plan(lambda: edits.plan_fork(self.session, entry))
         if plan:
+
             def chosen(choice: str | None) -> None:
                 done = choice and self._apply(plan)
                 if done and choice == "open" and done.created:
@@ -741,17 +782,29 @@ class SessionScreen(Screen):
             options.append((choice, label(plan) if callable(label) else label, plan))
 
         offer("drop_bad", "Drop bad lines", lambda: edits.plan_drop_bad(session))
-        offer("close", lambda plan: ("Fork with results" if plan.new_files else
-                                     "Insert results" if plan.rewrite is not None and not plan.append else "Close"),
-              lambda: edits.plan_close(session, drop_torn=torn))
+        offer(
+            "close",
+            lambda plan: (
+                "Fork with results"
+                if plan.new_files
+                else "Insert results"
+                if plan.rewrite is not None and not plan.append
+                else "Close"
+            ),
+            lambda: edits.plan_close(session, drop_torn=torn),
+        )
         if any(choice == "close" for choice, _, _ in options):
             offer("cut", "Cut back", lambda: edits.plan_cut(session, drop_torn=torn))
         if torn and not any(plan.drop_torn for _, _, plan in options):
             offer("drop_torn", "Drop torn line", lambda: edits.plan_drop_torn(session))
         if not options:
-            self.notify(refusals[0] if refusals else "nothing to repair: no bad line, dangling call or torn line",
-                        title="Not possible" if refusals else "", severity="warning" if refusals else "information",
-                        timeout=6, markup=False)
+            self.notify(
+                refusals[0] if refusals else "nothing to repair: no bad line, dangling call or torn line",
+                title="Not possible" if refusals else "",
+                severity="warning" if refusals else "information",
+                timeout=6,
+                markup=False,
+            )
             return
         body = "\n\n".join(f"{label}: {plan.preview()}" for _, label, plan in options)
         if refusals:
@@ -763,8 +816,9 @@ class SessionScreen(Screen):
             if done and plans[choice].new_files and done.created:
                 self.app.open_session_file(done.created[0])  # a fork with the calls closed: go on there
 
-        self.app.push_screen(ConfirmScreen("Repair this session", body,
-                                           [(choice, label) for choice, label, _ in options]), chosen)
+        self.app.push_screen(
+            ConfirmScreen("Repair this session", body, [(choice, label) for choice, label, _ in options]), chosen
+        )
 
     # -- branches -------------------------------------------------------------------
     def action_branches(self) -> None:
@@ -785,8 +839,9 @@ class SessionScreen(Screen):
             return
         entry = self.tree_widget.cursor_entry
         if entry < 0 or self.session.tree.child_count(entry) < 2:
-            self.notify("d compares the branches of a fork point (⋔); b lists every branch (space marks two)",
-                        timeout=5)
+            self.notify(
+                "d compares the branches of a fork point (⋔); b lists every branch (space marks two)", timeout=5
+            )
             return
         from .compare import CompareScreen
 
@@ -828,8 +883,10 @@ class SessionScreen(Screen):
     def action_metadata(self) -> None:
         """The records that are not conversation entries (titles, snapshots,
         session metadata), one line each."""
-        listing = [f"line {line:>6}  {inert(text, keep_newlines=False)}"
-                   for line, text in self.session.other_records(METADATA_LIMIT)]
+        listing = [
+            f"line {line:>6}  {inert(text, keep_newlines=False)}"
+            for line, text in self.session.other_records(METADATA_LIMIT)
+        ]
         body = "\n".join(listing) if listing else "(no metadata records)"
         self.app.push_screen(TextViewScreen(f"{os.path.basename(self.path)} — metadata records", body))
 
@@ -840,8 +897,7 @@ class SessionScreen(Screen):
         done = self.last_edit
         plan = self._plan(lambda: edits.plan_undo(done))
         if plan:
-            self._confirm(plan, "Undo the last edit", [("confirm", "Undo")],
-                          lambda c: c and self._undo(plan))
+            self._confirm(plan, "Undo the last edit", [("confirm", "Undo")], lambda c: c and self._undo(plan))
 
     def _undo(self, plan) -> None:
         self._apply(plan, force=True)  # our own edit: its recent write is not a live agent

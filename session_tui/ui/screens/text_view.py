@@ -32,7 +32,6 @@ class TextViewScreen(Screen):
         yield Footer()
 
 
-
 CONTEXT_MESSAGES = 2000  # the context view shows the last ones (a long session sends hundreds of thousands)
 
 
@@ -43,14 +42,19 @@ def context_text(session, items) -> str:
     out = []
     skipped = max(len(items) - CONTEXT_MESSAGES, 0)
     if skipped:
-        out += [f"… {skipped:,} earlier messages not shown here "
-                "(`session-tui export FILE --context --to json` writes them all)", ""]
+        out += [
+            f"… {skipped:,} earlier messages not shown here "
+            "(`session-tui export FILE --context --to json` writes them all)",
+            "",
+        ]
     for n, sent in enumerate(items[skipped:], skipped + 1):
         message = sent.message
         role = message.get("role") or message.get("type") or "?"
         if sent.added_by:
-            out.append(f"++ [{n}] {role} · added by {sent.added_by} on resume (not in the file; after line "
-                       f"{session.line_of(sent.entry)})")
+            out.append(
+                f"++ [{n}] {role} · added by {sent.added_by} on resume (not in the file; after line "
+                f"{session.line_of(sent.entry)})"
+            )
             out.extend("+  " + line for line in message_lines(message))
         else:
             out.append(f"── [{n}] {role} · line {session.line_of(sent.entry)}")

@@ -76,8 +76,9 @@ class DetailPane(Vertical):
     def show_entry(self, session, entry: int, tool_name=None) -> None:
         if entry < 0:
             torn = session.lines.torn
-            self.show_text(Text("pending: the last line has no newline yet", style="bold"),
-                           torn.decode("utf-8", "replace"))
+            self.show_text(
+                Text("pending: the last line has no newline yet", style="bold"), torn.decode("utf-8", "replace")
+            )
             return
         record = session.record(entry)
         view = session.format.view(record)

@@ -35,10 +35,20 @@ class EntryTree(ScrollView, can_focus=True):
     """Rows of a session; the cursor is a row index."""
 
     COMPONENT_CLASSES = {
-        "entry-tree--cursor", "entry-tree--guide", "entry-tree--active", "entry-tree--inactive",
-        "entry-tree--summary", "entry-tree--problem", "entry-tree--pending", "entry-tree--lineno",
-        "entry-tree--user", "entry-tree--assistant", "entry-tree--tool", "entry-tree--system",
-        "entry-tree--call", "entry-tree--branch",
+        "entry-tree--cursor",
+        "entry-tree--guide",
+        "entry-tree--active",
+        "entry-tree--inactive",
+        "entry-tree--summary",
+        "entry-tree--problem",
+        "entry-tree--pending",
+        "entry-tree--lineno",
+        "entry-tree--user",
+        "entry-tree--assistant",
+        "entry-tree--tool",
+        "entry-tree--system",
+        "entry-tree--call",
+        "entry-tree--branch",
     }
     DEFAULT_CSS = """
     EntryTree { background: $surface; overflow-x: hidden; overflow-y: scroll; }
@@ -93,8 +103,15 @@ class EntryTree(ScrollView, can_focus=True):
         self._tool_names: dict[str, str] = {}
 
     # -- data ---------------------------------------------------------------------
-    def show(self, session, rows: RowLayout, cursor_entry: int | None = None, changed=None,
-             cursor_row: int | None = None, tailing: bool = False) -> None:
+    def show(
+        self,
+        session,
+        rows: RowLayout,
+        cursor_entry: int | None = None,
+        changed=None,
+        cursor_row: int | None = None,
+        tailing: bool = False,
+    ) -> None:
         """Show ``rows`` of ``session`` (a new one, or the same one rebuilt).
         ``changed``: the only entries whose look may have changed (after an
         append: the parents of the new entries); None: any of them."""
@@ -139,8 +156,9 @@ class EntryTree(ScrollView, can_focus=True):
         else:
             self.refresh()
 
-    def set_problems(self, problems: dict[int, str], off_branch: set[int] | None = None,
-                     subagents: dict[int, str] | None = None) -> None:
+    def set_problems(
+        self, problems: dict[int, str], off_branch: set[int] | None = None, subagents: dict[int, str] | None = None
+    ) -> None:
         off_branch, subagents = off_branch or set(), subagents or {}
 
         def differ(old: dict, new: dict) -> set[int]:
@@ -155,7 +173,6 @@ class EntryTree(ScrollView, can_focus=True):
             row = self.rows.row_of(entry) if self.rows is not None else None
             if row is not None:
                 self.refresh_line(row)
-
 
     @property
     def cursor_entry(self) -> int:
@@ -202,8 +219,12 @@ class EntryTree(ScrollView, can_focus=True):
         problem = self.problems.get(entry)
         if problem:
             text.append(f"⚠ {problem} ", styles("entry-tree--problem"))
-        role_style = {"user": "entry-tree--user", "assistant": "entry-tree--assistant", "tool": "entry-tree--tool",
-                      "summary": "entry-tree--summary"}.get(view.role, "entry-tree--system")
+        role_style = {
+            "user": "entry-tree--user",
+            "assistant": "entry-tree--assistant",
+            "tool": "entry-tree--tool",
+            "summary": "entry-tree--summary",
+        }.get(view.role, "entry-tree--system")
         if self._continues_step(entry, view):  # the same model response as the row above
             text.append("   ┆ ", styles(role_style))
         else:
@@ -250,8 +271,7 @@ class EntryTree(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         style = self._style_cache.get(name)
         if style is None:
-            style = self._style_cache[name] = (
-                self.rich_style if name == "base" else self.get_component_rich_style(name))
+            style = self._style_cache[name] = self.rich_style if name == "base" else self.get_component_rich_style(name)
         return style
 
     def render_line(self, y: int) -> Strip:
@@ -276,15 +296,17 @@ class EntryTree(ScrollView, can_focus=True):
         if row.flags & RowFlag.PENDING:
             torn = len(self.session.lines.torn)
             line.append("      ", styles("entry-tree--lineno"))
-            line.append(f"… pending: incomplete last line ({torn:,} bytes, no newline yet)",
-                        styles("entry-tree--pending"))
+            line.append(
+                f"… pending: incomplete last line ({torn:,} bytes, no newline yet)", styles("entry-tree--pending")
+            )
         else:
             entry = row.entry
             line.append(f"{self.session.line_of(entry):>5} ", styles("entry-tree--lineno"))
             depth = min(row.depth, MAX_GUIDES)
             if depth:
-                line.append("│ " * (depth - 1) + ("├ " if row.flags & RowFlag.ALT_HEAD else "│ "),
-                            styles("entry-tree--guide"))
+                line.append(
+                    "│ " * (depth - 1) + ("├ " if row.flags & RowFlag.ALT_HEAD else "│ "), styles("entry-tree--guide")
+                )
             if row.flags & RowFlag.ACTIVE and entry not in self.off_branch:
                 line.append("● ", styles("entry-tree--active"))
             else:

@@ -36,17 +36,30 @@ class StatusLine(Widget):
             self.text = text
             self.refresh()
 
-    def show(self, *, path: str, session, problems: int | None, leaf_text: str, live: str,
-             indexing: str = "", new: int = 0, usage: str = "", title: str | None = None,
-             origin: str | None = None) -> None:
+    def show(
+        self,
+        *,
+        path: str,
+        session,
+        problems: int | None,
+        leaf_text: str,
+        live: str,
+        indexing: str = "",
+        new: int = 0,
+        usage: str = "",
+        title: str | None = None,
+        origin: str | None = None,
+    ) -> None:
         tree = session.tree
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(inert(path, keep_newlines=False), style="bold")
         if title:
             text.append(f"  “{inert(_cut(title, 40), keep_newlines=False)}”", style="italic")
         text.append(f"  {session.format.name if session.format else '?'}")
-        text.append(f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
-                    f" · {_n(tree.branch_points, 'fork', 'forks')}")
+        text.append(
+            f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
+            f" · {_n(tree.branch_points, 'fork', 'forks')}"
+        )
         if problems is None:
             text.append("  problems …")
         elif problems:
