@@ -59,3 +59,72 @@ def test_help_screen(snap_compare):
 
 def test_problems_list(snap_compare):
     assert snap_compare(app_for("damaged-links.jsonl"), terminal_size=SIZE, run_before=ready("p"))
+
+
+#: one session of every other format, as it opens (at its active leaf)
+FORMAT_SAMPLES = {
+    "chat": "chat/session-crash-dangling.jsonl",
+    "pi": "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
+    "claude": "claude/d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl",
+    "codex": "codex/rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl",
+    "astorlm": "astorlm/5e2ed5fa-83f0-43d9-8687-965f5d9f3315.jsonl",
+}
+
+
+def test_chat_session(snap_compare):
+    assert snap_compare(
+        SessionApp(str(SAMPLES / FORMAT_SAMPLES["chat"]), watch=False), terminal_size=SIZE, run_before=ready()
+    )
+
+
+def test_pi_session(snap_compare):
+    assert snap_compare(
+        SessionApp(str(SAMPLES / FORMAT_SAMPLES["pi"]), watch=False), terminal_size=SIZE, run_before=ready()
+    )
+
+
+def test_claude_session(snap_compare):
+    assert snap_compare(
+        SessionApp(str(SAMPLES / FORMAT_SAMPLES["claude"]), watch=False), terminal_size=SIZE, run_before=ready()
+    )
+
+
+def test_codex_session(snap_compare):
+    assert snap_compare(
+        SessionApp(str(SAMPLES / FORMAT_SAMPLES["codex"]), watch=False), terminal_size=SIZE, run_before=ready()
+    )
+
+
+def test_astorlm_session(snap_compare):
+    assert snap_compare(
+        SessionApp(str(SAMPLES / FORMAT_SAMPLES["astorlm"]), watch=False), terminal_size=SIZE, run_before=ready()
+    )
+
+
+def test_a_small_terminal(snap_compare):
+    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=(80, 24), run_before=ready())
+
+
+def compared():
+    """run_before: the compare of the two branches of the session's fork point."""
+
+    async def run_before(pilot) -> None:
+        from session_tui.ui.screens.compare import CompareScreen
+
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        tree = screen.session.tree
+        screen.jump_to_entry(next(e for e in range(tree.count) if tree.child_count(e) >= 2))
+        await pilot.press("d")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.view.result is not None,
+            what="the compare",
+        )
+        await pilot.pause(0.2)
+
+    return run_before
+
+
+def test_compare_of_two_branches(snap_compare):
+    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=compared())
