@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,11 +35,15 @@ class ProblemsScreen(ModalScreen[int | None]):
         yield Static(
             Text(f"{count:,} problem{'s' if count != 1 else ''} — Enter jumps to it, Esc closes"), markup=False
         )
+        theme = self.app.get_css_variables()  # the theme's colours, not fixed ones
+        colours = {name: Style(color=theme.get(name)) for name in ("error", "warning")}
         options = []
         for p in self.problems[:MAX_SHOWN]:
             label = Text(no_wrap=True, overflow="ellipsis")
             label.append(f"line {p.line:>6}  ", style="bold")
-            label.append(f"{p.severity:<8}{p.kind.value:<20} ", style="red" if p.severity == "error" else "yellow")
+            label.append(
+                f"{p.severity:<8}{p.kind.value:<20} ", style=colours["error" if p.severity == "error" else "warning"]
+            )
             label.append(inert(p.message, keep_newlines=False))
             options.append(Option(label))  # no id: one line can have several problems
         if not options:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
@@ -20,8 +21,12 @@ class StatusLine(Widget):
     """One line; updating it repaints only itself (no layout pass), which
     matters when a live file updates it many times a second."""
 
+    COMPONENT_CLASSES = {"status--problem", "status--healthy", "status--quiet"}
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    StatusLine > .status--problem { color: $error; text-style: bold; }
+    StatusLine > .status--healthy { color: $success; }
+    StatusLine > .status--quiet { color: $foreground 60%; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -35,6 +40,11 @@ class StatusLine(Widget):
         if text != self.text:  # an append that changes nothing here writes nothing to the terminal
             self.text = text
             self.refresh()
+
+    def _style(self, name: str) -> Style:
+        """The theme's colour and weight of a component (the line gives the background)."""
+        full = self.get_component_rich_style(name)
+        return Style(color=full.color, bold=full.bold)
 
     def show(
         self,
@@ -63,17 +73,19 @@ class StatusLine(Widget):
         if problems is None:
             text.append("  problems …")
         elif problems:
-            text.append(f"  ⚠ {_n(problems, 'problem', 'problems')}", style="bold red")
+            text.append(f"  ⚠ {_n(problems, 'problem', 'problems')}", style=self._style("status--problem"))
         else:
-            text.append("  ✓ no problems", style="green")
+            text.append("  ✓ no problems", style=self._style("status--healthy"))
         text.append(f"  {live}", style="bold")
         if new:
             text.append(f"  +{new} new", style="reverse")
         if indexing:
             text.append(f"  {indexing}", style="italic")
         if usage:
-            text.append(f"  {usage}", style="dim")
+            text.append(f"  {usage}", style=self._style("status--quiet"))
         text.append(f"  leaf {leaf_text}")
         if origin:
-            text.append(f"  ⑂ fork of {inert(_cut(origin, 60), keep_newlines=False)}", style="dim")
+            text.append(
+                f"  ⑂ fork of {inert(_cut(origin, 60), keep_newlines=False)}", style=self._style("status--quiet")
+            )
         self.update(text)
