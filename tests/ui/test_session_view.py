@@ -72,10 +72,12 @@ async def test_a_search_notice_shows_the_query_literally():
     async with app_for(BRANCHED).run_test(size=(120, 40), notifications=True) as pilot:
         screen = await session_screen(pilot)
         await pilot.press("slash", *"[/]x", "enter")  # not found: the notice must not read it as markup
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot,
+            lambda: any("[/]x" in str(t.render()) for t in pilot.app.screen.query("Toast")),
+            what="the not-found notice",
+        )
         assert cursor_line(screen) == 24
-        toasts = pilot.app.screen.query("Toast")
-        assert any("[/]x" in str(t.render()) for t in toasts)
 
 
 async def test_jump_to_problems_and_the_problems_list():
@@ -134,11 +136,18 @@ async def test_long_output_is_capped_with_a_key_to_read_all():
         assert pilot.app.screen.body.count("\n") >= 14000
 
 
+def _palette_hits(pilot) -> int:
+    from textual.command import CommandList
+
+    found = pilot.app.screen.query(CommandList)
+    return found.first().option_count if found else 0
+
+
 async def test_palette_jumps_to_an_entry_by_id():
     async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
         await pilot.press("ctrl+p", *"e7588db2")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: _palette_hits(pilot) > 0, what="the palette's hit")
         await pilot.press("enter")
         await wait_for(pilot, lambda: cursor_line(screen) == 19, what="the jump")
 
@@ -147,7 +156,7 @@ async def test_directory_lists_sessions_and_opens_one(tmp_path):
     for name in ("branched-summary.jsonl", "crash-torn.jsonl"):
         shutil.copy(SAMPLES / "tree" / name, tmp_path / name)
     async with SessionApp(str(tmp_path), watch=False).run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: pilot.app.screen.table.rows and pilot.app.screen.listed, what="the rows")
         await pilot.press("enter")
         screen = await session_screen(pilot)
         assert screen.session.entries in (6, 22)
@@ -170,11 +179,14 @@ async def test_a_pi_session_opens_on_its_last_entry():
 async def test_a_file_that_is_not_a_session_is_refused_in_the_list(tmp_path):
     (tmp_path / "notes.jsonl").write_text('{"foo": 1}\n')
     async with SessionApp([str(tmp_path)], watch=False).run_test(size=(120, 40), notifications=True) as pilot:
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: pilot.app.screen.table.rows and pilot.app.screen.listed, what="the rows")
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot,
+            lambda: any("not a recognised session format" in str(t.render()) for t in pilot.app.screen.query("Toast")),
+            what="the refusal",
+        )
         assert pilot.app.screen.__class__.__name__ == "FilesScreen"  # still the list: no crash
-        assert any("not a recognised session format" in str(t.render()) for t in pilot.app.screen.query("Toast"))
 
 
 async def test_codex_rolled_back_turn_is_greyed():

@@ -63,7 +63,7 @@ async def test_notices_quote_file_names_and_ids_inertly(tmp_path):
     """A picker notice names the file; an edit notice names the entry id."""
     (tmp_path / "t\x1b]0;PWNED\x07.jsonl").write_text('{"foo": 1}\n')
     async with SessionApp([str(tmp_path)], watch=False).run_test(size=(140, 30), notifications=True) as pilot:
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: pilot.app.screen.table.rows and pilot.app.screen.listed, what="the rows")
         await pilot.press("enter")
         await wait_for(pilot, lambda: list(pilot.app.screen.query("Toast")), what="the notice")
         texts = [str(t.render()) for t in pilot.app.screen.query("Toast")]
