@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..model.sanitize import inert
+from . import keys
 from .screens.files import FilesScreen
 
 
@@ -104,7 +105,7 @@ class SessionApp(App):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Keys and marks", self.action_help)
         if isinstance(screen, SessionScreen):
-            for action, title, help_text in SESSION_ACTIONS:
+            for action, title, help_text in keys.palette_entries():
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
             yield SystemCommand(
                 "Export branch…",
@@ -133,26 +134,3 @@ class SessionApp(App):
                 self.notify(f"{path}: {exc.strerror or exc}", title="Export failed", severity="error", markup=False)
                 return
         self.notify(path, title="Exported the active branch", markup=False)
-
-
-SESSION_ACTIONS = [
-    ("go_leaf", "Go to the active leaf", "Move the cursor to the entry the agent continues from (l)"),
-    ("follow", "Toggle follow", "Keep the newest entry in sight as the file grows (f)"),
-    ("next_problem", "Next problem", "Jump to the next dangling call, bad line, torn tail… (e)"),
-    ("previous_problem", "Previous problem", "Jump to the previous problem (E)"),
-    ("problems", "List problems", "Every problem of this session; Enter jumps to it (p)"),
-    ("context", "Show context at the selected entry", "What the client sends the model on resume from here (c)"),
-    ("raw", "Toggle raw JSON", "Show the selected entry's record as JSON (r)"),
-    ("partner", "Jump between call and result", "From a tool call to its result and back (x)"),
-    ("open_full", "Read the whole output", "The selected entry's full text, uncapped (o)"),
-    ("search", "Search", "Find entry text or ids (/, then n / N)"),
-    ("make_leaf", "Make the selected entry the active leaf", "Append a pointer; nothing is rewritten (a)"),
-    ("fork", "Fork at the selected entry", "Copy root → entry into a new file (F)"),
-    ("trim", "Repair", "Drop bad lines, close dangling calls, cut back, drop a torn line (t)"),
-    ("branches", "List the branches", "Every leaf: its fork, length, tokens, ending; compare two (b)"),
-    ("compare", "Compare the branches of this fork point", "Two branches side by side from here (d)"),
-    ("toggle_quiet", "Show or hide quiet records", "Records the model never sees: progress, turn durations (h)"),
-    ("metadata", "List metadata records", "Records that are not entries: titles, snapshots, headers (m)"),
-    ("open_subagent", "Open the sub-agent transcript", "The transcript the selected Task/Agent call spawned (s)"),
-    ("undo", "Undo the last edit", "Put the file back as it was before the last edit made here (u)"),
-]

@@ -8,7 +8,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-HELP = """\
+from ..keys import help_rows
+
+HELP_TEMPLATE = """\
 # session-tui
 
 ## Moving
@@ -19,10 +21,8 @@ HELP = """\
 | PgUp PgDn | a page up / down |
 | Enter / Space | fold or unfold a branch (on a fork: all its branches) |
 | Tab | switch between the tree and the detail pane |
-| `l` | go to the active leaf |
-| `e` / `E` | next / previous problem |
-| `/` then `n` / `N` | search entry text and ids; next / previous match |
 | `ctrl+p` | command palette: every action, jump to an entry, themes |
+{moving}
 
 ## The picker (`session-tui DIR...`)
 | key | |
@@ -37,26 +37,12 @@ HELP = """\
 ## Looking
 | key | |
 |---|---|
-| `c` | the context the client sends on resume from the selected entry (its own additions marked `+`) |
-| `h` | show or hide records the model never sees (progress, turn durations); `+N quiet` marks where |
-| `r` | raw JSON of the selected entry / readable view |
-| `x` | jump from a tool call to its result, and back |
-| `o` | read all of a long output |
-| `p` | the list of problems |
-| `m` | the records that are not entries: titles, snapshots, headers, unknown kinds |
-| `s` | open the sub-agent transcript a call spawned (Claude Code `Task`/`Agent`); Esc comes back |
-| `b` | the branches: every leaf, its fork, length, tokens, ending; type to filter, Enter goes there, `a`/`F` |
-| `d` | on a fork point (⋔): two branches side by side (space marks two in `b`); Tab, Enter, `a` |
-| `f` | follow the file: keep the newest entry in sight |
-| Esc | stop indexing a big file · back to the previous session or list |
+{looking}
 
 ## Repairing (each shows its plan first; `u` undoes the last one)
 | key | |
 |---|---|
-| `a` | make the selected entry the active leaf (tree: a pointer; pi: a `custom` entry); others offer a fork |
-| `F` | fork: root → selected entry into a new file ("Fork and open" opens it, at its leaf) |
-| `t` | repair: drop bad lines, close dangling calls (inserted, or in a fork), cut back, drop a torn line |
-| `u` | undo the last edit made here |
+{repairing}
 | `?` | this help · `q` quit (in the picker: `ctrl+q`) |
 
 ## Marks
@@ -73,6 +59,8 @@ HELP = """\
 | `⚠` | a problem: dangling call, bad line, missing parent, cycle, … |
 | `… pending` | the last line is incomplete (a torn write, or the agent is writing it) |
 """
+
+HELP = HELP_TEMPLATE.format(moving=help_rows("Moving"), looking=help_rows("Looking"), repairing=help_rows("Repairing"))
 
 
 class HelpScreen(ModalScreen):

@@ -9,7 +9,6 @@ import time
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
@@ -23,6 +22,7 @@ from ...model.search import find_text, partner
 from ...model.session import Cancelled, Session, SessionError
 from ...model.usage import session_usage, usage_text
 from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, edits
+from .. import keys
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
 from ..widgets.status import StatusLine
@@ -104,30 +104,7 @@ class UsageReady(Message):
 
 
 class SessionScreen(Screen):
-    BINDINGS = [
-        Binding("l", "go_leaf", "Active leaf"),
-        Binding("f", "follow", "Follow", show=False),
-        Binding("e", "next_problem", "Next problem"),
-        Binding("E", "previous_problem", "Prev problem", show=False),
-        Binding("p", "problems", "Problems"),
-        Binding("c", "context", "Context"),
-        Binding("r", "raw", "Raw", show=False),
-        Binding("x", "partner", "Call↔result", show=False),
-        Binding("o", "open_full", "Full output", show=False),
-        Binding("slash", "search", "Search"),
-        Binding("n", "search_next", "Next match", show=False),
-        Binding("N", "search_previous", "Prev match", show=False),
-        Binding("escape", "escape", "Stop indexing / back", show=False),
-        Binding("a", "make_leaf", "Make leaf", show=False),
-        Binding("F", "fork", "Fork", show=False),
-        Binding("t", "trim", "Repair"),
-        Binding("b", "branches", "Branches"),
-        Binding("d", "compare", "Compare", show=False),
-        Binding("u", "undo", "Undo edit", show=False),
-        Binding("s", "open_subagent", "Sub-agent", show=False),
-        Binding("m", "metadata", "Metadata", show=False),
-        Binding("h", "toggle_quiet", "Quiet rows", show=False),
-    ]
+    BINDINGS = keys.bindings()  # ui/keys.py: the footer, the palette and the help from one list
     DEFAULT_CSS = """
     SessionScreen #panes { height: 1fr; }
     SessionScreen EntryTree { width: 3fr; }

@@ -1,0 +1,172 @@
+"""The session view's keys, defined once: they make its bindings, the
+command palette's entries and the help screen's tables (the README's key
+table is checked against them by a test)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Key:
+    key: str  # Textual's key name
+    shown: str  # the key as the help and the README write it
+    action: str  # the session view's action
+    label: str  # the footer's word
+    help: str  # what it does
+    section: str  # the help screen's table: "Moving", "Looking" or "Repairing"
+    footer: bool = False
+    palette: str | None = None  # the palette's title (None: not in the palette)
+
+
+SESSION_KEYS = (
+    Key("l", "l", "go_leaf", "Active leaf", "go to the active leaf", "Moving", True, "Go to the active leaf"),
+    Key(
+        "e",
+        "e",
+        "next_problem",
+        "Next problem",
+        "next problem: dangling call, bad line, torn tail…",
+        "Moving",
+        True,
+        "Next problem",
+    ),
+    Key("E", "E", "previous_problem", "Prev problem", "previous problem", "Moving", palette="Previous problem"),
+    Key("slash", "/", "search", "Search", "search entry text and ids (then `n` / `N`)", "Moving", True, "Search"),
+    Key("n", "n", "search_next", "Next match", "next match", "Moving"),
+    Key("N", "N", "search_previous", "Prev match", "previous match", "Moving"),
+    Key(
+        "f",
+        "f",
+        "follow",
+        "Follow",
+        "follow the file: keep the newest entry in sight",
+        "Moving",
+        palette="Toggle follow",
+    ),
+    Key("p", "p", "problems", "Problems", "the list of problems; Enter jumps to one", "Looking", True, "List problems"),
+    Key(
+        "c",
+        "c",
+        "context",
+        "Context",
+        "the context the client sends on resume from the selected entry (its own additions marked `+`)",
+        "Looking",
+        True,
+        "Show context at the selected entry",
+    ),
+    Key(
+        "h",
+        "h",
+        "toggle_quiet",
+        "Quiet rows",
+        "show or hide records the model never sees (progress, turn durations); `+N quiet` marks where",
+        "Looking",
+        palette="Show or hide quiet records",
+    ),
+    Key("r", "r", "raw", "Raw", "raw JSON of the selected entry / readable view", "Looking", palette="Toggle raw JSON"),
+    Key(
+        "x",
+        "x",
+        "partner",
+        "Call↔result",
+        "jump from a tool call to its result, and back",
+        "Looking",
+        palette="Jump between call and result",
+    ),
+    Key("o", "o", "open_full", "Full output", "read all of a long output", "Looking", palette="Read the whole output"),
+    Key(
+        "m",
+        "m",
+        "metadata",
+        "Metadata",
+        "the records that are not entries: titles, snapshots, headers",
+        "Looking",
+        palette="List metadata records",
+    ),
+    Key(
+        "s",
+        "s",
+        "open_subagent",
+        "Sub-agent",
+        "open the sub-agent transcript a call spawned (Claude Code `Task`/`Agent`); Esc comes back",
+        "Looking",
+        palette="Open the sub-agent transcript",
+    ),
+    Key(
+        "b",
+        "b",
+        "branches",
+        "Branches",
+        "the branches: every leaf, its fork, length, tokens, ending; type to filter, Enter goes there",
+        "Looking",
+        True,
+        "List the branches",
+    ),
+    Key(
+        "d",
+        "d",
+        "compare",
+        "Compare",
+        "on a fork point (⋔): two branches side by side (space marks two in `b`); Tab, Enter, `a`",
+        "Looking",
+        palette="Compare the branches of this fork point",
+    ),
+    Key(
+        "escape",
+        "Esc",
+        "escape",
+        "Stop indexing / back",
+        "stop indexing a big file · back to the previous view",
+        "Looking",
+    ),
+    Key(
+        "a",
+        "a",
+        "make_leaf",
+        "Make leaf",
+        "make the selected entry the active leaf (tree: a pointer; pi: a `custom` entry); others offer a fork",
+        "Repairing",
+        palette="Make the selected entry the active leaf",
+    ),
+    Key(
+        "F",
+        "F",
+        "fork",
+        "Fork",
+        'fork: root → selected entry into a new file ("Fork and open" opens it)',
+        "Repairing",
+        palette="Fork at the selected entry",
+    ),
+    Key(
+        "t",
+        "t",
+        "trim",
+        "Repair",
+        "repair: drop bad lines, close dangling calls (inserted, or in a fork), cut back, drop a torn line",
+        "Repairing",
+        True,
+        "Repair",
+    ),
+    Key("u", "u", "undo", "Undo edit", "undo the last edit made here", "Repairing", palette="Undo the last edit"),
+)
+
+
+def bindings() -> list[Binding]:
+    return [Binding(k.key, k.action, k.label, show=k.footer) for k in SESSION_KEYS]
+
+
+def palette_entries() -> list[tuple[str, str, str]]:
+    """(action, title, help) of the palette's session commands."""
+    return [(k.action, k.palette, f"{k.help[0].upper()}{k.help[1:]} ({k.shown})") for k in SESSION_KEYS if k.palette]
+
+
+def help_rows(section: str) -> str:
+    """The help screen's Markdown table rows of ``section``."""
+    return "\n".join(
+        f"| `{k.shown}` | {k.help} |" if k.shown != "Esc" else f"| Esc | {k.help} |"
+        for k in SESSION_KEYS
+        if k.section == section
+    )
