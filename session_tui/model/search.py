@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_left, bisect_right
 
 from .segment import Shape
@@ -55,7 +54,7 @@ def _scan(session, target: bytes, start: int, stop: int, backwards: bool, should
             from .errors import Cancelled
 
             raise Cancelled()
-        data = os.pread(session._fd, min(BLOCK + overlap, stop - begin), begin).lower()
+        data = session.pread(min(BLOCK + overlap, stop - begin), begin).lower()
         found = _entry_in(session, data, begin, target, backwards)
         if found is not None:
             return found

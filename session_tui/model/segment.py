@@ -104,16 +104,16 @@ class Segment:
     #: what a ``stateful`` format carries from one line to the next (the session's, across segments)
     state: dict = field(default_factory=dict)
     tally: ScanTally = field(default_factory=ScanTally)  # filled by formats that tally while indexing
-    _last_id: object = None
+    last_id: object = None  # the last entry's id: a parent link to it is the common case, kept short
 
     def add_entry(self, line: int, entry_id, parent_id, shape: int) -> None:
         """Record one entry (the slow, general way; hot loops inline this)."""
-        if parent_id is None or parent_id != self._last_id:
+        if parent_id is None or parent_id != self.last_id:
             self.far.append((len(self.shapes), parent_id))
         self.entry_lines.append(line)
         self.ids.append(entry_id)
         self.shapes.append(shape)
-        self._last_id = entry_id
+        self.last_id = entry_id
 
     @property
     def entry_count(self) -> int:

@@ -334,6 +334,11 @@ class Session:
                 self.bad.append((line, reason))
 
     # -- records ------------------------------------------------------------------
+    def pread(self, length: int, offset: int) -> bytes:
+        """``length`` bytes of the file at ``offset`` (through the descriptor
+        the session holds: the file it indexed, even if renamed since)."""
+        return os.pread(self._fd, length, offset)
+
     def raw_line(self, line: int) -> bytes:
         """The bytes of 0-based committed ``line`` (no newline)."""
         offset, length = self.lines.span(line)

@@ -29,7 +29,7 @@ class Pairing:
 
     def __init__(self, fmt) -> None:
         self.fmt = fmt
-        self.anywhere = getattr(fmt, "results_anywhere", False)
+        self.anywhere = fmt.results_anywhere
         self.consumed = 0  # messages of the context read so far
         self.last: tuple | None = None  # the last of them (same object: the context was extended, not rebuilt)
         self.dangling: list[ToolIssue] = []  # calls closed without a result

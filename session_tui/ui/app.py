@@ -15,6 +15,7 @@ from textual.screen import Screen
 
 from ..model.sanitize import inert
 from . import keys
+from .messages import OpenSession
 from .screens.files import FilesScreen
 
 
@@ -79,6 +80,9 @@ class SessionApp(App):
         """Whether the current screen has a view under it to return to (the
         picker, or the session that opened a sub-agent)."""
         return len(self.screen_stack) > (1 if self.picker_paths else 2)
+
+    def on_open_session(self, message: OpenSession) -> None:
+        self.open_session_file(message.path)
 
     def open_session_file(self, path: str) -> None:
         """Open ``path`` in a session view, or say in one line why not."""

@@ -156,6 +156,8 @@ class Format:
     fills_dangling: str | None = None
     #: the field naming an entry's parent (None: the format links entries by order)
     parent_key: str | None = None
+    #: a tool result may answer a call anywhere before it, not only right after it (Codex)
+    results_anywhere = False
     #: what the client does with a torn last line: (severity, what happens)
     torn_tail: tuple[str, str] | None = None
 

@@ -51,7 +51,7 @@ class TreeFormat(OpenAIMessages, Format):
         add_line, add_id, add_shape = seg.entry_lines.append, seg.ids.append, seg.shapes.append
         far = seg.far
         of_role = Shape.OF_ROLE
-        last_id = seg._last_id
+        last_id = seg.last_id
         tally = seg.tally  # tokens and the first and last time, so totals need no record read again
         first, last = tally.first, tally.last
         for line, raw in enumerate(pieces, first_line):
@@ -90,12 +90,12 @@ class TreeFormat(OpenAIMessages, Format):
                 add_shape(shape)
                 last_id = eid
             else:
-                seg._last_id = last_id
+                seg.last_id = last_id
                 tally.first, tally.last = first, last
                 kinds[line - first_line] = self.classify(obj, line, seg)
                 first, last = tally.first, tally.last
-                last_id = seg._last_id
-        seg._last_id = last_id
+                last_id = seg.last_id
+        seg.last_id = last_id
         tally.first, tally.last = first, last
         seg.line_kinds.frombytes(kinds)
 

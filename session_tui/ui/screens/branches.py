@@ -29,7 +29,7 @@ from textual.worker import get_current_worker
 from ...model import branches as model
 from ...model.branches import Branch, Details
 from ...model.sanitize import inert
-from .files import _cell, age
+from ..cells import age, cell
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
 #: (heading, width, right-aligned) of the columns after the label
@@ -44,7 +44,7 @@ FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
 ACTION_KEYS = "aFd "  # keys the table keeps for its bindings: any other printable key starts a filter
 
 
-def tokens_cell(tokens: tuple[int, int]) -> str:
+def tokenscell(tokens: tuple[int, int]) -> str:
     def short(n: int) -> str:
         return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
@@ -107,9 +107,9 @@ class BranchTable(ScrollView, can_focus=True):
         width = self.size.width
         base = self.rich_style
         if y == 0:
-            line = Text("    ") + _cell(Text("branch (first user message after the fork)"), max(width - FIXED, 10))
+            line = Text("    ") + cell(Text("branch (first user message after the fork)"), max(width - FIXED, 10))
             for name, column_width, right in COLUMNS:
-                line += Text(" ") + _cell(Text(name), column_width, right)
+                line += Text(" ") + cell(Text(name), column_width, right)
             line.stylize(self._style("branches--heading"))
         else:
             index = self.scroll_offset.y + y - 1
@@ -139,13 +139,13 @@ class BranchTable(ScrollView, can_focus=True):
             cells = [
                 Text(fork),
                 Text(f"{details.steps:,}"),
-                Text(tokens_cell(details.tokens)),
+                Text(tokenscell(details.tokens)),
                 Text(when),
                 Text(details.ends, self._style("branches--problem") if bad else ""),
             ]
-        line = mark + _cell(label, max(width - FIXED, 10))
-        for cell, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
-            line += Text(" ") + _cell(cell, column_width, right)
+        line = mark + cell(label, max(width - FIXED, 10))
+        for content, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
+            line += Text(" ") + cell(content, column_width, right)
         return line
 
     def watch_cursor(self, old: int, new: int) -> None:

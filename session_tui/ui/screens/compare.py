@@ -28,8 +28,8 @@ from ...model.branches import Branch, Comparison, Side
 from ...model.entry_view import role_label
 from ...model.sanitize import inert
 from ...model.session import Cancelled
+from ..cells import cell
 from ..widgets.detail import DetailPane
-from .files import _cell
 
 MAX_STEPS = 5_000  # per side: a compare of longer branches shows their first steps
 
@@ -77,14 +77,14 @@ class CompareView(ScrollView, can_focus=True):
         mark = Text("=" if same else "▶" if first else " ")
         line = (
             mark
-            + self._cell(self.result.a, i, same, first, half, index, 0)
+            + self.cell(self.result.a, i, same, first, half, index, 0)
             + Text("│ ")
-            + self._cell(self.result.b, j, same, first, half, index, 1)
+            + self.cell(self.result.b, j, same, first, half, index, 1)
         )
         line.stylize_before(base)
         return Strip(list(line.render(self.app.console))).adjust_cell_length(width, base).crop(0, width)
 
-    def _cell(self, side: Side, k: int | None, same: bool, first: bool, width: int, index: int, which: int) -> Text:
+    def cell(self, side: Side, k: int | None, same: bool, first: bool, width: int, index: int, which: int) -> Text:
         if k is None:
             text = Text("·", self._style("compare--empty"))
         else:
@@ -96,10 +96,10 @@ class CompareView(ScrollView, can_focus=True):
                 text.stylize(self._style("compare--same"))
             elif first:
                 text.stylize(self._style("compare--diverge"))
-        cell = _cell(text, width)
+        drawn = cell(text, width)
         if index == self.cursor and which == self.side:
-            cell.stylize(self.get_component_rich_style("compare--cursor"))
-        return cell + Text(" ")
+            drawn.stylize(self.get_component_rich_style("compare--cursor"))
+        return drawn + Text(" ")
 
     def _style(self, name: str) -> Style:
         full = self.get_component_rich_style(name)

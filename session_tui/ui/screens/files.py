@@ -11,25 +11,20 @@ import gc
 import os
 import time
 
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.events import Click, Key
-from textual.geometry import Size
-from textual.message import Message
-from textual.reactive import reactive
 from textual.screen import Screen
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ...model.catalog import SESSION_SUFFIX, Catalog, file_contains, match_rank
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
+from ..messages import InfosRead, OpenSession, SearchProgress
+from ..widgets.picker_table import PickerTable
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
 THREAD_ROWS = 20_000  # more files than this are ranked in a thread
@@ -43,213 +38,6 @@ SORTS = (
     ("size", lambda info: -info.size),
     ("problems", lambda info: (-info.severity(), -info.mtime_ns)),
 )
-#: (heading, width, right-aligned) of the columns after the title
-COLUMNS = (
-    ("format", 8, False),
-    ("entries", 8, True),
-    ("last activity", 14, True),
-    ("size", 9, True),
-    ("problems", 22, False),
-    ("", 7, False),
-)
-FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
-PASS_KEYS = "?/ "  # keys a focused table leaves to their bindings instead of starting a filter
-
-
-def age(seconds: float) -> str:
-    if seconds < 10:
-        return "just now"
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)} {unit} ago"
-    return f"{int(seconds)} s ago"
-
-
-def human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    for unit in ("KB", "MB", "GB", "TB"):
-        size /= 1024
-        if size < 1024 or unit == "TB":
-            break
-    return f"{size:.1f} {unit}" if size < 10 else f"{size:.0f} {unit}"
-
-
-def entries_text(info: SessionInfo) -> str:
-    if not info.known or info.format is None:
-        return ""
-    if info.exact:
-        return f"{info.entries:,}"
-    count = info.entries
-    if count >= 1_000_000:
-        return f"≈{count / 1e6:.1f}M"
-    if count >= 1_000:
-        return f"≈{count / 1e3:.1f}k" if count < 10_000 else f"≈{count // 1000}k"
-    return f"≈{count}"
-
-
-def _cell(text: Text, width: int, right: bool = False) -> Text:
-    text.truncate(width, overflow="ellipsis")
-    pad = " " * (width - text.cell_len)
-    return Text(pad) + text if right else text + Text(pad)
-
-
-class PickerTable(ScrollView, can_focus=True):
-    """Rows of session files; only the visible ones are drawn. Line 0 is the
-    column heading, pinned; the cursor is a row index."""
-
-    COMPONENT_CLASSES = {"picker--cursor", "picker--heading", "picker--dim", "picker--problem", "picker--live"}
-    DEFAULT_CSS = """
-    PickerTable { background: $surface; }
-    PickerTable > .picker--cursor { background: $accent 40%; }
-    PickerTable:focus > .picker--cursor { background: $accent 70%; }
-    PickerTable > .picker--heading { color: $foreground 60%; text-style: bold; }
-    PickerTable > .picker--dim { color: $foreground 50%; }
-    PickerTable > .picker--problem { color: $error; }
-    PickerTable > .picker--live { color: $success; text-style: bold; }
-    """
-
-    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
-
-    class Highlighted(Message):
-        """The cursor moved to another row."""
-
-    class Chosen(Message):
-        def __init__(self, info: SessionInfo) -> None:
-            self.info = info
-            super().__init__()
-
-    class Typed(Message):
-        """A character typed while the table has focus: the start of a filter."""
-
-        def __init__(self, character: str) -> None:
-            self.character = character
-            super().__init__()
-
-    def __init__(self, roots: list[str], **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.roots = roots
-        self.rows: list[SessionInfo] = []
-        self._look: list[tuple[str, bool]] = []  # ages and live badges last painted
-
-    # -- data ---------------------------------------------------------------------
-    def show(self, rows: list[SessionInfo], keep: str | None) -> None:
-        """Show ``rows``, the cursor on the file ``keep`` if it is among them."""
-        self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows) + 1)
-        found = next((k for k, info in enumerate(rows) if info.path == keep), None) if keep else None
-        self.cursor = found if found is not None else min(self.cursor, max(len(rows) - 1, 0))
-        self.refresh()
-
-    @property
-    def selected(self) -> SessionInfo | None:
-        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
-
-    def display_path(self, path: str) -> str:
-        """``path`` inside the folder it was found under (one folder given),
-        else with ``~`` for the home folder."""
-        one_root = len(self.roots) == 1
-        prefix = os.path.join(self.roots[0] if one_root else os.path.expanduser("~"), "")
-        if not path.startswith(prefix):
-            return path
-        return path[len(prefix) :] if one_root else "~/" + path[len(prefix) :]
-
-    def visible_rows(self) -> list[SessionInfo]:
-        top = self.scroll_offset.y
-        return self.rows[top : top + max(self.size.height - 1, 0)]
-
-    def repaint_if_aged(self) -> None:
-        """Repaint when an age or a live badge on screen would read
-        differently now."""
-        now = time.time()
-        look = [(age(now - info.mtime_ns / 1e9), info.live(now)) for info in self.visible_rows()]
-        if look != self._look:
-            self._look = look
-            self.refresh()
-
-    # -- rendering ----------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        """The colour and weight of a component (the row gives the background)."""
-        full = self.get_component_rich_style(name)
-        return Style(color=full.color, bold=full.bold)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        base = self.rich_style
-        if y == 0:
-            line = self._heading(width)
-            line.stylize(self._style("picker--heading"))
-        else:
-            index = self.scroll_offset.y + y - 1
-            if index >= len(self.rows):
-                return Strip.blank(width, base)
-            line = self._row(self.rows[index], width, time.time())
-            if index == self.cursor:
-                base = self.get_component_rich_style("picker--cursor")
-        line.stylize_before(base)  # under the cells' own styles
-        strip = Strip(list(line.render(self.app.console)))
-        return strip.adjust_cell_length(width, base).crop(0, width)
-
-    def _heading(self, width: int) -> Text:
-        line = _cell(Text("title"), max(width - FIXED_WIDTH, 10)) + Text(" ")
-        for name, column_width, right in COLUMNS:
-            line += _cell(Text(name), column_width, right) + Text(" ")
-        return line
-
-    def _row(self, info: SessionInfo, width: int, now: float) -> Text:
-        style = self._style
-        dim = style("picker--dim")
-        if info.known and info.title:
-            title = Text(inert(info.title, keep_newlines=False))
-        else:  # not read yet, or nothing names it
-            title = Text(inert(self.display_path(info.path), keep_newlines=False), dim)
-        if info.subagent:
-            title = Text("⤷ ", dim) + title
-        problems = info.problems()
-        cells = [
-            Text(info.format or "?") if info.known else Text("…", dim),
-            Text(entries_text(info)),
-            Text(age(now - info.mtime_ns / 1e9)),
-            Text(human_size(info.size)),
-            Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
-            Text("● live", style("picker--live")) if info.live(now) else Text(""),
-        ]
-        line = _cell(title, max(width - FIXED_WIDTH, 10)) + Text(" ")
-        for cell, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
-            line += _cell(cell, column_width, right) + Text(" ")
-        return line
-
-    # -- cursor -------------------------------------------------------------------
-    def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh_line(old + 1)  # content lines: the heading is line 0
-        self.refresh_line(new + 1)
-        height = max((self.scrollable_content_region.height or self.size.height) - 1, 1)
-        top = self.scroll_offset.y
-        if new < top:
-            self.scroll_to(y=new, animate=False, immediate=True)
-        elif new >= top + height:
-            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
-        self.post_message(self.Highlighted())
-
-    def move_to(self, row: int) -> None:
-        if self.rows:
-            self.cursor = max(0, min(row, len(self.rows) - 1))
-
-    def page(self) -> int:
-        return max(1, self.size.height - 2)
-
-    def on_click(self, event: Click) -> None:
-        if event.y == 0:
-            return
-        self.move_to(event.y - 1 + self.scroll_offset.y)
-        if event.chain == 2 and self.selected is not None:
-            self.post_message(self.Chosen(self.selected))
-
-    def on_key(self, event: Key) -> None:
-        if event.is_printable and event.character and event.character not in PASS_KEYS:
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Typed(event.character))
 
 
 def rank_rows(
@@ -268,27 +56,6 @@ def rank_rows(
             ranked.append((rank, sort_key(info), info.path, info))
     ranked.sort(key=lambda item: item[:3])
     return [item[3] for item in ranked]
-
-
-class InfosRead(Message):
-    """Fresh infos by path (None: the file is gone); ``left``: files still to
-    read; ``now``: show them at once (the listing, the first page of titles)."""
-
-    def __init__(self, updates: list[tuple[str, SessionInfo | None]], left: int, now: bool = False) -> None:
-        self.updates, self.left, self.now = updates, left, now
-        super().__init__()
-
-
-class SearchProgress(Message):
-    def __init__(
-        self, search_id: int, text: str, done: int, total: int, found: set[str], finished: bool = False
-    ) -> None:
-        self.search_id, self.text, self.done, self.total = search_id, text, done, total
-        self.found, self.finished = found, finished
-        super().__init__()
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SearchProgress) and not message.finished
 
 
 class FilesScreen(Screen):
@@ -538,11 +305,11 @@ class FilesScreen(Screen):
 
     def action_open(self) -> None:
         if self.table.selected is not None:
-            self.app.open_session_file(self.table.selected.path)
+            self.post_message(OpenSession(self.table.selected.path))
 
     @on(PickerTable.Chosen)
     def _chosen(self, message: PickerTable.Chosen) -> None:
-        self.app.open_session_file(message.info.path)
+        self.post_message(OpenSession(message.info.path))
 
     def action_sort(self) -> None:
         self.sort = (self.sort + 1) % len(SORTS)

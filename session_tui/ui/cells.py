@@ -1,0 +1,46 @@
+"""Cells of the tables (picker, branch list, compare): ages, sizes, counts,
+and a text cut or padded to a width."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ..model.session_info import SessionInfo
+
+
+def age(seconds: float) -> str:
+    if seconds < 10:
+        return "just now"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return f"{int(seconds)} s ago"
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    for unit in ("KB", "MB", "GB", "TB"):
+        size /= 1024
+        if size < 1024 or unit == "TB":
+            break
+    return f"{size:.1f} {unit}" if size < 10 else f"{size:.0f} {unit}"
+
+
+def entries_text(info: SessionInfo) -> str:
+    if not info.known or info.format is None:
+        return ""
+    if info.exact:
+        return f"{info.entries:,}"
+    count = info.entries
+    if count >= 1_000_000:
+        return f"≈{count / 1e6:.1f}M"
+    if count >= 1_000:
+        return f"≈{count / 1e3:.1f}k" if count < 10_000 else f"≈{count // 1000}k"
+    return f"≈{count}"
+
+
+def cell(text: Text, width: int, right: bool = False) -> Text:
+    text.truncate(width, overflow="ellipsis")
+    pad = " " * (width - text.cell_len)
+    return Text(pad) + text if right else text + Text(pad)

@@ -1,0 +1,217 @@
+"""The session view's edits: each planned from the model, shown with its
+plan for confirmation, applied through the store, undone on ``u``; and the
+branch list and compare, whose choices come back here."""
+
+from __future__ import annotations
+
+from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, edits
+from ..messages import OpenSession
+from .confirm import ConfirmScreen
+
+
+class EditActions:
+    """Mixed into the session view, whose ``session``, ``indexing``,
+    ``tree_widget``, ``last_edit``, ``jump_to_entry`` and ``on_file_changed``
+    it uses."""
+
+    def _plan(self, make):
+        """A plan from the current session, or None with the refusal shown."""
+        if self.indexing:
+            self.notify("wait until the file is indexed", timeout=3)
+            return None
+        try:
+            return make()
+        except Refused as exc:
+            self.notify(str(exc), title="Not possible", severity="warning", timeout=6, markup=False)
+            return None
+
+    def _confirm(self, plan, title: str, choices: list[tuple[str, str]], on_choice) -> None:
+        self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), on_choice)
+
+    def _apply(self, plan, force: bool = False):
+        """Carry out ``plan``; what was done (edits.Done), or None when refused.
+        A file our own last edit changed a moment ago needs no live-agent
+        question."""
+        try:
+            ours = self._our_write is not None and self._our_write == Fingerprint.of(plan.path)
+        except OSError:
+            ours = False
+        try:
+            done = edits.apply(plan, force=force or ours)
+        except Refused as exc:
+            if not force and isinstance(exc, LiveWriter):
+                self._confirm(
+                    plan,
+                    "A live agent may be writing this file",
+                    [("force", "Write anyway")],
+                    lambda c: c and self._apply(plan, force=True),
+                )
+                self.notify(str(exc), severity="warning", timeout=6, markup=False)
+            else:
+                self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
+            return None
+        self.last_edit = done
+        self._our_write = done.after or self._our_write  # the file as our last write left it
+        self.notify(
+            plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
+            title="Done",
+            timeout=5,
+            markup=False,
+        )
+        self.on_file_changed()  # the view reloads from disk: our write shows once, as anyone's would
+        return done
+
+    def action_make_leaf(self, entry: int | None = None) -> None:
+        entry = self.tree_widget.cursor_entry if entry is None else entry
+        if entry < 0:
+            return
+        if self.indexing:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        if entry == self.session.active_leaf():
+            self.notify("this entry is already the active leaf", timeout=3)
+            return
+        try:
+            plan = edits.plan_set_leaf(self.session, entry)
+        except Refused as exc:  # no leaf to move in place: offer the fork instead
+            self.notify(str(exc), title="The leaf cannot move in place", timeout=8, markup=False)
+            plan = self._plan(lambda: edits.plan_fork(self.session, entry))
+            if plan:
+                self._confirm(
+                    plan,
+                    f"A {self.session.format.name} session has no leaf to move in place. Fork at this entry instead?",
+                    [("confirm", "Fork")],
+                    lambda c: c and self._apply(plan),
+                )
+            return
+        if plan:
+            self._confirm(plan, "Move the active leaf", [("confirm", "Move")], lambda c: c and self._apply(plan))
+
+    def action_fork(self, entry: int | None = None) -> None:
+        entry = self.tree_widget.cursor_entry if entry is None else entry
+        if entry < 0:
+            return
+        plan = self._plan(lambda: edits.plan_fork(self.session, entry))
+        if plan:
+
+            def chosen(choice: str | None) -> None:
+                done = choice and self._apply(plan)
+                if done and choice == "open" and done.created:
+                    self.post_message(OpenSession(done.created[0]))
+
+            self._confirm(plan, "Fork into a new file", [("confirm", "Fork"), ("open", "Fork and open")], chosen)
+
+    def action_trim(self) -> None:
+        """Repair what a crash left, each possible repair a choice with its
+        plan: bad lines, dangling calls (closed at the end, inserted after
+        the call, or in a fork that is then opened; or cut back), a torn last
+        line."""
+        if self.indexing:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        session, torn = self.session, bool(self.session.lines.torn)
+        options: list[tuple[str, str, object]] = []  # (choice id, button label, plan)
+        refusals: list[str] = []
+
+        def offer(choice: str, label, make) -> None:
+            try:
+                plan = make()
+            except NothingToDo:
+                return
+            except Refused as exc:
+                refusals.append(str(exc))
+                return
+            options.append((choice, label(plan) if callable(label) else label, plan))
+
+        offer("drop_bad", "Drop bad lines", lambda: edits.plan_drop_bad(session))
+        offer(
+            "close",
+            lambda plan: (
+                "Fork with results"
+                if plan.new_files
+                else "Insert results"
+                if plan.rewrite is not None and not plan.append
+                else "Close"
+            ),
+            lambda: edits.plan_close(session, drop_torn=torn),
+        )
+        if any(choice == "close" for choice, _, _ in options):
+            offer("cut", "Cut back", lambda: edits.plan_cut(session, drop_torn=torn))
+        if torn and not any(plan.drop_torn for _, _, plan in options):
+            offer("drop_torn", "Drop torn line", lambda: edits.plan_drop_torn(session))
+        if not options:
+            self.notify(
+                refusals[0] if refusals else "nothing to repair: no bad line, dangling call or torn line",
+                title="Not possible" if refusals else "",
+                severity="warning" if refusals else "information",
+                timeout=6,
+                markup=False,
+            )
+            return
+        body = "\n\n".join(f"{label}: {plan.preview()}" for _, label, plan in options)
+        if refusals:
+            body += "\n\nnot offered: " + "\n".join(refusals)
+        plans = {choice: plan for choice, _, plan in options}
+
+        def chosen(choice: str | None) -> None:
+            done = choice and self._apply(plans[choice])
+            if done and plans[choice].new_files and done.created:
+                self.post_message(OpenSession(done.created[0]))  # a fork with the calls closed: go on there
+
+        self.app.push_screen(
+            ConfirmScreen("Repair this session", body, [(choice, label) for choice, label, _ in options]), chosen
+        )
+
+    # -- branches -------------------------------------------------------------------
+    def action_branches(self) -> None:
+        """Every branch of the session, one row each (``b``)."""
+        if self.indexing or self.session is None:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        from .branches import BranchesScreen
+
+        self.app.push_screen(BranchesScreen(self.session, self.act_on_entry))
+
+    def action_compare(self) -> None:
+        """Two branches side by side from the fork point under the cursor
+        (``d``): the one holding the active leaf, if it passes there, and the
+        newest other."""
+        if self.indexing or self.session is None:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        entry = self.tree_widget.cursor_entry
+        if entry < 0 or self.session.tree.child_count(entry) < 2:
+            self.notify(
+                "d compares the branches of a fork point (⋔); b lists every branch (space marks two)", timeout=5
+            )
+            return
+        from .compare import CompareScreen
+
+        self.app.push_screen(CompareScreen(self.session, self.act_on_entry, fork=entry))
+
+    def act_on_entry(self, kind: str, entry: int) -> None:
+        """What the branch list or a compare chose, done here as in the tree:
+        go to the entry, make it the active leaf, or fork at it."""
+        while self.app.screen is not self and len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        if kind == "go":
+            self.jump_to_entry(entry)
+        elif kind == "leaf":
+            self.jump_to_entry(entry)
+            self.action_make_leaf(entry)
+        elif kind == "fork":
+            self.jump_to_entry(entry)
+            self.action_fork(entry)
+
+    def action_undo(self) -> None:
+        if self.last_edit is None:
+            self.notify("no edit to undo in this run", timeout=3)
+            return
+        done = self.last_edit
+        plan = self._plan(lambda: edits.plan_undo(done))
+        if plan:
+            self._confirm(plan, "Undo the last edit", [("confirm", "Undo")], lambda c: c and self._undo(plan))
+
+    def _undo(self, plan) -> None:
+        self._apply(plan, force=True)  # our own edit: its recent write is not a live agent
+        self.last_edit = None

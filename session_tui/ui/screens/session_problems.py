@@ -1,0 +1,158 @@
+"""The session view's problems: found in a thread after each change of the
+file (or within the frame of a small append), listed, jumped to."""
+
+from __future__ import annotations
+
+import time
+
+from textual import work
+from textual.worker import get_current_worker
+
+from ...model.session import Cancelled
+from ...model.usage import session_usage, usage_text
+from ..messages import ProblemsReady, UsageReady
+from .problems import ProblemsScreen
+
+CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
+
+
+class ProblemActions:
+    """Mixed into the session view."""
+
+    def compute_problems(self) -> None:
+        """Look for problems again, in a thread; a pass still at it is out of date."""
+        self.generation += 1  # on the event loop: only it changes the count
+        self._find_problems(self.generation, self.session)
+
+    @work(thread=True, exclusive=True, group="problems", exit_on_error=False, description="problems")
+    def _find_problems(self, generation: int, session) -> None:
+        worker = get_current_worker()
+        stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
+        try:
+            with session.checking:
+                problems = session.problems(should_stop=stop)
+                self.post_message(
+                    ProblemsReady(
+                        generation,
+                        problems,
+                        session.format.off_branch(session, stop),
+                        session.format.subagents(session),
+                    )
+                )
+                self.post_message(
+                    UsageReady(
+                        generation,
+                        usage_text(session_usage(session, should_stop=stop)),
+                        session.title(),
+                        session.origin(),
+                    )
+                )
+        except Cancelled:
+            return
+
+    def on_problems_ready(self, message: ProblemsReady) -> None:
+        if message.generation != self.generation:
+            return
+        had_problems = bool(self.problems)
+        self.problems = message.problems
+        marks: dict[int, list[str]] = {}
+        for p in message.problems:
+            entry = self._entry_for_line(p.line)
+            if entry is not None:
+                marks.setdefault(entry, []).append(p.kind.value)
+        self.tree_widget.set_problems(
+            {e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()}, message.off_branch, message.subagents
+        )
+        self.update_status()
+        if had_problems != bool(message.problems):
+            self.refresh_bindings()
+
+    def check_appended(self) -> bool:
+        """Problems, their markers and the totals after an append, in this
+        frame: the model extends what it knew (the context, the tool pairing,
+        the token tally), so this costs the new entries. False when it would
+        take longer than CHECK_BUDGET (a compaction, another branch) or a
+        worker is at it: the worker does it."""
+        session = self.session
+        if session is None or not session.checking.acquire(blocking=False):
+            return False
+        deadline = time.monotonic() + CHECK_BUDGET
+        stop = lambda: time.monotonic() > deadline  # noqa: E731
+        try:
+            problems = session.problems(should_stop=stop)
+            off_branch = session.format.off_branch(session, stop)
+            usage = usage_text(session_usage(session, should_stop=stop))
+        except Cancelled:
+            return False
+        finally:
+            session.checking.release()
+        self.generation += 1  # a worker still at it is out of date
+        self.usage = usage
+        self.on_problems_ready(ProblemsReady(self.generation, problems, off_branch, self.tree_widget.subagents))
+        return True
+
+    def on_usage_ready(self, message: UsageReady) -> None:
+        if message.generation == self.generation:
+            self.usage, self.session_title, self.origin = message.text, message.title, message.origin
+            self.update_status()
+
+    def _entry_for_line(self, line: int) -> int | None:
+        """The entry shown for a 1-based problem line: that entry, or the one
+        before a line that is not an entry (bad line, torn tail: -1)."""
+        from bisect import bisect_right
+
+        session = self.session
+        if line > len(session.lines):
+            return -1 if session.lines.torn else None
+        k = bisect_right(session.tree.entry_line, line - 1) - 1
+        return k if k >= 0 else None
+
+    def _problem_rows(self) -> list[int]:
+        rows = set()
+        for p in self.problems or ():
+            entry = self._entry_for_line(p.line)
+            if entry == -1:
+                rows.add(len(self.rows) - 1)
+            elif entry is not None:
+                row = self.rows.row_of(entry)
+                rows.add(row if row is not None else -1 - entry)
+        return sorted(rows)
+
+    def _jump_problem(self, step: int) -> None:
+        if not self.problems:
+            self.notify("no problems", timeout=2)
+            return
+        cursor = self.tree_widget.cursor
+        rows = self._problem_rows()
+        visible = [r for r in rows if r >= 0]
+        hidden = [-1 - r for r in rows if r < 0]
+        for entry in hidden:  # problems inside folded branches: unfold them
+            self.rows.reveal(entry)
+        if hidden:
+            self.tree_widget.show(self.session, self.rows, self.tree_widget.cursor_entry)
+            visible = [r for r in self._problem_rows() if r >= 0]
+            cursor = self.tree_widget.cursor
+        if step > 0:
+            target = next((r for r in visible if r > cursor), visible[0] if visible else None)
+        else:
+            target = next((r for r in reversed(visible) if r < cursor), visible[-1] if visible else None)
+        if target is not None:
+            self.tree_widget.move_to(target)
+
+    def action_next_problem(self) -> None:
+        self._jump_problem(1)
+
+    def action_previous_problem(self) -> None:
+        self._jump_problem(-1)
+
+    def action_problems(self) -> None:
+        if self.problems is None:
+            self.notify("still looking for problems…", timeout=2)
+            return
+
+        def jump(line: int | None) -> None:
+            if line is not None:
+                entry = self._entry_for_line(line)
+                self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
+
+        self.app.push_screen(ProblemsScreen(self.problems), jump)
