@@ -89,8 +89,9 @@ class Comparison:
 # -- the list ---------------------------------------------------------------------
 def branches(session) -> list[Branch]:
     """Every branch, the most recently written first (in an append-only
-    file the later leaf was written later). An active leaf that is no leaf
-    (the leaf moved back) is a branch of its own."""
+    file the later leaf was written later). A branch ends where the model's
+    view of it ends (``seen_end``); an active leaf that is no end (the leaf
+    moved back) is a branch of its own."""
     tree, fmt = session.tree, session.format
     active = session.active_leaf()
     if not tree.count:
@@ -103,12 +104,27 @@ def branches(session) -> list[Branch]:
             first = ended[-1][1] + 1 if ended else 0
             out.append(Branch(active, fork, min(first, active), True))
     else:
-        leaves = list(tree.conversation_leaves())
-        if active >= 0 and active not in leaves:
-            leaves.append(active)
-        out = [Branch(leaf, *fork_of(session, leaf), leaf == active) for leaf in leaves]
+        ends = [end for end in map(lambda leaf: seen_end(tree, leaf), tree.conversation_leaves()) if end is not None]
+        ends = list(dict.fromkeys(ends))
+        if active >= 0 and active not in ends:
+            ends.append(active)
+        out = [Branch(end, *fork_of(session, end), end == active) for end in ends]
     out.sort(key=lambda b: -session.line_of(b.leaf))
     return out
+
+
+def seen_end(tree, leaf: int) -> int | None:
+    """Where a branch ends for the model: ``leaf``, or the entry before the
+    records the model never sees that close it (Claude Code's turn
+    durations); None when those records sit beside a conversation that goes
+    on (no branch ends there)."""
+    shape, parent = tree.shape, tree.parent
+    end = leaf
+    while shape[end] & Shape.QUIET and parent[end] != NONE:
+        end = parent[end]
+    if end != leaf and any(not shape[c] & (Shape.QUIET | Shape.ASIDE) for c in tree.children(end)):
+        return None
+    return end
 
 
 def fork_of(session, leaf: int) -> tuple[int, int]:

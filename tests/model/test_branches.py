@@ -109,3 +109,15 @@ def test_every_leaf_of_a_generated_session_with_its_fork_point(tmp_path):
             own = branches.own_entries(s, branch)
             assert own[0] == branch.first and own[-1] == branch.leaf
             assert own == list(tree.path_to(branch.leaf))[-len(own) :]
+
+
+@pytest.mark.parametrize("name", ["8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl", "subagent.jsonl", "short.jsonl"])
+def test_a_healthy_real_transcript_is_one_branch(name):
+    """Records the model never sees after the last answer (turn durations)
+    end no branch of their own: no fork nobody made."""
+    path = REPO / "tests" / "data" / "real" / "claude" / name
+    with open_session(path) as s:
+        found = branches.branches(s)
+        assert [(b.leaf, b.active) for b in found] == [(s.active_leaf(), True)]
+    r = run_cli("diff", str(path))
+    assert r.returncode == 1 and "one branch only" in r.stderr
