@@ -12,6 +12,7 @@ from .model.sanitize import inert
 from .model.session import Session, SessionError, open_session
 
 WIDTH = 100  # the text output fits a terminal this wide
+MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two lengths
 COLUMN = (WIDTH - 3) // 2
 
 
@@ -40,7 +41,7 @@ def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = Non
             if a.leaf == b.leaf:
                 print(f"session-tui diff: {inert(path, keep_newlines=False)}: the same branch twice", file=sys.stderr)
                 return 2
-            result = compare(session, a, b)
+            result = compare(session, a, b, MAX_STEPS)
             text = as_json_text(session, result) if as_json else as_text(session, result)
     except (SessionError, Refused) as exc:
         print(f"session-tui diff: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
@@ -69,6 +70,7 @@ def as_json_text(session: Session, result: Comparison) -> str:
             "line": session.line_of(fork) if fork >= 0 else None,
         },
         "branches": [_side_json(session, side) for side in (result.a, result.b)],
+        "truncated": result.truncated,  # each side cut to its first MAX_STEPS entries
     }
     return json_text.dumps(data) + "\n"
 
@@ -107,6 +109,8 @@ def as_text(session: Session, result: Comparison) -> str:
         right = _cell(result.b.steps[j]) if j is not None else ""
         out.append(_cells(left, right, mark))
     out.append("(= the same step on both sides; > the first divergence)")
+    if result.truncated:
+        out.append(f"(the first {MAX_STEPS:,} steps of each side)")
     return "\n".join(inert(line, keep_newlines=False) for line in out) + "\n"
 
 

@@ -331,6 +331,10 @@ def branch_of_leaf(session, leaf: int) -> Branch:
     for branch in branches(session):
         if branch.leaf == leaf:
             return branch
+    if session.format.linear:  # inside a turn a rollback undid: that branch, up to this entry
+        for first, last in session.format.ended_runs(session):
+            if first <= leaf <= last:
+                return Branch(leaf, first - 1, first)
     return Branch(leaf, *fork_of(session, leaf), leaf == session.active_leaf())
 
 

@@ -306,7 +306,7 @@ class SessionTree:
         """Leaves, asides left out (O(forks) without asides)."""
         if self.asides:
             return len(self.conversation_leaves())
-        with_children = self._adjacent + sum(1 for p in self._others if not self._has_next_child(p))
+        with_children = self._adjacent + sum(1 for p in list(self._others) if not self._has_next_child(p))
         return self.count - with_children
 
     @property
@@ -314,7 +314,7 @@ class SessionTree:
         return len(self.branch_point_entries())
 
     def branch_point_entries(self) -> list[int]:
-        return sorted(p for p in self._others if self.child_count(p) >= 2)
+        return sorted(p for p in list(self._others) if self.child_count(p) >= 2)
 
     def path_to(self, leaf: int) -> array:
         """Entry indexes root → ``leaf`` (a compact array: a path can hold millions)."""
@@ -349,12 +349,13 @@ class SessionTree:
         n = self.count
         if not n:
             return []
-        shape = (n, len(self._others), sum(map(len, self._others.values())), len(self.roots))
+        others, roots = self._copies()
+        shape = (n, len(others), sum(len(kids) for _, kids in others), len(roots))
         if self._breaks_memo is not None and self._breaks_memo[0] == shape:
             return self._breaks_memo[1]
-        ends = {n - 1, *self._others}
-        ends.update(c - 1 for c in self.roots if c)
-        for kids in self._others.values():
+        ends = {n - 1, *(p for p, _ in others)}
+        ends.update(c - 1 for c in roots if c)
+        for _, kids in others:
             ends.update(c - 1 for c in kids if c)
         breaks = sorted(ends)
         self._breaks_memo = (shape, breaks)
@@ -403,12 +404,18 @@ class SessionTree:
         n = self.count
         if not n:
             return []
+        others, roots = self._copies()
         ends = {n - 1}
-        ends.update(c - 1 for c in self.roots if c)
-        for kids in self._others.values():
+        ends.update(c - 1 for c in roots if c)
+        for _, kids in others:
             ends.update(c - 1 for c in kids if c)
-        others = self._others
-        return sorted(e for e in ends if e not in others and not self._has_next_child(e))
+        parents = {p for p, _ in others}
+        return sorted(e for e in ends if e not in parents and not self._has_next_child(e))
+
+    def _copies(self) -> tuple[list[tuple[int, list[int]]], list[int]]:
+        """The forks and roots, copied each in one step: a thread (the branch
+        list, a check) reads them while the live tail adds to them."""
+        return list(self._others.items()), list(self.roots)
 
 
 def path_of_runs(runs: list[tuple[int, int]]) -> array:

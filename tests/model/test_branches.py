@@ -121,3 +121,38 @@ def test_a_healthy_real_transcript_is_one_branch(name):
         assert [(b.leaf, b.active) for b in found] == [(s.active_leaf(), True)]
     r = run_cli("diff", str(path))
     assert r.returncode == 1 and "one branch only" in r.stderr
+
+
+def test_the_tree_can_be_read_in_a_thread_while_the_tail_adds_forks(tmp_path):
+    """The branch list and the checks read the tree's forks in threads while
+    the live tail adds to them: no "dictionary changed size"."""
+    import threading
+
+    from tests.model.helpers import chain, message
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(2))
+    errors, stop = [], threading.Event()
+    with open_session(path) as s:
+
+        def read() -> None:
+            while not stop.is_set():
+                try:
+                    s.tree.run_breaks(), s.tree.leaf_list(), s.tree.branch_point_entries(), s.tree.leaves
+                except RuntimeError as exc:
+                    errors.append(exc)
+
+        reader = threading.Thread(target=read)
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # switch threads as often as can be: inside the reads too
+        reader.start()
+        try:
+            for i in range(400):  # each a new child of m0 or m1: a fork every time
+                with open(path, "ab") as f:
+                    f.write(message(f"x{i}", f"m{i % 2}"))
+                s.refresh()
+        finally:
+            stop.set()
+            reader.join()
+            sys.setswitchinterval(interval)
+    assert errors == [] and s.tree.leaves == 400

@@ -128,3 +128,37 @@ async def test_d_off_a_fork_point_says_what_it_does(tmp_path):
         await wait_for(pilot, lambda: not screen.indexing, what="the index")
         await pilot.press("d")
         assert pilot.app.screen is screen
+
+
+async def test_d_with_every_row_filtered_away_compares_the_active_and_the_newest(tmp_path):
+    path = copy(tmp_path, BRANCHED["tree"])
+    async with SessionApp(str(path)).run_test(size=(150, 40)) as pilot:
+        branches = await open_branches(pilot)
+        await pilot.press("z", "z", "z")
+        await wait_for(pilot, lambda: not branches.table.rows, what="every row filtered away")
+        await pilot.press("enter", "d")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.view.result is not None,
+            what="the compare",
+        )
+        assert pilot.app.screen.view.result.a.branch.active
+
+
+async def test_a_replaced_file_closes_the_branch_list_over_it(tmp_path):
+    path = copy(tmp_path, BRANCHED["tree"])
+    async with SessionApp(str(path), watch=True).run_test(size=(150, 40)) as pilot:
+        await open_branches(pilot)
+        shorter = tmp_path / "shorter.jsonl"
+        shorter.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:3]))
+        os.replace(shorter, path)
+        await wait_for(
+            pilot,
+            lambda: not isinstance(pilot.app.screen, BranchesScreen),
+            timeout=10,
+            what="the list closed after the reload",
+        )
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: screen.session.entries == 2, what="the reloaded view")
+        await pilot.press("b", "down", "enter")  # a fresh list of the file as it is now: no stale entry
+        await wait_for(pilot, lambda: not isinstance(pilot.app.screen, BranchesScreen), what="back in the view")

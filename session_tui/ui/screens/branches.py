@@ -352,16 +352,17 @@ class BranchesScreen(Screen):
         """The two marked branches; else the marked (or the selected) one
         against the active branch (or, from the active one, the newest other)."""
         table = self.table
+        if not self.listed:
+            self.notify("still listing the branches…", timeout=2)
+            return
         chosen = list(table.marked)
         if len(chosen) < 2 and table.selected is not None and table.selected.leaf not in chosen:
             chosen.append(table.selected.leaf)
+        others = [b.leaf for b in sorted(self.all, key=lambda b: not b.active) if b.leaf not in chosen]
+        chosen += others[: 2 - len(chosen)]  # the active branch first, then the newest
         if len(chosen) < 2:
-            other = next((b.leaf for b in self.all if b.active and b.leaf not in chosen), None)
-            other = other if other is not None else next((b.leaf for b in self.all if b.leaf not in chosen), None)
-            if other is None:
-                self.notify("one branch only: nothing to compare", timeout=3)
-                return
-            chosen.append(other)
+            self.notify("one branch only: nothing to compare", timeout=3)
+            return
         by_leaf = {b.leaf: b for b in self.all}
         from .compare import CompareScreen
 

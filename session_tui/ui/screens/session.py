@@ -362,6 +362,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             self.live = "live"
         if change.reloaded:
             self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
+            self._close_branch_views()
             self.new_entries = 0
             self._show(session, cursor_entry=None)
         elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
@@ -396,6 +397,19 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         while leaf >= old_count:
             leaf = parent[leaf]
         return leaf == old_leaf
+
+    def _close_branch_views(self) -> None:
+        """A branch list or compare over this session holds entry numbers of
+        the file as it was: after a reload they name other entries. Close them."""
+        from .branches import BranchesScreen
+        from .compare import CompareScreen
+
+        stack = self.app.screen_stack
+        if self in stack:
+            above = stack[stack.index(self) + 1 :]
+            if any(isinstance(s, (BranchesScreen, CompareScreen)) and s.session is self.session for s in above):
+                while self.app.screen is not self:
+                    self.app.pop_screen()
 
     def action_open_subagent(self) -> None:
         """Open the transcript of the sub-agent the selected call spawned."""
