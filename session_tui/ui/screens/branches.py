@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import time
 
-from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.events import Key
-from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
 from textual.screen import Screen
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
@@ -30,6 +25,7 @@ from ...model import branches as model
 from ...model.branches import Branch, Details
 from ...model.sanitize import inert
 from ..cells import age, cell
+from ..widgets.row_table import RowTable
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
 #: (heading, width, right-aligned) of the columns after the label
@@ -44,14 +40,14 @@ FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
 ACTION_KEYS = "aFd "  # keys the table keeps for its bindings: any other printable key starts a filter
 
 
-def tokenscell(tokens: tuple[int, int]) -> str:
+def tokens_cell(tokens: tuple[int, int]) -> str:
     def short(n: int) -> str:
         return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
     return f"{short(tokens[0])}/{short(tokens[1])}" if any(tokens) else ""
 
 
-class BranchTable(ScrollView, can_focus=True):
+class BranchTable(RowTable):
     """Rows of branches; only the visible ones are drawn. Line 0 is the
     column heading; the cursor is a row index."""
 
@@ -72,12 +68,10 @@ class BranchTable(ScrollView, can_focus=True):
     BranchTable > .branches--problem { color: $error; }
     """
 
-    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+    PASS_KEYS = ACTION_KEYS
 
-    class Typed(Message):
-        def __init__(self, character: str) -> None:
-            self.character = character
-            super().__init__()
+    class Typed(RowTable.Typed):
+        pass
 
     def __init__(self, session, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -87,21 +81,13 @@ class BranchTable(ScrollView, can_focus=True):
         self.details: dict[int, Details] = {}
         self.marked: list[int] = []  # leaves, at most two
 
-    def show(self, rows: list[Branch]) -> None:
-        keep = self.selected.leaf if self.selected else None
-        self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows) + 1)
-        found = next((k for k, b in enumerate(rows) if b.leaf == keep), None) if keep is not None else None
-        self.cursor = found if found is not None else min(self.cursor, max(len(rows) - 1, 0))
-        self.refresh()
+    @staticmethod
+    def row_key(row: Branch) -> object:
+        return row.leaf
 
-    @property
-    def selected(self) -> Branch | None:
-        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
-
-    def _style(self, name: str) -> Style:
-        full = self.get_component_rich_style(name)
-        return Style(color=full.color, bold=full.bold)
+    def show(self, rows: list[Branch], keep: object | None = None) -> None:
+        """Show ``rows``, the cursor staying on the branch it is on."""
+        super().show(rows, self.selected.leaf if self.selected else None)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -139,7 +125,7 @@ class BranchTable(ScrollView, can_focus=True):
             cells = [
                 Text(fork),
                 Text(f"{details.steps:,}"),
-                Text(tokenscell(details.tokens)),
+                Text(tokens_cell(details.tokens)),
                 Text(when),
                 Text(details.ends, self._style("branches--problem") if bad else ""),
             ]
@@ -147,26 +133,6 @@ class BranchTable(ScrollView, can_focus=True):
         for content, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
             line += Text(" ") + cell(content, column_width, right)
         return line
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh_line(old + 1)
-        self.refresh_line(new + 1)
-        height = max((self.scrollable_content_region.height or self.size.height) - 1, 1)
-        top = self.scroll_offset.y
-        if new < top:
-            self.scroll_to(y=new, animate=False, immediate=True)
-        elif new >= top + height:
-            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
-
-    def move_to(self, row: int) -> None:
-        if self.rows:
-            self.cursor = max(0, min(row, len(self.rows) - 1))
-
-    def on_key(self, event: Key) -> None:
-        if event.is_printable and event.character and event.character not in ACTION_KEYS:
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Typed(event.character))
 
 
 class Listed(Message):

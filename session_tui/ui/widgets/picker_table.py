@@ -5,18 +5,15 @@ from __future__ import annotations
 import os
 import time
 
-from rich.style import Style
 from rich.text import Text
-from textual.events import Click, Key
-from textual.geometry import Size
+from textual.events import Click
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
 from ..cells import age, cell, entries_text, human_size
+from .row_table import RowTable
 
 #: (heading, width, right-aligned) of the columns after the title
 COLUMNS = (
@@ -31,7 +28,7 @@ FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
 PASS_KEYS = "?/ "  # keys a focused table leaves to their bindings instead of starting a filter
 
 
-class PickerTable(ScrollView, can_focus=True):
+class PickerTable(RowTable):
     """Rows of session files; only the visible ones are drawn. Line 0 is the
     column heading, pinned; the cursor is a row index."""
 
@@ -46,41 +43,28 @@ class PickerTable(ScrollView, can_focus=True):
     PickerTable > .picker--live { color: $success; text-style: bold; }
     """
 
-    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+    PASS_KEYS = PASS_KEYS
 
-    class Highlighted(Message):
-        """The cursor moved to another row."""
+    class Highlighted(RowTable.Highlighted):
+        pass
 
     class Chosen(Message):
         def __init__(self, info: SessionInfo) -> None:
             self.info = info
             super().__init__()
 
-    class Typed(Message):
-        """A character typed while the table has focus: the start of a filter."""
-
-        def __init__(self, character: str) -> None:
-            self.character = character
-            super().__init__()
+    class Typed(RowTable.Typed):
+        pass
 
     def __init__(self, roots: list[str], **kwargs) -> None:
         super().__init__(**kwargs)
         self.roots = roots
-        self.rows: list[SessionInfo] = []
+        self.rows: list[SessionInfo] = []  # (RowTable's rows)
         self._look: list[tuple[str, bool]] = []  # ages and live badges last painted
 
-    # -- data ---------------------------------------------------------------------
-    def show(self, rows: list[SessionInfo], keep: str | None) -> None:
-        """Show ``rows``, the cursor on the file ``keep`` if it is among them."""
-        self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows) + 1)
-        found = next((k for k, info in enumerate(rows) if info.path == keep), None) if keep else None
-        self.cursor = found if found is not None else min(self.cursor, max(len(rows) - 1, 0))
-        self.refresh()
-
-    @property
-    def selected(self) -> SessionInfo | None:
-        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+    @staticmethod
+    def row_key(row: SessionInfo) -> object:
+        return row.path
 
     def display_path(self, path: str) -> str:
         """``path`` inside the folder it was found under (one folder given),
@@ -105,11 +89,6 @@ class PickerTable(ScrollView, can_focus=True):
             self.refresh()
 
     # -- rendering ----------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        """The colour and weight of a component (the row gives the background)."""
-        full = self.get_component_rich_style(name)
-        return Style(color=full.color, bold=full.bold)
-
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         base = self.rich_style
@@ -156,34 +135,9 @@ class PickerTable(ScrollView, can_focus=True):
             line += cell(content, column_width, right) + Text(" ")
         return line
 
-    # -- cursor -------------------------------------------------------------------
-    def watch_cursor(self, old: int, new: int) -> None:
-        self.refresh_line(old + 1)  # content lines: the heading is line 0
-        self.refresh_line(new + 1)
-        height = max((self.scrollable_content_region.height or self.size.height) - 1, 1)
-        top = self.scroll_offset.y
-        if new < top:
-            self.scroll_to(y=new, animate=False, immediate=True)
-        elif new >= top + height:
-            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
-        self.post_message(self.Highlighted())
-
-    def move_to(self, row: int) -> None:
-        if self.rows:
-            self.cursor = max(0, min(row, len(self.rows) - 1))
-
-    def page(self) -> int:
-        return max(1, self.size.height - 2)
-
     def on_click(self, event: Click) -> None:
         if event.y == 0:
             return
         self.move_to(event.y - 1 + self.scroll_offset.y)
         if event.chain == 2 and self.selected is not None:
             self.post_message(self.Chosen(self.selected))
-
-    def on_key(self, event: Key) -> None:
-        if event.is_printable and event.character and event.character not in PASS_KEYS:
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Typed(event.character))

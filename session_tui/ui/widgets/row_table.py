@@ -1,0 +1,79 @@
+"""A table of rows drawn with the Line API under a pinned heading (line 0):
+only the visible rows are drawn, the cursor is a row index, printable keys
+start a filter. The picker's and the branch list's tables are ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from textual.events import Key
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+
+
+class RowTable(ScrollView, can_focus=True):
+    cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
+    PASS_KEYS = ""  # printable keys left to the bindings instead of starting a filter
+
+    class Highlighted(Message):
+        """The cursor moved to another row."""
+
+    class Typed(Message):
+        """A character typed while the table has focus: the start of a filter."""
+
+        def __init__(self, character: str) -> None:
+            self.character = character
+            super().__init__()
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[Any] = []
+
+    @staticmethod
+    def row_key(row: Any) -> object:
+        """What identifies a row across two lists (the cursor stays on it)."""
+        return row
+
+    def show(self, rows: list, keep: object | None = None) -> None:
+        """Show ``rows``, the cursor on the row ``keep`` names if it is among them."""
+        self.rows = rows
+        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        found = next((k for k, row in enumerate(rows) if self.row_key(row) == keep), None) if keep is not None else None
+        self.cursor = found if found is not None else min(self.cursor, max(len(rows) - 1, 0))
+        self.refresh()
+
+    @property
+    def selected(self) -> Any:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def _style(self, name: str) -> Style:
+        """The theme's colour and weight of a component (the row gives the background)."""
+        full = self.get_component_rich_style(name)
+        return Style(color=full.color, bold=full.bold)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_line(old + 1)  # content lines: the heading is line 0
+        self.refresh_line(new + 1)
+        height = max((self.scrollable_content_region.height or self.size.height) - 1, 1)
+        top = self.scroll_offset.y
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + height:
+            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
+        self.post_message(self.Highlighted())
+
+    def move_to(self, row: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(row, len(self.rows) - 1))
+
+    def page(self) -> int:
+        return max(1, self.size.height - 2)
+
+    def on_key(self, event: Key) -> None:
+        if event.is_printable and event.character and event.character not in self.PASS_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
