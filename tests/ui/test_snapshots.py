@@ -5,6 +5,8 @@ Update after an intended change: ``pytest tests/ui/test_snapshots.py --snapshot-
 
 from __future__ import annotations
 
+import pytest
+
 from session_tui.ui.app import SessionApp
 from tests.support import SAMPLES
 
@@ -71,34 +73,10 @@ FORMAT_SAMPLES = {
 }
 
 
-def test_chat_session(snap_compare):
-    assert snap_compare(
-        SessionApp(str(SAMPLES / FORMAT_SAMPLES["chat"]), watch=False), terminal_size=SIZE, run_before=ready()
-    )
-
-
-def test_pi_session(snap_compare):
-    assert snap_compare(
-        SessionApp(str(SAMPLES / FORMAT_SAMPLES["pi"]), watch=False), terminal_size=SIZE, run_before=ready()
-    )
-
-
-def test_claude_session(snap_compare):
-    assert snap_compare(
-        SessionApp(str(SAMPLES / FORMAT_SAMPLES["claude"]), watch=False), terminal_size=SIZE, run_before=ready()
-    )
-
-
-def test_codex_session(snap_compare):
-    assert snap_compare(
-        SessionApp(str(SAMPLES / FORMAT_SAMPLES["codex"]), watch=False), terminal_size=SIZE, run_before=ready()
-    )
-
-
-def test_astorlm_session(snap_compare):
-    assert snap_compare(
-        SessionApp(str(SAMPLES / FORMAT_SAMPLES["astorlm"]), watch=False), terminal_size=SIZE, run_before=ready()
-    )
+@pytest.mark.parametrize("fmt", sorted(FORMAT_SAMPLES))
+def test_a_session_of_each_format(snap_compare, fmt):
+    app = SessionApp(str(SAMPLES / FORMAT_SAMPLES[fmt]), watch=False)
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready())
 
 
 def test_a_small_terminal(snap_compare):

@@ -18,13 +18,14 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ...model import branches as model
 from ...model.branches import Branch, Details
 from ...model.sanitize import inert
 from ..cells import age, cell
+from ..footer import footer_after_first_frame
 from ..widgets.row_table import RowTable
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
@@ -195,11 +196,7 @@ class BranchesScreen(Screen):
     def on_mount(self) -> None:
         self.table.focus()
         self.gather()
-        self.call_after_refresh(self._add_footer)  # after the first frame: the rows come first
-
-    def _add_footer(self) -> None:
-        if self.is_attached:
-            self.mount(Footer())
+        footer_after_first_frame(self)
 
     @work(thread=True, exclusive=True, group="branches", exit_on_error=False, description="branches")
     def gather(self) -> None:

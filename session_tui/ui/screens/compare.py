@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...model import branches as model
 from ...model.branches import Branch, Comparison, Side
@@ -29,6 +29,7 @@ from ...model.entry_view import role_label
 from ...model.sanitize import inert
 from ...model.session import Cancelled
 from ..cells import cell
+from ..footer import footer_after_first_frame
 from ..widgets.detail import DetailPane
 
 MAX_STEPS = 5_000  # per side: a compare of longer branches shows their first steps
@@ -181,11 +182,7 @@ class CompareScreen(Screen):
     def on_mount(self) -> None:
         self.view.focus()
         self.run_compare()
-        self.call_after_refresh(self._add_footer)  # after the first frame: the rows come first
-
-    def _add_footer(self) -> None:
-        if self.is_attached:
-            self.mount(Footer())
+        footer_after_first_frame(self)
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False, description="compare")
     def run_compare(self) -> None:

@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from ...model.catalog import SESSION_SUFFIX, Catalog, file_contains, match_rank
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
+from ..footer import footer_after_first_frame
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
 
@@ -121,7 +122,7 @@ class FilesScreen(Screen):
         (the top of the list), while keys stay live. Then the folders are
         watched."""
         self.table.focus()
-        self.call_after_refresh(self._add_footer)  # after the first frame: the rows come first
+        footer_after_first_frame(self)
         self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
         self._refilter()
         if self.infos:
@@ -129,10 +130,6 @@ class FilesScreen(Screen):
         else:
             self._start_workers()  # nothing to show before the walk: it starts with the first frame
         self.set_interval(TICK_SECONDS, self._tick)
-
-    def _add_footer(self) -> None:
-        if self.is_mounted and self.is_attached:  # (not when the app quit before its first frame)
-            self.mount(Footer())
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
