@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
@@ -70,6 +69,7 @@ class BranchTable(RowTable):
     """
 
     PASS_KEYS = ACTION_KEYS
+    HEADING, CURSOR = "branches--heading", "branches--cursor"
 
     class Typed(RowTable.Typed):
         pass
@@ -90,25 +90,13 @@ class BranchTable(RowTable):
         """Show ``rows``, the cursor staying on the branch it is on."""
         super().show(rows, self.selected.leaf if self.selected else None)
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        base = self.rich_style
-        if y == 0:
-            line = Text("    ") + cell(Text("branch (first user message after the fork)"), max(width - FIXED, 10))
-            for name, column_width, right in COLUMNS:
-                line += Text(" ") + cell(Text(name), column_width, right)
-            line.stylize(self._style("branches--heading"))
-        else:
-            index = self.scroll_offset.y + y - 1
-            if index >= len(self.rows):
-                return Strip.blank(width, base)
-            line = self._row(self.rows[index], width)
-            if index == self.cursor:
-                base = self.get_component_rich_style("branches--cursor")
-        line.stylize_before(base)
-        return Strip(list(line.render(self.app.console))).adjust_cell_length(width, base).crop(0, width)
+    def heading(self, width: int) -> Text:
+        line = Text("    ") + cell(Text("branch (first user message after the fork)"), max(width - FIXED, 10))
+        for name, column_width, right in COLUMNS:
+            line += Text(" ") + cell(Text(name), column_width, right)
+        return line
 
-    def _row(self, branch: Branch, width: int) -> Text:
+    def row_text(self, branch: Branch, width: int) -> Text:
         dim = self._style("branches--dim")
         mark = Text("✓ " if branch.leaf in self.marked else "  ")
         mark += Text("● ", self._style("branches--active")) if branch.active else Text("  ")

@@ -8,7 +8,6 @@ import time
 from rich.text import Text
 from textual.events import Click
 from textual.message import Message
-from textual.strip import Strip
 
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
@@ -44,6 +43,7 @@ class PickerTable(RowTable):
     """
 
     PASS_KEYS = PASS_KEYS
+    HEADING, CURSOR = "picker--heading", "picker--cursor"
 
     class Highlighted(RowTable.Highlighted):
         pass
@@ -89,30 +89,14 @@ class PickerTable(RowTable):
             self.refresh()
 
     # -- rendering ----------------------------------------------------------------
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        base = self.rich_style
-        if y == 0:
-            line = self._heading(width)
-            line.stylize(self._style("picker--heading"))
-        else:
-            index = self.scroll_offset.y + y - 1
-            if index >= len(self.rows):
-                return Strip.blank(width, base)
-            line = self._row(self.rows[index], width, time.time())
-            if index == self.cursor:
-                base = self.get_component_rich_style("picker--cursor")
-        line.stylize_before(base)  # under the cells' own styles
-        strip = Strip(list(line.render(self.app.console)))
-        return strip.adjust_cell_length(width, base).crop(0, width)
-
-    def _heading(self, width: int) -> Text:
+    def heading(self, width: int) -> Text:
         line = cell(Text("title"), max(width - FIXED_WIDTH, 10)) + Text(" ")
         for name, column_width, right in COLUMNS:
             line += cell(Text(name), column_width, right) + Text(" ")
         return line
 
-    def _row(self, info: SessionInfo, width: int, now: float) -> Text:
+    def row_text(self, info: SessionInfo, width: int) -> Text:
+        now = time.time()
         style = self._style
         dim = style("picker--dim")
         if info.known and info.title:

@@ -7,16 +7,20 @@ from __future__ import annotations
 from typing import Any
 
 from rich.style import Style
+from rich.text import Text
 from textual.events import Key
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 
 class RowTable(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
     PASS_KEYS = ""  # printable keys left to the bindings instead of starting a filter
+    HEADING = ""  # the component class of the heading line
+    CURSOR = ""  # the component class of the cursor's row
 
     class Highlighted(Message):
         """The cursor moved to another row."""
@@ -53,6 +57,30 @@ class RowTable(ScrollView, can_focus=True):
         """The theme's colour and weight of a component (the row gives the background)."""
         full = self.get_component_rich_style(name)
         return Style(color=full.color, bold=full.bold)
+
+    def heading(self, width: int) -> Text:
+        """The column heading (line 0)."""
+        raise NotImplementedError
+
+    def row_text(self, row: Any, width: int) -> Text:
+        """One row, its cells styled (the cursor gives the background)."""
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        if y == 0:
+            line = self.heading(width)
+            line.stylize(self._style(self.HEADING))
+        else:
+            index = self.scroll_offset.y + y - 1
+            if index >= len(self.rows):
+                return Strip.blank(width, base)
+            line = self.row_text(self.rows[index], width)
+            if index == self.cursor:
+                base = self.get_component_rich_style(self.CURSOR)
+        line.stylize_before(base)  # under the cells' own styles
+        return Strip(list(line.render(self.app.console))).adjust_cell_length(width, base).crop(0, width)
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.refresh_line(old + 1)  # content lines: the heading is line 0
