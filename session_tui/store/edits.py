@@ -17,7 +17,7 @@ from ..model import json_text
 from ..model.segment import LineKind
 from ..model.session import Session
 from .forms import FORMS, Form
-from .forms.base import SYNTHETIC_RESULT, read_as_indexed
+from .forms.base import SYNTHETIC_RESULT
 from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
 from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
@@ -107,14 +107,13 @@ def plan_drop_bad(session: Session) -> Plan:
     if not bad:
         raise NothingToDo(f"{session.path}: no bad lines: nothing to do")
     fingerprint = Fingerprint.of(session.path)
-    data = read_as_indexed(session)
     reasons = dict(session.bad)
     kept: dict[int, bytes] = {}
     saved = []
-    for line in bad:
+    for line in bad:  # only the bad lines are read here; the rewrite checks the file is the one indexed
         start = lines.line_starts[line]
         stop = lines.line_starts[line + 1] if line + 1 < len(lines) else lines.end
-        raw = data[start:stop].removesuffix(b"\n")  # exactly as on disk
+        raw = session.pread(stop - start, start).removesuffix(b"\n")  # exactly as on disk
         records = salvage(raw)
         if records and records != [raw.strip()]:  # (a record bad as a whole is no record to keep)
             kept[line] = b"\n".join(records)
