@@ -69,19 +69,23 @@ def path_bytes(
     return b"".join(out)
 
 
-def read_as_indexed(session: Session) -> bytes:
-    """The file's committed bytes, refused unless the file is still the one
-    the session read: the same file (device, inode), the same size, the same
-    torn fragment at its end. A plan built from an older read would drop or
-    cut what was written since."""
+def read_as_indexed(session: Session, committed: int | None = None) -> bytes:
+    """The file's first ``committed`` bytes (default: all its committed
+    lines), refused unless the file is still the one the session read: the
+    same file (device, inode), the same size, the same torn fragment at its
+    end. A plan built from an older read would drop or cut what was written
+    since."""
     lines = session.lines
+    committed = lines.end if committed is None else committed
     with open(session.path, "rb") as f:
         st = os.fstat(f.fileno())
         same = lines.identity in (None, (st.st_dev, st.st_ino)) and st.st_size == lines.end + len(lines.torn)
-        data = f.read(st.st_size) if same else b""
-    if not same or data[lines.end :] != lines.torn:
+        if same and lines.torn:
+            same = os.pread(f.fileno(), len(lines.torn), lines.end) == lines.torn
+        data = f.read(committed) if same else b""
+    if not same:
         raise Refused(f"{session.path}: the file changed since it was read: reload it and plan again")
-    return data[: lines.end]
+    return data
 
 
 def spliced_bytes(
@@ -160,7 +164,7 @@ def with_torn(session: Session, plan: Plan, drop_torn: bool) -> Plan:
     if session.lines.torn:
         if not drop_torn:
             raise Refused(f"{session.path}: ends in a torn line; drop it first (--drop-torn)")
-        read_as_indexed(session)  # the fragment cut is the one read, and nothing follows it
+        read_as_indexed(session, 0)  # the fragment cut is the one read, and nothing follows it
         plan.drop_torn = session.lines.torn
     return plan
 
@@ -278,7 +282,7 @@ class Form:
     def drop_torn(self, session: Session) -> Plan:
         """Save the torn last line aside and cut it (the file has one)."""
         fingerprint = Fingerprint.of(session.path)
-        read_as_indexed(session)  # the fragment cut is the one read, and nothing follows it
+        read_as_indexed(session, 0)  # the fragment cut is the one read, and nothing follows it
         return Plan(
             session.path,
             f"drop the torn last line (line {len(session.lines) + 1})",

@@ -60,7 +60,7 @@ class ChatForm(Form):
         owner, _ = dangling_by_owner(session)[0]
         fingerprint = Fingerprint.of(session.path)
         start = session.lines.line_starts[session.tree.entry_line[owner]]
-        keep = read_as_indexed(session)[:start]
+        keep = read_as_indexed(session, start)
         after = len(session.lines) - session.tree.entry_line[owner] - 1
         return Plan(
             session.path,
