@@ -14,12 +14,14 @@ import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import parallel
 from .errors import Cancelled, SessionError  # (importers name them from here too)
 from .formats import DEFAULT, Format, get_format, sniff
 from .formats.base import Sent
 from .line_index import LineIndex
+from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
@@ -55,16 +57,17 @@ class Session:
         self._reset()
 
     def _reset(self) -> None:
-        self.format: Format | None = self._forced
+        self._format: Format | None = self._forced
         self._guessed = False  # format assumed for a file with no complete line yet
         self.lines = LineIndex()
-        self.tree = SessionTree(linear=bool(self.format and self.format.linear))
+        self.tree = SessionTree(linear=bool(self._forced and self._forced.linear))
         self.pointers: list[tuple[int, object]] = []
         self.bad: list[tuple[int, str]] = []
         self.header: dict | None = None
         self.titles: list[tuple[int, int, str, str | None]] = []  # records naming the session
-        self.memo: dict = {}  # what a format keeps between calls; cleared with the tree
-        self.scan_tally = ScanTally(exact=bool(self.format and self.format.tallies_usage))
+        self.memo = Memo()  # what a format keeps between calls; cleared with the tree
+        self.scan_state: dict[str, Any] = {}  # what a stateful format carries between lines
+        self.scan_tally = ScanTally(exact=bool(self._forced and self._forced.tallies_usage))
         self._context_cache: tuple | None = None
         self._context_before: tuple | None = None  # (leaf, built, entry count) of the last refresh: extended on append
         self._pairing: Pairing | None = None
@@ -115,9 +118,9 @@ class Session:
         """Check the file can be read as a session, reading only its first
         lines; return the format name. Raises SessionError."""
         fd, st = self._open()
-        if self.format is None and st.st_size:
+        if self._format is None and st.st_size:
             self._sniff(fd, st.st_size)
-        return (self.format or DEFAULT).name
+        return (self._format or DEFAULT).name
 
     # -- reading ------------------------------------------------------------------
     def refresh(
@@ -150,10 +153,10 @@ class Session:
             lines.end = self._line_start_at(fd, min(self.start, size))
         if change.reloaded or size != lines.end + len(lines.torn):
             change.grew = size > lines.end + len(lines.torn)
-            if self.format is None or (self._guessed and not len(lines)):
+            if self._format is None or (self._guessed and not len(lines)):
                 self._sniff(fd, size)
             self._read(fd, lines.end, size, should_stop, progress)
-        elif self.format is None:  # an empty file: an empty native session, for now
+        elif self._format is None:  # an empty file: an empty native session, for now
             self._set_format(DEFAULT, guessed=True)
         lines.remember(fd, st)
         change.new_entries = self.tree.count - before
@@ -215,6 +218,12 @@ class Session:
             pos += len(block)
 
     @property
+    def format(self) -> Format:
+        """The file's format: the native one until a first complete line
+        decides (an empty or unopened file is an empty native session)."""
+        return self._format or DEFAULT
+
+    @property
     def partial(self) -> bool:
         """Only the end of the file was read: line numbers are relative."""
         return bool(len(self.lines) and self.lines.line_starts[0] > 0)
@@ -224,10 +233,11 @@ class Session:
         return b"\n" in os.pread(fd, min(size, 1 << 20), 0)
 
     def _set_format(self, fmt: Format, guessed: bool = False) -> None:
-        self.format = fmt
+        self._format = fmt
         self._guessed = guessed
         self.tree = SessionTree(linear=fmt.linear)
-        self.memo = {}
+        self.memo = Memo()
+        self.scan_state = {}
         self.scan_tally = ScanTally(exact=fmt.tallies_usage)
 
     def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
@@ -272,7 +282,7 @@ class Session:
         lines = self.lines
         blocks = LineBlocks(fd, start, stop)
         for block, starts, end in blocks:
-            self._merge(scan(self.format, block, starts, len(lines), state=self._scan_state()))
+            self._merge(scan(self.format, block, starts, len(lines), state=self.scan_state))
             lines.end = end
             if progress is not None:
                 progress(end, total)
@@ -296,13 +306,9 @@ class Session:
             lines.torn = fragment
             return
         base = lines.end
-        self._merge(scan(self.format, [fragment], array("Q", [base]), len(lines), state=self._scan_state()))
+        self._merge(scan(self.format, [fragment], array("Q", [base]), len(lines), state=self.scan_state))
         lines.end = base + len(fragment)
         lines.open_end = True
-
-    def _scan_state(self) -> dict:
-        """What a stateful format carries between lines; cleared with the tree."""
-        return self.memo.setdefault("scan", {})
 
     def _merge(self, seg: Segment) -> None:
         """Add a scanned segment. The tree may refuse a segment from the scan
@@ -356,7 +362,7 @@ class Session:
 
     def find(self, entry_id: str) -> int | None:
         """Entry index of ``entry_id``, verified against the record on disk."""
-        if self.format is None or self.format.linear:
+        if self.format.linear:
             return None
         found = self.tree.find(entry_id)
         if found is not None and self._read_id(found) != entry_id:
@@ -370,7 +376,7 @@ class Session:
     def sidecar(self) -> tuple[str, dict] | None:
         """(path, object) of the format's metadata sidecar when it exists and
         holds a JSON object; it is shown, never required, never changed."""
-        path = self.format.sidecar_path(self.path) if self.format else None
+        path = self.format.sidecar_path(self.path)
         obj = read_object_file(path) if path else None
         return (path, obj) if obj is not None else None
 
@@ -402,17 +408,17 @@ class Session:
 
     def active_leaf(self) -> int:
         if self._leaf_cache is None:
-            self._leaf_cache = self.format.active_leaf(self) if self.format else -1
+            self._leaf_cache = self.format.active_leaf(self)
         return self._leaf_cache
 
     def title(self) -> str | None:
         """The session's name from its own records (a title record, a
         session-info name), if it has one."""
-        return self.format.title(self) if self.format else None
+        return self.format.title(self)
 
     def origin(self) -> str | None:
         """Where this session was forked from, as its files record it."""
-        return self.format.origin(self) if self.format else None
+        return self.format.origin(self)
 
     def active_path(self) -> list[int]:
         leaf = self.active_leaf()
@@ -459,7 +465,7 @@ class Session:
         ``leaf`` (default: the active leaf): the context with the client's
         own merging and repairs, its additions marked (design §8)."""
         leaf = self.active_leaf() if leaf is None else leaf
-        if leaf < 0 or not self.format:
+        if leaf < 0:
             return []
         return self.format.resume(self, self.context_items(leaf, should_stop))
 
@@ -485,8 +491,6 @@ class Session:
         """(dangling calls, orphan results) in the context at ``leaf``;
         ``light``: a one-shot answer that reads only the records that call or
         answer a tool, where the format can (the context is not kept)."""
-        if not self.format:
-            return [], []
         leaf = self.active_leaf() if leaf is None else leaf
         if light and not (self._context_cache and self._context_cache[0] == leaf) and leaf >= 0:
             if self._light_cache and self._light_cache[0] == leaf:
@@ -509,7 +513,7 @@ class Session:
         """Things worth knowing that are not problems: ignored pointers,
         summaries that could not be applied. (1-based line, text)."""
         out = []
-        if self.format and self.format.duplicates_expected:
+        if self.format.duplicates_expected:
             out.extend(
                 (line + 1, f"{entry_id} repeats an earlier record (a copied prefix): the first copy is shown")
                 for line, entry_id in self.tree.duplicates

@@ -113,7 +113,7 @@ def session_usage(session, should_stop=None) -> SessionUsage:
         return SessionUsage(
             scanned.input_tokens, scanned.output_tokens, parse_time(scanned.first), parse_time(scanned.last)
         )  # kept by the index: no record read again
-    tally = session.memo.setdefault("usage", UsageTally())
+    tally = session.memo.of(UsageTally)
     for entry in range(tally.entries, session.tree.count):
         check_stop(should_stop, entry - tally.entries)
         tally.add(fmt.view(session.record(entry)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..entry_view import EntryView
 from ..errors import STOP_EVERY, check_stop  # noqa: F401  (the adapters take them from here)
@@ -12,6 +12,7 @@ from ..segment import LineKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..line_index import LineIndex
+    from ..memo import Memo
     from ..segment import Segment
     from ..tree import SessionTree
 
@@ -24,7 +25,8 @@ class Session(Protocol):
     path: str
     tree: SessionTree
     lines: LineIndex
-    memo: dict
+    memo: Memo
+    scan_state: dict[str, Any]
     header: dict | None
     titles: list[tuple[int, int, str, str | None]]
     pointers: list[tuple[int, object]]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 
 from ..entry_view import EntryView, content_text
 from ..records import BadLine
@@ -46,6 +47,22 @@ _USAGE_IN = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_to
 def _message(record: dict) -> dict:
     message = record.get("message")
     return message if isinstance(message, dict) else {}
+
+
+@dataclass
+class _LeafTimes:
+    """The time each leaf's branch last spoke, by leaf: kept between calls."""
+
+    seen: dict[int, tuple[int, str]] = field(default_factory=dict)
+
+
+@dataclass
+class _SubagentScan:
+    """Which results name which subagent transcript, scanned up to ``scanned``."""
+
+    wanted: dict[str, str] | None = None
+    scanned: int = 0
+    found: dict[int, str] = field(default_factory=dict)
 
 
 class ClaudeFormat(AnthropicMessages, Format):
@@ -135,7 +152,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         tree = session.tree
         if not tree.count:
             return -1
-        seen: dict[int, tuple[int, str]] = session.memo.setdefault("leaf_times", {})
+        seen = session.memo.of(_LeafTimes).seen
         side_file = _side_file(session)
         best, best_time = -1, None
         for leaf in tree.conversation_leaves():
@@ -325,19 +342,19 @@ class ClaudeFormat(AnthropicMessages, Format):
         except OSError:
             return {}
         wanted = {n[len("agent-") : -len(".jsonl")]: os.path.join(folder, n) for n in names}
-        memo = session.memo.setdefault("subagents", {})
-        if memo.get("wanted") != wanted:  # new transcripts: look at every result again
-            memo.update(wanted=wanted, scanned=0, found={})
-        found: dict[int, str] = memo["found"]
+        memo = session.memo.of(_SubagentScan)
+        if memo.wanted != wanted:  # new transcripts: look at every result again
+            memo.wanted, memo.scanned, memo.found = wanted, 0, {}
+        found = memo.found
         tree = session.tree
-        for entry in range(memo["scanned"], tree.count):  # only results added since the last call
+        for entry in range(memo.scanned, tree.count):  # only results added since the last call
             if not tree.shape[entry] & Shape.RESULT:
                 continue
             for agent_id in _agent_ids(session.record(entry)):
                 if agent_id in wanted:
                     call = partner(session, entry)
                     found[entry if call is None else call] = wanted[agent_id]
-        memo["scanned"] = tree.count
+        memo.scanned = tree.count
         return dict(found)
 
     def origin(self, session) -> str | None:
@@ -363,7 +380,7 @@ class ClaudeFormat(AnthropicMessages, Format):
 
 
 def _side_file(session) -> bool:
-    return bool(session.memo.get("scan", {}).get("side_file"))
+    return bool(session.scan_state.get("side_file"))
 
 
 def _join_step(state: dict, uid: str, parent: str | None, kind, message: dict, shape: int) -> str | None:

@@ -15,6 +15,8 @@ does not resume them: it starts a new conversation without their history.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
 from ..records import BadLine, parse_object
@@ -100,6 +102,14 @@ def _text(content) -> str:
             for p in content
         )
     return content_text(content)
+
+
+@dataclass
+class _OffBranch:
+    """The entries undone by rollbacks, as of line ``seen``."""
+
+    seen: int = 0
+    found: set[int] | None = None
 
 
 class CodexFormat(LinearFile):
@@ -193,7 +203,8 @@ class CodexFormat(LinearFile):
     def off_branch(self, session, should_stop=None) -> set[int]:
         """Entries of turns undone by ``thread_rolled_back``: shown greyed."""
         lines = session.lines
-        seen, found = session.memo.get("off_branch", (0, None))
+        kept = session.memo.of(_OffBranch)
+        seen, found = kept.seen, kept.found
         end = session.tree.entry_line[session.tree.count - 1] + 1 if session.tree.count else 0  # lines rebuilt
         if found is not None and not any(
             b"thread_rolled_back" in session.raw_line(n)
@@ -204,7 +215,7 @@ class CodexFormat(LinearFile):
         dropped: list[int] = []
         if session.tree.count:
             self._rebuild(session, session.tree.count - 1, should_stop, dropped)
-        session.memo["off_branch"] = (end, set(dropped))
+        kept.seen, kept.found = end, set(dropped)
         return set(dropped)
 
     def _rebuild(self, session, leaf: int, should_stop, dropped: list[int]) -> list[tuple[int, dict]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass, field
 
 from .. import json_text
 from ..entry_view import EntryView
@@ -29,6 +30,15 @@ _RESULT = Shape.RESULT
 _QUIET = Shape.QUIET
 _UNKNOWN_NODE = Shape.OTHER | Shape.QUIET  # a record of an unknown type with an id
 _ENTRY_KIND = bytes([LineKind.ENTRY])
+
+
+@dataclass
+class _KeptPlan:
+    """The path to a leaf and its SummaryPlan, for (leaf, entry count) ``key``."""
+
+    key: tuple[int, int] | None = None
+    path: list[int] = field(default_factory=list)
+    plan: SummaryPlan | None = None
 
 
 class TreeFormat(OpenAIMessages, Format):
@@ -166,13 +176,14 @@ class TreeFormat(OpenAIMessages, Format):
     @staticmethod
     def _plan(session, leaf: int):
         """The path to ``leaf`` and its SummaryPlan, kept until the file grows (a check asks twice)."""
-        kept = session.memo.get("plan")
-        if kept is None or kept[:2] != (leaf, session.tree.count):
+        kept = session.memo.of(_KeptPlan)
+        if kept.plan is None or kept.key != (leaf, session.tree.count):
             tree = session.tree
             runs = tree.path_runs(leaf)
-            path = path_of_runs(runs)
-            kept = session.memo["plan"] = (leaf, tree.count, path, SummaryPlan(session, path, runs))
-        return kept[2:]
+            kept.path = path_of_runs(runs)
+            kept.plan = SummaryPlan(session, kept.path, runs)
+            kept.key = (leaf, tree.count)
+        return kept.path, kept.plan
 
     def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
         if any(session.tree.shape[entry] & _SUMMARY for entry in entries):
