@@ -159,7 +159,10 @@ def test_edits_refused_while_a_writer_is_live_or_holds_the_lock(tmp_path):
         ]
     )
     try:
-        time.sleep(0.3)
+        size = path.stat().st_size
+        deadline = time.monotonic() + 10
+        while path.stat().st_size < size + 2 * 60 and time.monotonic() < deadline:  # two appends made: it writes
+            time.sleep(0.01)
         r = run_cli("fix", str(path))
         assert r.returncode == 1 and "live agent" in r.stderr
     finally:

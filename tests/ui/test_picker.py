@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 
 import pytest
@@ -172,7 +173,10 @@ async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every
         deadline = time.monotonic() + 10
         while not should_stop() and time.monotonic() < deadline:
             time.sleep(0.01)
+        stopped.set()
         return False
+
+    stopped = threading.Event()
 
     monkeypatch.setattr(files_screen, "file_contains", slow_contains)
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
@@ -183,7 +187,12 @@ async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every
         await pilot.press("escape")  # stops: what was found stays
         assert not screen.searching and names(screen) == ["crash.jsonl"]
         assert "search stopped: 1 files contain 'needle' so far" in str(screen.query_one("#where").render())
-        await pilot.pause(0.2)  # a late message of the stopped search changes nothing
+        await wait_for(
+            pilot,
+            lambda: stopped.is_set() and not any(w.group == "search" and w.is_running for w in screen.workers),
+            what="the search thread ended",
+        )
+        await pilot.pause()  # a late message of the stopped search changes nothing
         assert names(screen) == ["crash.jsonl"] and not screen.searching
         await pilot.press("escape")  # then every file again
         assert len(names(screen)) == 4 and pilot.app.return_code is None
