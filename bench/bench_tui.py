@@ -159,7 +159,7 @@ async def key_latency(path: str) -> dict[str, float]:
             tree.move_to(row)
             paint()  # the fork's page is on screen; now time the fold itself
             t = time.perf_counter()
-            tree.action_toggle()
+            tree.action_toggle_fold()
             paint()
             folds.append(time.perf_counter() - t)
         result["move_median_ms"] = statistics.median(moves) * 1000

@@ -15,9 +15,10 @@ from typing import TextIO
 
 import orjson
 
+from .model.errors import SessionError
 from .model.problems import ERROR
 from .model.sanitize import inert, json_escape_invisible, mark_undecodable
-from .model.session import Session, SessionError, open_session
+from .model.session import Session, open_session
 from .model.usage import session_usage, usage_text
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2

@@ -138,8 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_edit(args) -> int:
+    from .model.errors import SessionError
     from .model.sanitize import inert, inert_line
-    from .model.session import SessionError, open_session
+    from .model.session import open_session
     from .store import Refused, edits
 
     try:
@@ -258,8 +259,9 @@ def _left_to_fix(path: str, format: str | None, dangling: bool = True) -> list[s
 
 def run_export(args) -> int:
     from .export import export, save
+    from .model.errors import SessionError
     from .model.sanitize import inert, inert_line
-    from .model.session import SessionError, open_session
+    from .model.session import open_session
     from .store import Refused
     from .store.edits import resolve_entry
 
@@ -345,7 +347,8 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
         print("session-tui: give one session file, or directories", file=sys.stderr)
         return 2
     if files:
-        from .model.session import Session, SessionError
+        from .model.errors import SessionError
+        from .model.session import Session
 
         try:
             with Session(files[0], format) as probe:

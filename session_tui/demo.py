@@ -16,11 +16,12 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 
+from .model.errors import SessionError
 from .model.sanitize import inert
-from .model.session import SessionError
 from .store import Refused, TreeSessionStore
 from .store.session_store import now
 from .ui.app import SessionApp
@@ -79,14 +80,14 @@ class DemoAgent:
             raise Halted()
 
     # -- the script's vocabulary ----------------------------------------------------
-    def _say(self, role: str, content: str, after: float, **usage) -> str:
+    def _say(self, role: str, content: str, after: float, **usage: int) -> str:
         self._wait(after)
-        message = {"role": role, "content": content}
+        message: dict[str, Any] = {"role": role, "content": content}
         if usage:
             message["usage"] = _usage(**usage)
         return self.store.append_message(message)
 
-    def _call(self, after: float, calls: list[tuple[str, dict]], **usage) -> list[str]:
+    def _call(self, after: float, calls: list[tuple[str, dict[str, Any]]], **usage: int) -> list[str]:
         """An assistant message calling ``calls`` [(tool, arguments)]; returns the call ids."""
         self._wait(after)
         ids = [f"call_{uuid.uuid4().hex[:12]}" for _ in calls]
@@ -176,7 +177,7 @@ class DemoAgent:
         )
 
 
-def _usage(prompt: int, completion: int) -> dict:
+def _usage(prompt: int, completion: int) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 

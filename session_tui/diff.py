@@ -8,8 +8,9 @@ import sys
 from .model import json_text
 from .model.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
 from .model.entry_view import role_label
+from .model.errors import SessionError
 from .model.sanitize import inert
-from .model.session import Session, SessionError, open_session
+from .model.session import Session, open_session
 
 WIDTH = 100  # the text output fits a terminal this wide
 MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two lengths

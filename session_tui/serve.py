@@ -147,6 +147,9 @@ def guarded_server(command: str, host: str, port: int, title: str, token: str):
 
         async def handle_index(self, request: web.Request) -> web.Response:
             response = await super().handle_index(request)
+            # aiohttp_jinja2 types what its template decorator returns as a StreamResponse:
+            # the page it renders is a web.Response with a text body
+            assert isinstance(response, web.Response) and response.text is not None
             response.text = local_assets(response.text, public_url)
             return response
 

@@ -15,13 +15,20 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .entry_view import EntryView
 from .segment import Shape
-from .tree import NONE
+from .tree import NONE, SessionTree
 from .usage import entry_tokens, parse_time, usage_counts
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
+
 PREVIEW = 200  # characters of an entry's text kept for a row
+
+#: what makes two steps the same: role, text, tool calls (name, arguments), the call a result answers
+StepKey = tuple[str, str, tuple[tuple[str, str], ...], str | None]
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,7 @@ class Step:
     role: str
     kind: str
     preview: str  # the first line of its text, or its tool calls
-    key: tuple  # what makes two steps the same
+    key: StepKey  # what makes two steps the same
     is_error: bool = False
     time: float | None = None
     tokens: tuple[int, int] = (0, 0)
@@ -87,7 +94,7 @@ class Comparison:
 
 
 # -- the list ---------------------------------------------------------------------
-def branches(session) -> list[Branch]:
+def branches(session: Session) -> list[Branch]:
     """Every branch, the most recently written first (in an append-only
     file the later leaf was written later). A branch ends where the model's
     view of it ends (``seen_end``); an active leaf that is no end (the leaf
@@ -113,7 +120,7 @@ def branches(session) -> list[Branch]:
     return out
 
 
-def seen_end(tree, leaf: int) -> int | None:
+def seen_end(tree: SessionTree, leaf: int) -> int | None:
     """Where a branch ends for the model: ``leaf``, or the entry before the
     records the model never sees that close it (Claude Code's turn
     durations); None when those records sit beside a conversation that goes
@@ -127,12 +134,12 @@ def seen_end(tree, leaf: int) -> int | None:
     return end
 
 
-def fork_of(session, leaf: int) -> tuple[int, int]:
+def fork_of(session: Session, leaf: int) -> tuple[int, int]:
     """(fork point, first own entry) of the branch ending at ``leaf``."""
     return session.tree.fork_above(leaf)
 
 
-def own_entries(session, branch: Branch) -> list[int]:
+def own_entries(session: Session, branch: Branch) -> list[int]:
     """The branch's entries after its fork point, in path order (read from
     the path's runs: the part above the fork is not walked)."""
     if session.format.linear:
@@ -140,7 +147,8 @@ def own_entries(session, branch: Branch) -> list[int]:
         return path[path.index(branch.fork) + 1 :] if branch.fork != NONE else path
     tree = session.tree
     breaks, parent = tree.run_breaks(), tree.parent
-    runs, node = [], branch.leaf
+    runs: list[range] = []
+    node = branch.leaf
     while node != NONE:  # up the runs, to the one the branch's first entry is in
         k = bisect_left(breaks, node)
         start = breaks[k - 1] + 1 if k else 0
@@ -152,7 +160,7 @@ def own_entries(session, branch: Branch) -> list[int]:
     return [e for run in reversed(runs) for e in run]
 
 
-def label(session, branch: Branch, own: list[int] | None = None) -> str:
+def label(session: Session, branch: Branch, own: list[int] | None = None) -> str:
     """Its first user message after the fork point, else its first entry:
     the shape bytes say which, one record is read."""
     own = own_entries(session, branch) if own is None else own
@@ -164,7 +172,7 @@ def label(session, branch: Branch, own: list[int] | None = None) -> str:
     return step(session, chosen).preview if chosen is not None else "(no entries of its own)"
 
 
-def branch_path(session, branch: Branch) -> list[int]:
+def branch_path(session: Session, branch: Branch) -> list[int]:
     """The entries root → leaf the branch consists of. In a one-line format
     with rolled-back turns: the entries the model still sees up to its leaf
     (an ended branch: up to its fork, then its own run)."""
@@ -177,7 +185,7 @@ def branch_path(session, branch: Branch) -> list[int]:
     return [e for e in range(branch.fork + 1) if e not in undone] + list(range(branch.first, branch.leaf + 1))
 
 
-def details(session, branch: Branch) -> Details:
+def details(session: Session, branch: Branch) -> Details:
     """Label, fork, length, tokens, last activity and ending of ``branch``:
     reads its own entries only."""
     own = own_entries(session, branch)
@@ -197,7 +205,7 @@ def details(session, branch: Branch) -> Details:
     )
 
 
-def ending(session, leaf: int, last: Step | None = None) -> str:
+def ending(session: Session, leaf: int, last: Step | None = None) -> str:
     """How a branch ends: an answer, a dangling call, an error result, a
     summary, a user message (waiting for the model), or another record."""
     shape = session.tree.shape[leaf]
@@ -217,7 +225,7 @@ def ending(session, leaf: int, last: Step | None = None) -> str:
 
 
 # -- one step -----------------------------------------------------------------------
-def step(session, entry: int) -> Step:
+def step(session: Session, entry: int) -> Step:
     fmt = session.format
     record = session.record(entry)
     view: EntryView = fmt.view(record)
@@ -246,7 +254,7 @@ def step(session, entry: int) -> Step:
 _ERROR_STARTS = ("error", "[error]", "aborted", "[tool call interrupted", "[tool result missing")
 
 
-def _is_error(view: EntryView, record: dict) -> bool:
+def _is_error(view: EntryView, record: dict[str, Any]) -> bool:
     """A tool result that reports a failure: flagged (pi's ``isError``, a
     ``tool_result``'s ``is_error``, shown as ``[error]``) or worded as one."""
     if view.result_for is None:
@@ -258,7 +266,7 @@ def _is_error(view: EntryView, record: dict) -> bool:
 
 
 # -- compare --------------------------------------------------------------------------
-def compare(session, a: Branch, b: Branch, max_steps: int | None = None) -> Comparison:
+def compare(session: Session, a: Branch, b: Branch, max_steps: int | None = None) -> Comparison:
     """The two branches from their fork point (the last entry their paths
     share), steps aligned: equal steps side by side, the others as they
     come; at most ``max_steps`` of each side (the first ones)."""
@@ -286,7 +294,7 @@ def compare(session, a: Branch, b: Branch, max_steps: int | None = None) -> Comp
     return Comparison(fork, side_a, side_b, rows, truncated)
 
 
-def _side(session, branch: Branch, entries: list[int]) -> Side:
+def _side(session: Session, branch: Branch, entries: list[int]) -> Side:
     steps = [step(session, e) for e in entries]
     times = [s.time for s in steps if s.time is not None]
     return Side(
@@ -300,7 +308,7 @@ def _side(session, branch: Branch, entries: list[int]) -> Side:
     )
 
 
-def summary(session, side: Side) -> tuple[str, str]:
+def summary(session: Session, side: Side) -> tuple[str, str]:
     """Two lines about a side: its leaf, length and ending; tokens, tool
     calls, errors and time span."""
     leaf = side.branch.leaf
@@ -326,7 +334,7 @@ def human_span(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def branch_of_leaf(session, leaf: int) -> Branch:
+def branch_of_leaf(session: Session, leaf: int) -> Branch:
     """The listed branch that ends at ``leaf``, or one made for it."""
     for branch in branches(session):
         if branch.leaf == leaf:
@@ -338,7 +346,7 @@ def branch_of_leaf(session, leaf: int) -> Branch:
     return Branch(leaf, *fork_of(session, leaf), leaf == session.active_leaf())
 
 
-def default_pair(session) -> tuple[Branch, Branch] | None:
+def default_pair(session: Session) -> tuple[Branch, Branch] | None:
     """The active branch and the most recently written other one."""
     found = branches(session)
     active = next((b for b in found if b.active), None)
@@ -346,7 +354,7 @@ def default_pair(session) -> tuple[Branch, Branch] | None:
     return (active, other) if active and other else None
 
 
-def pair_at_fork(session, fork: int) -> tuple[Branch, Branch] | None:
+def pair_at_fork(session: Session, fork: int) -> tuple[Branch, Branch] | None:
     """Two branches through two children of ``fork``: the one holding the
     active leaf if it passes there, and the most recently written other."""
     tree = session.tree

@@ -74,11 +74,11 @@ class Catalog:
     def __init__(self, cache_dir: str | None = None) -> None:
         self.cache_path = os.path.join(cache_dir or default_cache_dir(), CACHE_NAME)
         self._lock = threading.Lock()
-        self._cached: dict[str, list] = self._load()
+        self._cached: dict[str, object] = self._load()  # path -> row of FIELDS (as read: checked when used)
         self._seen: set[str] = set()
         self._changed = False
 
-    def _load(self) -> dict[str, list]:
+    def _load(self) -> dict[str, object]:
         try:
             with open(self.cache_path, "rb") as f:
                 data = orjson.loads(f.read())
@@ -90,7 +90,8 @@ class Catalog:
             or not isinstance(data.get("files"), dict)
         ):
             return {}
-        return data["files"]
+        files: dict[str, object] = data["files"]
+        return files
 
     def listing(self, paths: Iterable[str]) -> list[SessionInfo]:
         """Every session file under ``paths`` (absolute paths): from the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .sanitize import inert_line
 
@@ -24,20 +25,20 @@ class EntryView:
     time: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     result_for: str | None = None  # the call id a tool result answers
-    tokens: dict | None = None  # usage as recorded
+    tokens: dict[str, Any] | None = None  # usage as recorded
     tokens_before: int | None = None  # summaries
     tokens_after: int | None = None
     step: str | None = None  # one model response recorded over several entries shares this key
 
 
-def content_text(content) -> str:
+def content_text(content: object) -> str:
     """Text of a message ``content``: a string, null, or a list of parts."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = []
+        parts: list[str] = []
         for part in content:
             if isinstance(part, str):
                 parts.append(part)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from .formats import DEFAULT, Format, sniff
-from .formats.base import best_title
+from .entry_view import EntryView
+from .formats import DEFAULT, sniff
+from .formats.base import Format, best_title
 from .records import BOM, BadLine, parse_object, read_object_file
 from .segment import LineKind, Segment
 from .session_info import SessionInfo, is_subagent
@@ -137,7 +139,7 @@ def _sniff(lines: list[bytes], path: str) -> Format | None:
     """The format of the records in the head window: all of them, as a
     session sniffs every record of its first block (a file may open with
     many records that tell nothing)."""
-    objs = []
+    objs: list[dict[str, Any]] = []
     for raw in lines:
         try:
             objs.append(parse_object(raw.removeprefix(BOM) if not objs else raw))
@@ -154,7 +156,7 @@ def _scan(fmt: Format, lines: list[bytes]) -> Segment:
     return seg
 
 
-def _title_record(titles: list, ids: set) -> str | None:
+def _title_record(titles: list[tuple[int, int, str, str | None]], ids: set[str]) -> str | None:
     """The title records' choice (as a session's, ``Format.title``), a record
     naming a leaf counting only when that leaf was seen in the sample."""
     best = best_title(titles, ids.__contains__)
@@ -213,6 +215,8 @@ def _ends_in_dangling_call(fmt: Format, lines: list[bytes], seg: Segment) -> boo
         if kinds[line] != LineKind.ENTRY:
             continue
         record = _record(lines[line])
+        if record is None:
+            continue
         view = _view(fmt, lines[line], record)
         if view is None:
             continue
@@ -227,14 +231,14 @@ def _ends_in_dangling_call(fmt: Format, lines: list[bytes], seg: Segment) -> boo
     return bool(calls - answered)
 
 
-def _record(raw: bytes) -> dict | None:
+def _record(raw: bytes) -> dict[str, Any] | None:
     try:
         return parse_object(raw)
     except BadLine:
         return None
 
 
-def _view(fmt: Format, raw: bytes, record: dict | None = None):
+def _view(fmt: Format, raw: bytes, record: dict[str, Any] | None = None) -> EntryView | None:
     record = _record(raw) if record is None else record
     if record is None:
         return None
@@ -244,9 +248,9 @@ def _view(fmt: Format, raw: bytes, record: dict | None = None):
         return None
 
 
-def _results(fmt: Format, record: dict, view) -> set[str]:
+def _results(fmt: Format, record: dict[str, Any], view: EntryView) -> set[str]:
     """Every call id ``record`` answers (one message may answer several)."""
-    found = {view.result_for} if view.result_for else set()
+    found: set[str] = {view.result_for} if view.result_for else set()
     for message in (record, record.get("message"), record.get("payload")):
         if isinstance(message, dict):
             found.update(fmt.tool_result_ids(message))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import orjson
 
 
-def dumps(value, *, indent: bool = False) -> str:
+def dumps(value: object, *, indent: bool = False) -> str:
     """``value`` as JSON text, compact or (``indent``) indented by 2 as orjson writes it."""
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else None).decode()
@@ -18,9 +18,10 @@ def dumps(value, *, indent: bool = False) -> str:
         return _deep(value, indent)
 
 
-def _deep(value, indent: bool) -> str:
+def _deep(value: object, indent: bool) -> str:
     out: list[str] = []
-    todo: list = [(value, 0)]  # values to write (with their depth) and text to copy, next last
+    # values to write (with their depth) and text to copy, next last
+    todo: list[str | tuple[object, int]] = [(value, 0)]
     while todo:
         item = todo.pop()
         if isinstance(item, str):
@@ -32,8 +33,9 @@ def _deep(value, indent: bool) -> str:
             continue
         is_dict = isinstance(value, dict)
         pad, colon = ("\n" + "  " * (depth + 1), ": ") if indent else ("", ":")
-        parts: list = []
-        for n, (key, child) in enumerate(value.items() if is_dict else enumerate(value)):
+        parts: list[str | tuple[object, int]] = []
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        for n, (key, child) in enumerate(pairs):
             parts.append(("," if n else "") + pad + (orjson.dumps(key).decode() + colon if is_dict else ""))
             parts.append((child, depth + 1))
         out.append("{" if is_dict else "[")

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import os
 from array import array
+from typing import TYPE_CHECKING
 
 from .formats import get_format
 from .segment import KEY_MASK, LineBlocks, Segment, scan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from multiprocessing.connection import Connection
 
 PARALLEL_MIN_BYTES = 48 << 20
 FIRST_SHARE = 0.47  # of the bytes: this process also merges the child's part
@@ -48,7 +52,7 @@ def split_point(fd: int, start: int, stop: int, share: float | None = None) -> i
     return None
 
 
-def _child(conn, fmt_name: str, path: str, start: int, stop: int) -> None:
+def _child(conn: Connection, fmt_name: str, path: str, start: int, stop: int) -> None:
     try:
         conn.send(scan_file_range(fmt_name, path, start, stop))
     except BaseException as exc:  # report, never hang the parent
@@ -60,7 +64,7 @@ def _child(conn, fmt_name: str, path: str, start: int, stop: int) -> None:
 class FarScan:
     """A scan of bytes [start, stop) of ``path`` in a forked process."""
 
-    def __init__(self, fmt_name: str, path: str, start: int, stop: int):
+    def __init__(self, fmt_name: str, path: str, start: int, stop: int) -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")

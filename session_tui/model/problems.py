@@ -27,5 +27,5 @@ class Problem:
     message: str
     severity: str = ERROR
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, str | int]:
         return {"kind": self.kind.value, "line": self.line, "message": self.message, "severity": self.severity}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 BOM = b"\xef\xbb\xbf"
@@ -41,7 +43,7 @@ def describe_bad(raw: bytes, error: Exception | None) -> str:
     return "invalid JSON: " + text
 
 
-def parse_object(raw: bytes) -> dict:
+def parse_object(raw: bytes) -> dict[str, Any]:
     """Parse one line; raise BadLine with a reason unless it is a JSON object."""
     try:
         obj = loads(raw)
@@ -55,7 +57,7 @@ def parse_object(raw: bytes) -> dict:
 SIDECAR_MAX_BYTES = 1 << 20
 
 
-def read_object_file(path: str) -> dict | None:
+def read_object_file(path: str) -> dict[str, Any] | None:
     """The JSON object a small file (a sidecar) holds, or None when it is
     missing, unreadable or not one object; at most SIDECAR_MAX_BYTES read."""
     try:
@@ -63,3 +65,9 @@ def read_object_file(path: str) -> dict | None:
             return parse_object(f.read(SIDECAR_MAX_BYTES).strip())
     except (OSError, BadLine):
         return None
+
+
+def name_of(value: object) -> str | None:
+    """A JSON value used as a name to look up (a role, a record type): a
+    string, or None for any other type (a list there is damage, not a key)."""
+    return value if type(value) is str else None

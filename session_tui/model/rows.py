@@ -19,11 +19,18 @@ from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from .segment import Shape
 from .tree import QUIET_BITS
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
+
 NONE = -1
+
+#: runs as columns: head entry, length, depth, flags
+Runs = tuple["array[int]", "array[int]", "array[int]", bytearray]
 
 
 class RowFlag:
@@ -41,7 +48,7 @@ class Row:
 
 
 class RowLayout:
-    def __init__(self, session, expanded: set[int] | None = None, show_quiet: bool = False):
+    def __init__(self, session: Session, expanded: set[int] | None = None, show_quiet: bool = False) -> None:
         """``show_quiet``: also show the rows of records the model never
         sees (Claude Code progress, turn durations); by default they are
         left out and counted on the row they follow (``folded``)."""
@@ -75,7 +82,7 @@ class RowLayout:
         self.pending = bool(self.session.lines.torn)
         self._index()
 
-    def _runs(self, stack: list[tuple[int, int, int]]) -> tuple[array, array, array, bytearray]:
+    def _runs(self, stack: list[tuple[int, int, int]]) -> Runs:
         """Depth-first over runs from ``stack`` (head, depth, flags): each
         fork's alternatives right after it, its continuation after them."""
         tree, breaks, expanded = self.session.tree, self.breaks, self.expanded
@@ -83,11 +90,17 @@ class RowLayout:
         while stack:
             head, depth, flag = stack.pop()
             if flag & RowFlag.ALT_HEAD and head not in expanded:
-                heads.append(head), lengths.append(1), depths.append(depth), flags.append(flag | RowFlag.FOLDED)
+                heads.append(head)
+                lengths.append(1)
+                depths.append(depth)
+                flags.append(flag | RowFlag.FOLDED)
                 continue
             end = breaks[bisect_left(breaks, head)]
             for start, stop in self._visible(head, end):
-                heads.append(start), lengths.append(stop - start), depths.append(depth), flags.append(flag)
+                heads.append(start)
+                lengths.append(stop - start)
+                depths.append(depth)
+                flags.append(flag)
                 flag &= ~RowFlag.ALT_HEAD
             kids = tree.children(end)
             if self.hiding:
@@ -157,9 +170,9 @@ class RowLayout:
         when first asked for (a fold needs only the offsets)."""
         self.first_rows = array("I", accumulate(self.lengths, initial=0))
         self.entry_rows = self.first_rows.pop()
-        self._sorted = None
+        self._sorted: tuple[array[int], array[int]] | None = None
 
-    def _heads_index(self) -> tuple[array, array]:
+    def _heads_index(self) -> tuple[array[int], array[int]]:
         if self._sorted is None:
             order = sorted(range(len(self.heads)), key=self.heads.__getitem__)
             self._sorted = (array("i", map(self.heads.__getitem__, order)), array("i", order))
@@ -178,7 +191,7 @@ class RowLayout:
             return by_head_run[k]
         return None
 
-    def _splice(self, run: int, count: int, new) -> None:
+    def _splice(self, run: int, count: int, new: Runs) -> None:
         """Replace runs [run, run + count) by the runs ``new``."""
         for name, values in zip(("heads", "lengths", "depths", "flags"), new, strict=True):
             getattr(self, name)[run : run + count] = values

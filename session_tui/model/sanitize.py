@@ -32,7 +32,7 @@ INVISIBLE_IN_JSON = re.compile(
 UNDECODABLE = re.compile("[\ud800-\udfff]")  # lone surrogates: a file name's bytes that are not UTF-8 (os.fsdecode)
 
 
-def _placeholder(match: re.Match) -> str:
+def _placeholder(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code < 0x20:
         return chr(0x2400 + code)  # ␀..␟, e.g. ␛ for ESC

@@ -3,20 +3,46 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .segment import Shape
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .formats.base import Format
+    from .session import Session
+    from .tree import SessionTree
 
 BLOCK = 1 << 20
 
 
-def _entry_at_line(session, line: int) -> int | None:
+class Entries(Protocol):
+    """What ``partner`` reads of a session: ``Session`` has it, and so may
+    the session a format adapter is given."""
+
+    @property
+    def tree(self) -> SessionTree: ...
+
+    @property
+    def format(self) -> Format: ...
+
+    def record(self, entry: int) -> dict[str, Any]: ...
+
+
+def _entry_at_line(session: Session, line: int) -> int | None:
     """The entry on 0-based ``line``, if that line is an entry."""
     lines = session.tree.entry_line
     k = bisect_left(lines, line)
     return k if k < len(lines) and lines[k] == line else None
 
 
-def find_text(session, needle: str, after_entry: int = -1, backwards: bool = False, should_stop=None) -> int | None:
+def find_text(
+    session: Session,
+    needle: str,
+    after_entry: int = -1,
+    backwards: bool = False,
+    should_stop: Callable[[], bool] | None = None,
+) -> int | None:
     """The next entry (in file order, wrapping around) after ``after_entry``
     whose line contains ``needle``, case-insensitively; searches the raw
     JSON lines, so ids and field values match too. ``should_stop`` is polled
@@ -44,7 +70,14 @@ def find_text(session, needle: str, after_entry: int = -1, backwards: bool = Fal
     return None
 
 
-def _scan(session, target: bytes, start: int, stop: int, backwards: bool, should_stop=None) -> int | None:
+def _scan(
+    session: Session,
+    target: bytes,
+    start: int,
+    stop: int,
+    backwards: bool,
+    should_stop: Callable[[], bool] | None = None,
+) -> int | None:
     """The first (or, backwards, last) entry in bytes [start, stop) whose
     line holds ``target``; reads BLOCK bytes at a time."""
     overlap = len(target) - 1
@@ -61,7 +94,7 @@ def _scan(session, target: bytes, start: int, stop: int, backwards: bool, should
     return None
 
 
-def _entry_in(session, data: bytes, base: int, target: bytes, backwards: bool) -> int | None:
+def _entry_in(session: Session, data: bytes, base: int, target: bytes, backwards: bool) -> int | None:
     starts = session.lines.line_starts
     at = data.rfind(target) if backwards else data.find(target)
     while at >= 0:
@@ -72,19 +105,20 @@ def _entry_in(session, data: bytes, base: int, target: bytes, backwards: bool) -
     return None
 
 
-def find_all(session, needle: str, limit: int, should_stop=None) -> list[int]:
+def find_all(session: Session, needle: str, limit: int, should_stop: Callable[[], bool] | None = None) -> list[int]:
     """Up to ``limit`` entries holding ``needle``, in file order (see find_text)."""
     found: list[int] = []
-    entry = -1
+    after = -1
     while len(found) < limit:
-        entry = find_text(session, needle, entry, should_stop=should_stop)
+        entry = find_text(session, needle, after, should_stop=should_stop)
         if entry is None or entry in found:
             break
         found.append(entry)
+        after = entry
     return found
 
 
-def partner(session, entry: int) -> int | None:
+def partner(session: Entries, entry: int) -> int | None:
     """For a tool result, the entry that made its call; for an entry making
     calls, the entry with the first result. None if there is none."""
     tree, fmt = session.tree, session.format
@@ -107,7 +141,7 @@ def partner(session, entry: int) -> int | None:
     frontier = tree.children(entry)
     seen = 0
     while frontier and seen < 10_000:
-        nxt = []
+        nxt: list[int] = []
         for node in frontier:
             seen += 1
             if tree.shape[node] & Shape.RESULT and fmt.view(session.record(node)).result_for in ids:

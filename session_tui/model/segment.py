@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
+from typing import TYPE_CHECKING, Any
 
 from .records import BOM
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .formats.base import Format
 
 READ_BUFFER = 1 << 20  # the line reader's buffer
 BLOCK_LINES = 4096  # lines per scanned block
@@ -89,24 +94,25 @@ class Segment:
     (position in this segment, parent id or None).
     """
 
-    line_starts: array = field(default_factory=lambda: array("Q"))
-    line_kinds: array = field(default_factory=lambda: array("B"))
-    entry_lines: array = field(default_factory=lambda: array("I"))
-    ids: list = field(default_factory=list)  # str per entry; empty in linear formats
+    line_starts: array[int] = field(default_factory=lambda: array("Q"))
+    line_kinds: array[int] = field(default_factory=lambda: array("B"))
+    entry_lines: array[int] = field(default_factory=lambda: array("I"))
+    ids: list[str] = field(default_factory=list)  # str per entry; empty in linear formats
     shapes: bytearray = field(default_factory=bytearray)
-    far: list = field(default_factory=list)  # (position, parent id | None)
-    keys: array | None = None  # id keys, when computed by the scanning process
+    far: list[tuple[int, str | None]] = field(default_factory=list)  # (position, parent id | None)
+    keys: array[int] | None = None  # id keys, when computed by the scanning process
     key_check: int = 0  # hash("session-tui") in the scanning process
-    pointers: list = field(default_factory=list)  # (line, target id)
-    bad: list = field(default_factory=list)  # (line, reason)
-    header: dict | None = None
-    titles: list = field(default_factory=list)  # (line, rank, title, entry id it names or None)
+    pointers: list[tuple[int, object]] = field(default_factory=list)  # (line, target id)
+    bad: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
+    header: dict[str, Any] | None = None
+    #: (line, rank, title, entry id it names or None)
+    titles: list[tuple[int, int, str, str | None]] = field(default_factory=list)
     #: what a ``stateful`` format carries from one line to the next (the session's, across segments)
-    state: dict = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
     tally: ScanTally = field(default_factory=ScanTally)  # filled by formats that tally while indexing
-    last_id: object = None  # the last entry's id: a parent link to it is the common case, kept short
+    last_id: str | None = None  # the last entry's id: a parent link to it is the common case, kept short
 
-    def add_entry(self, line: int, entry_id, parent_id, shape: int) -> None:
+    def add_entry(self, line: int, entry_id: str, parent_id: str | None, shape: int) -> None:
         """Record one entry (the slow, general way; hot loops inline this)."""
         if parent_id is None or parent_id != self.last_id:
             self.far.append((len(self.shapes), parent_id))
@@ -125,11 +131,11 @@ class Segment:
             self.entry_lines = array("I", map(delta.__add__, self.entry_lines))
             self.pointers = [(line + delta, target) for line, target in self.pointers]
             self.bad = [(line + delta, reason) for line, reason in self.bad]
-            self.titles = [(line + delta, *rest) for line, *rest in self.titles]
+            self.titles = [(line + delta, rank, title, names) for line, rank, title, names in self.titles]
 
-    def parent_ids(self) -> list:
+    def parent_ids(self) -> list[str | None]:
         """Parent id of each entry (rebuilt from ``far``; for the slow path)."""
-        out = [None] + self.ids[:-1]
+        out: list[str | None] = [None, *self.ids[:-1]]
         for k, pid in self.far:
             out[k] = pid
         return out
@@ -150,7 +156,7 @@ class LineBlocks:
         self.fragment = b""
         self.pos = start
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[list[bytes], array[int], int]]:
         stop = self.stop
         with open(self.fd, "rb", buffering=READ_BUFFER, closefd=False) as f:
             f.seek(self.start)
@@ -176,7 +182,12 @@ class LineBlocks:
 
 
 def scan(
-    fmt, lines: list[bytes], starts: array, base_line: int, seg: Segment | None = None, state: dict | None = None
+    fmt: Format,
+    lines: list[bytes],
+    starts: array[int],
+    base_line: int,
+    seg: Segment | None = None,
+    state: dict[str, Any] | None = None,
 ) -> Segment:
     """Scan complete ``lines`` (newlines kept) starting at byte offsets
     ``starts``, the first being line ``base_line`` (0-based) of the file;

@@ -8,28 +8,33 @@ are asked for; only the skeleton of each entry is kept in memory.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import parallel
-from .errors import Cancelled, SessionError  # (importers name them from here too)
-from .formats import DEFAULT, Format, get_format, sniff
-from .formats.base import Sent
+from .errors import Cancelled as Cancelled  # (importers name them from here too)
+from .errors import SessionError as SessionError
+from .formats import DEFAULT, get_format, sniff
+from .formats.base import Format, Sent
 from .line_index import LineIndex
 from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
-from .tools import Pairing, ToolIssue
+from .tools import ContextItem, Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 
 SNIFF_RECORDS = 5
 SNIFF_MAX_BYTES = 64 << 20
+
+#: (context items, notes: (0-based line, text)) at a leaf
+Built = tuple[list[ContextItem], list[tuple[int, str]]]
 
 
 @dataclass
@@ -43,7 +48,9 @@ class Change:
 
 
 class Session:
-    def __init__(self, path: str | os.PathLike, format: str | None = None, *, parallel_ok: bool = True, start: int = 0):
+    def __init__(
+        self, path: str | os.PathLike[str], format: str | None = None, *, parallel_ok: bool = True, start: int = 0
+    ) -> None:
         """``start``: read from the first line that begins at or after this
         byte offset (a quick look at the end of a big file; line numbers
         then count from there, see ``partial``)."""
@@ -63,15 +70,17 @@ class Session:
         self.tree = SessionTree(linear=bool(self._forced and self._forced.linear))
         self.pointers: list[tuple[int, object]] = []
         self.bad: list[tuple[int, str]] = []
-        self.header: dict | None = None
+        self.header: dict[str, Any] | None = None
         self.titles: list[tuple[int, int, str, str | None]] = []  # records naming the session
         self.memo = Memo()  # what a format keeps between calls; cleared with the tree
         self.scan_state: dict[str, Any] = {}  # what a stateful format carries between lines
         self.scan_tally = ScanTally(exact=bool(self._forced and self._forced.tallies_usage))
-        self._context_cache: tuple | None = None
-        self._context_before: tuple | None = None  # (leaf, built, entry count) of the last refresh: extended on append
+        self._context_cache: tuple[int, Built] | None = None
+        #: (leaf, built, entry count) of the last refresh: extended on append
+        self._context_before: tuple[int, Built, int] | None = None
         self._pairing: Pairing | None = None
-        self._light_cache: tuple | None = None  # (leaf, tool issues, context size) of a light pass
+        #: (leaf, tool issues, context size) of a light pass
+        self._light_cache: tuple[int, tuple[list[ToolIssue], list[ToolIssue]], int] | None = None
         self._leaf_cache: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------
@@ -83,7 +92,7 @@ class Session:
     def __enter__(self) -> Session:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:  # pragma: no cover - best effort
@@ -169,7 +178,7 @@ class Session:
         return change
 
     def _sniff(self, fd: int, size: int) -> None:
-        objs: list[dict] = []
+        objs: list[dict[str, Any]] = []
         pos = 0
         buf = b""
         while len(objs) < SNIFF_RECORDS and pos < min(size, SNIFF_MAX_BYTES):
@@ -240,8 +249,15 @@ class Session:
         self.scan_state = {}
         self.scan_tally = ScanTally(exact=fmt.tallies_usage)
 
-    def _read(self, fd: int, start: int, stop: int, should_stop, progress) -> None:
-        far = None
+    def _read(
+        self,
+        fd: int,
+        start: int,
+        stop: int,
+        should_stop: Callable[[], bool] | None,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        far: tuple[int, int, parallel.FarScan] | None = None
         if (
             self.parallel_ok
             and not self.format.stateful
@@ -278,7 +294,15 @@ class Session:
             if far:
                 far[2].cancel()
 
-    def _read_blocks(self, fd: int, start: int, stop: int, should_stop, progress, total: int) -> None:
+    def _read_blocks(
+        self,
+        fd: int,
+        start: int,
+        stop: int,
+        should_stop: Callable[[], bool] | None,
+        progress: Callable[[int, int], None] | None,
+        total: int,
+    ) -> None:
         lines = self.lines
         blocks = LineBlocks(fd, start, stop)
         for block, starts, end in blocks:
@@ -340,20 +364,27 @@ class Session:
                 self.bad.append((line, reason))
 
     # -- records ------------------------------------------------------------------
+    def _held_fd(self) -> int:
+        """The descriptor the session holds; a closed (or never opened)
+        session reads as a closed descriptor does: OSError (EBADF)."""
+        if self._fd is None:
+            raise OSError(errno.EBADF, f"{self.path}: session file is not open")
+        return self._fd
+
     def pread(self, length: int, offset: int) -> bytes:
         """``length`` bytes of the file at ``offset`` (through the descriptor
         the session holds: the file it indexed, even if renamed since)."""
-        return os.pread(self._fd, length, offset)
+        return os.pread(self._held_fd(), length, offset)
 
     def raw_line(self, line: int) -> bytes:
         """The bytes of 0-based committed ``line`` (no newline)."""
         offset, length = self.lines.span(line)
-        data = os.pread(self._fd, length, offset)
+        data = os.pread(self._held_fd(), length, offset)
         if line == 0 and data.startswith(BOM):
             data = data[len(BOM) :]
         return data.removesuffix(b"\r")
 
-    def record(self, entry: int) -> dict:
+    def record(self, entry: int) -> dict[str, Any]:
         """The full record of entry ``entry``, read back from disk."""
         return parse_object(self.raw_line(self.tree.entry_line[entry]))
 
@@ -373,11 +404,13 @@ class Session:
         """1-based physical line of ``entry``."""
         return self.tree.entry_line[entry] + 1
 
-    def sidecar(self) -> tuple[str, dict] | None:
+    def sidecar(self) -> tuple[str, dict[str, Any]] | None:
         """(path, object) of the format's metadata sidecar when it exists and
         holds a JSON object; it is shown, never required, never changed."""
         path = self.format.sidecar_path(self.path)
-        obj = read_object_file(path) if path else None
+        if not path:
+            return None
+        obj = read_object_file(path)
         return (path, obj) if obj is not None else None
 
     def other_records(self, limit: int) -> list[tuple[int, str]]:
@@ -386,7 +419,7 @@ class Session:
         the format does not know."""
         kinds = bytes(self.lines.line_kinds)
         wanted = {LineKind.HEADER, LineKind.META, LineKind.POINTER, LineKind.UNKNOWN}
-        out = []
+        out: list[tuple[int, str]] = []
         for line, kind in enumerate(kinds):
             if kind in wanted:
                 raw = self.raw_line(line)
@@ -420,11 +453,14 @@ class Session:
         """Where this session was forked from, as its files record it."""
         return self.format.origin(self)
 
-    def active_path(self) -> list[int]:
+    def active_path(self) -> Sequence[int]:
+        """Entry indexes root → the active leaf (a compact array; empty without one)."""
         leaf = self.active_leaf()
         return self.tree.path_to(leaf) if leaf >= 0 else []
 
-    def context_items(self, leaf: int | None = None, should_stop=None) -> list[tuple[int, dict]]:
+    def context_items(
+        self, leaf: int | None = None, should_stop: Callable[[], bool] | None = None
+    ) -> list[ContextItem]:
         """(entry, message) pairs the model would be sent from ``leaf``
         (default: the active leaf), summaries applied."""
         leaf = self.active_leaf() if leaf is None else leaf
@@ -432,15 +468,15 @@ class Session:
             return []
         return self._context(leaf, should_stop)[0]
 
-    def _context(self, leaf: int, should_stop=None) -> tuple[list, list]:
+    def _context(self, leaf: int, should_stop: Callable[[], bool] | None = None) -> Built:
         """(items, notes) at ``leaf``, built once per refresh."""
         if self._context_cache and self._context_cache[0] == leaf:
             return self._context_cache[1]
-        built = self._extended_context(leaf) or self.format.context_and_notes(self, leaf, should_stop)
+        built: Built = self._extended_context(leaf) or self.format.context_and_notes(self, leaf, should_stop)
         self._context_cache = (leaf, built)
         return built
 
-    def _extended_context(self, leaf: int) -> tuple[list, list] | None:
+    def _extended_context(self, leaf: int) -> Built | None:
         """The context at ``leaf`` as the one built before the last refresh
         plus what the entries appended since add, when ``leaf`` continues that
         leaf through new entries only and the format can extend it (no
@@ -449,7 +485,7 @@ class Session:
             return None
         before_leaf, (items, notes), before_count = self._context_before
         parent = self.tree.parent
-        added = []
+        added: list[int] = []
         entry = leaf
         while entry != before_leaf:
             if entry < before_count:  # a path through older entries: another branch
@@ -460,7 +496,7 @@ class Session:
         tail = self.format.context_tail(self, added)
         return None if tail is None else (items + tail if tail else items, notes)
 
-    def resume_items(self, leaf: int | None = None, should_stop=None) -> list[Sent]:
+    def resume_items(self, leaf: int | None = None, should_stop: Callable[[], bool] | None = None) -> list[Sent]:
         """What the format's client sends the model when it resumes at
         ``leaf`` (default: the active leaf): the context with the client's
         own merging and repairs, its additions marked (design §8)."""
@@ -480,13 +516,13 @@ class Session:
             return self._light_cache[2]
         return len(self.context_items(leaf)) if leaf >= 0 else 0
 
-    def context_at(self, leaf: int | None = None) -> list[dict]:
+    def context_at(self, leaf: int | None = None) -> list[dict[str, Any]]:
         """The messages the model would be sent from ``leaf`` (the store
         design's ``messagesForActiveBranch``)."""
         return [message for _, message in self.context_items(leaf)]
 
     def tool_issues(
-        self, leaf: int | None = None, should_stop=None, light: bool = False
+        self, leaf: int | None = None, should_stop: Callable[[], bool] | None = None, light: bool = False
     ) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """(dangling calls, orphan results) in the context at ``leaf``;
         ``light``: a one-shot answer that reads only the records that call or
@@ -512,7 +548,7 @@ class Session:
     def notes(self) -> list[tuple[int, str]]:
         """Things worth knowing that are not problems: ignored pointers,
         summaries that could not be applied. (1-based line, text)."""
-        out = []
+        out: list[tuple[int, str]] = []
         if self.format.duplicates_expected:
             out.extend(
                 (line + 1, f"{entry_id} repeats an earlier record (a copied prefix): the first copy is shown")
@@ -535,7 +571,7 @@ class Session:
             out.extend((line + 1, text) for line, text in self.format.context_notes(self, leaf))
         return sorted(out)
 
-    def _missing_parents(self, expected: bool):
+    def _missing_parents(self, expected: bool) -> Iterator[tuple[int, str]]:
         """(entry, parent id) of roots whose parent is not in the file: those
         the format expects (``expected``) or the others."""
         for entry, parent_id in self.tree.missing_parents():
@@ -607,9 +643,11 @@ class Session:
         return out
 
 
-def open_session(path: str | os.PathLike, format: str | None = None, **kwargs) -> Session:
+def open_session(
+    path: str | os.PathLike[str], format: str | None = None, *, parallel_ok: bool = True, start: int = 0
+) -> Session:
     """Open and fully index a session file; raise SessionError with a
     one-line reason if it cannot be read as one."""
-    session = Session(path, format, **kwargs)
+    session = Session(path, format, parallel_ok=parallel_ok, start=start)
     session.refresh()
     return session

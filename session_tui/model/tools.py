@@ -7,7 +7,15 @@ id is not among the calls it follows is an orphan.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .formats.base import Format
+
+#: (entry index, message) of a context
+ContextItem = tuple[int, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -16,7 +24,7 @@ class ToolIssue:
     call_id: str
 
 
-def pair_tool_calls(fmt, context: list[tuple[int, dict]]) -> tuple[list[ToolIssue], list[ToolIssue]]:
+def pair_tool_calls(fmt: Format, context: list[ContextItem]) -> tuple[list[ToolIssue], list[ToolIssue]]:
     """(dangling calls, orphan results) in ``context``, in order. Formats
     with ``results_anywhere`` (Codex) pair a call with an output anywhere
     after it."""
@@ -27,21 +35,21 @@ class Pairing:
     """Tool pairing fed a context as it grows: ``feed`` reads only the
     messages it has not seen, so a live file costs what was appended."""
 
-    def __init__(self, fmt) -> None:
+    def __init__(self, fmt: Format) -> None:
         self.fmt = fmt
         self.anywhere = fmt.results_anywhere
         self.consumed = 0  # messages of the context read so far
-        self.last: tuple | None = None  # the last of them (same object: the context was extended, not rebuilt)
+        self.last: ContextItem | None = None  # the last of them (same object: the context was extended, not rebuilt)
         self.dangling: list[ToolIssue] = []  # calls closed without a result
         self.orphans: list[ToolIssue] = []
         self.open_calls: dict[str, int] = {}  # call id -> entry
-        self.previous: dict | None = None  # the last message that was not a result
+        self.previous: dict[str, Any] | None = None  # the last message that was not a result
 
-    def continues(self, context: list[tuple[int, dict]]) -> bool:
+    def continues(self, context: list[ContextItem]) -> bool:
         """Whether ``context`` begins with every message this pairing has read."""
         return len(context) >= self.consumed and (not self.consumed or context[self.consumed - 1] is self.last)
 
-    def feed(self, context: list[tuple[int, dict]]) -> tuple[list[ToolIssue], list[ToolIssue]]:
+    def feed(self, context: list[ContextItem]) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """Read the messages of ``context`` after those already read (it must
         continue them); (dangling calls, orphan results) at its end."""
         found = self.read(context[self.consumed :])
@@ -49,7 +57,7 @@ class Pairing:
             self.consumed, self.last = len(context), context[-1]
         return found
 
-    def read(self, items) -> tuple[list[ToolIssue], list[ToolIssue]]:
+    def read(self, items: Iterable[ContextItem]) -> tuple[list[ToolIssue], list[ToolIssue]]:
         """Read ``items`` (any iterable: a stream is never held whole) after
         what was read; (dangling calls, orphan results) at their end."""
         fmt = self.fmt

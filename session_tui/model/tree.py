@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from .segment import KEY_MASK as _KEY_MASK
 from .segment import Segment, Shape
@@ -64,7 +64,7 @@ class SessionTree:
         self.asides = 0  # entries beside the conversation: leaves and forks do not count them
         self.quiet = 0  # entries the model never sees (rows hidden by default)
         self._leaves_memo: tuple[int, list[int]] | None = None
-        self._breaks_memo: tuple[tuple, list[int]] | None = None
+        self._breaks_memo: tuple[tuple[int, int, int, int], list[int]] | None = None
         self.duplicates: list[tuple[int, str]] = []  # (line, id) of dropped records
         self.cycles: list[tuple[int, str]] = []  # (line, parent id) of broken links
 
@@ -122,14 +122,15 @@ class SessionTree:
         start = self.count
         size = len(members)
         self._add_keys(keys, start)  # a key seen before shows as a size short of size + n
-        far = []
+        far: list[tuple[int, int]] = []
+        linked = True
         for k, pid in seg.far:
             p = NONE if pid is None else self._index_of_key(hash(pid) & _KEY_MASK, start + k)
             if p is None or p >= start + k:
-                far = None  # a forward or missing parent: decide entry by entry
+                linked = False  # a forward or missing parent: decide entry by entry
                 break
             far.append((start + k, p))
-        if far is None or len(self._members) != size + n:
+        if not linked or len(self._members) != size + n:
             self._drop_keys(keys, start)
             return False
         self._extend_arrays(seg)
@@ -147,7 +148,7 @@ class SessionTree:
         self._adjacent += adjacent
         return True
 
-    def _extend_one_by_one(self, seg: Segment, read_id) -> list[tuple[int, str]]:
+    def _extend_one_by_one(self, seg: Segment, read_id: Callable[[int], str | None]) -> list[tuple[int, str]]:
         pending = self._pending
         collided = self._collided
         rejected: list[tuple[int, str]] = []
@@ -174,14 +175,14 @@ class SessionTree:
             self.parent.append(NONE)
             p = NONE
             if pid is not None:
-                p = self.find(pid)
-                if p is None:
+                found = self.find(pid)
+                if found is None:
                     pending.setdefault(hash(pid) & _KEY_MASK, []).append(i)
                     self._pending_ids[i] = pid
-                    p = NONE
-                elif p == i:
+                elif found == i:
                     self.cycles.append((line, pid))
-                    p = NONE
+                else:
+                    p = found
             if p == NONE:
                 self.roots.add(i)
             else:
@@ -218,14 +219,14 @@ class SessionTree:
         return False
 
     # -- the id index ---------------------------------------------------------------
-    def _add_keys(self, keys, start: int) -> None:
+    def _add_keys(self, keys: Sequence[int], start: int) -> None:
         self._keys.extend(keys)
         if isinstance(self._members, dict):
             self._members.update(zip(keys, range(start, start + len(keys)), strict=True))
         else:
             self._members.update(keys)
 
-    def _drop_keys(self, keys, start: int) -> None:
+    def _drop_keys(self, keys: Sequence[int], start: int) -> None:
         """Undo ``_add_keys(keys, start)`` (rare: the batch goes entry by entry)."""
         del self._keys[start:]
         members = self._members
@@ -316,7 +317,7 @@ class SessionTree:
     def branch_point_entries(self) -> list[int]:
         return sorted(p for p in list(self._others) if self.child_count(p) >= 2)
 
-    def path_to(self, leaf: int) -> array:
+    def path_to(self, leaf: int) -> array[int]:
         """Entry indexes root → ``leaf`` (a compact array: a path can hold millions)."""
         return path_of_runs(self.path_runs(leaf))
 
@@ -418,7 +419,7 @@ class SessionTree:
         return list(self._others.items()), list(self.roots)
 
 
-def path_of_runs(runs: list[tuple[int, int]]) -> array:
+def path_of_runs(runs: list[tuple[int, int]]) -> array[int]:
     """The entry indexes of a path given as runs (first, last) of consecutive entries."""
     path = array("I")
     for first, last in runs:

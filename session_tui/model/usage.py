@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from .entry_view import EntryView
 from .segment import Shape
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
 
 IN_KEYS = ("prompt_tokens", "input_tokens")
 OUT_KEYS = ("completion_tokens", "output_tokens")
@@ -18,10 +23,10 @@ def tokens_of(view: EntryView) -> tuple[int, int]:
     return usage_counts(view.tokens or {})
 
 
-def usage_counts(usage: dict) -> tuple[int, int]:
+def usage_counts(usage: Mapping[str, object]) -> tuple[int, int]:
     """(input, output) of a usage record (a negative or non-integer count is none)."""
 
-    def first(keys) -> int:
+    def first(keys: Iterable[str]) -> int:
         for key in keys:
             value = usage.get(key)
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
@@ -31,7 +36,7 @@ def usage_counts(usage: dict) -> tuple[int, int]:
     return first(IN_KEYS), first(OUT_KEYS)
 
 
-def entry_tokens(session, entry: int, view: EntryView | None = None) -> dict | None:
+def entry_tokens(session: Session, entry: int, view: EntryView | None = None) -> dict[str, Any] | None:
     """Usage recorded for ``entry``: where its format keeps it outside the
     entry's record (Codex: the token_count after an assistant entry), else
     the view's own ``tokens``."""
@@ -41,7 +46,7 @@ def entry_tokens(session, entry: int, view: EntryView | None = None) -> dict | N
     return (view or session.format.view(session.record(entry))).tokens
 
 
-def parse_time(value) -> float | None:
+def parse_time(value: object) -> float | None:
     """Seconds since the epoch from an ISO 8601 string, or a number of Unix
     seconds or (above 1e11, i.e. after 1973 in ms) milliseconds; None for
     anything else, or a number outside years 1970..9999."""
@@ -56,7 +61,7 @@ def parse_time(value) -> float | None:
     return None
 
 
-def step_seconds(session, entry: int) -> tuple[str, float] | None:
+def step_seconds(session: Session, entry: int) -> tuple[str, float] | None:
     """("model", seconds) for an assistant entry (its time minus its
     parent's), ("tool", seconds) for a tool result (its time minus the
     call's); None when the times are not recorded."""
@@ -97,7 +102,7 @@ class SessionUsage:
         return self.last - self.first if self.first is not None and self.last is not None else None
 
 
-def session_usage(session, should_stop=None) -> SessionUsage:
+def session_usage(session: Session, should_stop: Callable[[], bool] | None = None) -> SessionUsage:
     """Tokens over every entry of the file (all branches: what was spent;
     a response recorded over several entries once, with its highest output
     count) or, where the format records a session total (Codex), that;
@@ -135,7 +140,8 @@ class UsageTally:
     entries: int = 0
     input_tokens: int = 0  # of entries that are not part of a several-entry response
     output_tokens: int = 0
-    steps: dict = field(default_factory=dict)  # response id -> its (input, output), the highest output
+    #: response id -> its (input, output), the highest output
+    steps: dict[str, tuple[int, int]] = field(default_factory=dict)
     first: float | None = None
     last: float | None = None
 
@@ -168,7 +174,7 @@ def human_seconds(seconds: float) -> str:
 
 
 def usage_text(usage: SessionUsage) -> str:
-    parts = []
+    parts: list[str] = []
     if usage.input_tokens or usage.output_tokens:
         parts.append(f"tokens in {human_tokens(usage.input_tokens)} · out {human_tokens(usage.output_tokens)}")
     if usage.seconds is not None:

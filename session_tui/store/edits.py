@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from ..model import json_text
 from ..model.segment import LineKind
 from ..model.session import Session
-from .forms import FORMS, Form
-from .forms.base import SYNTHETIC_RESULT
+from .forms import FORMS
+from .forms.base import SYNTHETIC_RESULT, Form
 from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
 from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
@@ -123,9 +123,9 @@ def plan_drop_bad(session: Session) -> Plan:
     numbers = ", ".join(str(line + 1) for line in bad[:10]) + (" …" if len(bad) > 10 else "")
     summary = f"remove {len(bad)} bad line(s) ({numbers})"
     if kept:
-        records = sum(piece.count(b"\n") + 1 for piece in kept.values())
+        n_kept = sum(piece.count(b"\n") + 1 for piece in kept.values())
         summary += (
-            f", keeping the {records} whole record(s) found in line(s) {', '.join(str(line + 1) for line in kept)}"
+            f", keeping the {n_kept} whole record(s) found in line(s) {', '.join(str(line + 1) for line in kept)}"
         )
     plan = form.rewrite(session, summary, fingerprint, replace=kept, drop=set(bad) - set(kept))
     plan.aside.append(("bad", b"".join(saved), f"the {len(bad)} bad line(s), whole, with their line numbers"))

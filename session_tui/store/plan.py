@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model import json_text
 from .store import Fingerprint
@@ -24,7 +25,7 @@ class Plan:
     path: str
     summary: str  # one line for people
     fingerprint: Fingerprint
-    append: list[dict] = field(default_factory=list)  # records to append
+    append: list[dict[str, Any]] = field(default_factory=list)  # records to append
     rewrite: bytes | None = None  # the whole new content (a backed-up rewrite)
     new_files: list[tuple[str, bytes]] = field(default_factory=list)  # forks: created, never overwritten
     drop_torn: bytes = b""  # the torn fragment to save aside and cut (a rewrite leaves it out)

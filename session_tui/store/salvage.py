@@ -11,6 +11,7 @@ record (an inner object is no record of the file).
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import orjson
 
@@ -58,7 +59,7 @@ def salvage(raw: bytes) -> list[bytes]:
     return found
 
 
-def _is_object(raw) -> bool:
+def _is_object(raw: memoryview) -> bool:
     try:
         return isinstance(orjson.loads(raw), dict)
     except JSONDecodeError:
@@ -69,7 +70,13 @@ def saved_line(line: int, offset: int, raw: bytes, reason: str, kept: int) -> by
     """One line of ``<name>.bad-<UTC>``: where the bad line was (1-based line,
     byte offset), why it is bad, how many records were kept of it, and its
     bytes exactly (as text when they are UTF-8, else base64)."""
-    record: dict = {"line": line, "offset": offset, "length": len(raw), "reason": reason, "records_kept": kept}
+    record: dict[str, Any] = {
+        "line": line,
+        "offset": offset,
+        "length": len(raw),
+        "reason": reason,
+        "records_kept": kept,
+    }
     try:
         record["text"] = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -9,16 +9,24 @@ exclusively. The harness is the live writer, so its own appends skip the
 
 from __future__ import annotations
 
+import enum
 import os
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
-from ..model.session import Session, SessionError
+from ..model.errors import SessionError
+from ..model.session import Session
 from .store import Refused, Store, create_exclusive
 
-_ACTIVE = object()
+
+class _Parent(enum.Enum):
+    ACTIVE = enum.auto()  # the default parent: the active leaf
+
+
+_ACTIVE = _Parent.ACTIVE
 
 
 def now() -> str:
@@ -28,7 +36,7 @@ def now() -> str:
 
 
 class TreeSessionStore:
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = os.fspath(path)
         self.store = Store(self.path, force=True)
         self.session = Session(self.path, "tree")
@@ -38,14 +46,14 @@ class TreeSessionStore:
     @classmethod
     def create(
         cls,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         cwd: str | None = None,
         model: str | None = None,
-        parent_session: dict | None = None,
+        parent_session: dict[str, Any] | None = None,
     ) -> TreeSessionStore:
         """A new session file with its header; never replaces an existing file."""
-        header = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now()}
+        header: dict[str, Any] = {"type": "session", "version": 1, "id": str(uuid.uuid4()), "createdAt": now()}
         if cwd is not None:
             header["cwd"] = cwd
         if model is not None:
@@ -56,7 +64,7 @@ class TreeSessionStore:
         return cls(path)
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> TreeSessionStore:
+    def open(cls, path: str | os.PathLike[str]) -> TreeSessionStore:
         store = cls(path)
         if store.session.header is None and store.session.entries:
             raise SessionError(f"{store.path}: not a tree session (no header)")
@@ -69,9 +77,12 @@ class TreeSessionStore:
 
     def active_leaf_id(self) -> str | None:
         leaf = self.refresh().active_leaf()
-        return self.session.record(leaf)["id"] if leaf >= 0 else None
+        if leaf < 0:
+            return None
+        leaf_id: str = self.session.record(leaf)["id"]  # every tree entry has a string id
+        return leaf_id
 
-    def messages_for_active_branch(self) -> list[dict]:
+    def messages_for_active_branch(self) -> list[dict[str, Any]]:
         """The messages the model is sent from the active leaf (summaries applied)."""
         return self.refresh().context_at()
 
@@ -82,14 +93,14 @@ class TreeSessionStore:
             if self.session.find(candidate) is None:
                 return candidate
 
-    def _parent(self, parent) -> str | None:
+    def _parent(self, parent: str | _Parent | None) -> str | None:
         if parent is _ACTIVE:
             return self.active_leaf_id()
         if parent is not None and self.refresh().find(parent) is None:
             raise Refused(f"{self.path}: no entry {parent!r} to append to")
         return parent
 
-    def append_message(self, message: dict, parent=_ACTIVE) -> str:
+    def append_message(self, message: dict[str, Any], parent: str | _Parent | None = _ACTIVE) -> str:
         """Append an OpenAI chat message as an entry (default parent: the
         active leaf); it becomes the active leaf. Returns its id."""
         parent_id = self._parent(parent)
@@ -108,9 +119,10 @@ class TreeSessionStore:
         tokens_after: int | None = None,
     ) -> str:
         """Append a summary entry as a child of the active leaf."""
-        record = {
+        entry_id = self._new_id()
+        record: dict[str, Any] = {
             "type": "summary",
-            "id": self._new_id(),
+            "id": entry_id,
             "parentId": self._parent(_ACTIVE),
             "createdAt": now(),
             "summary": summary,
@@ -124,7 +136,7 @@ class TreeSessionStore:
             if value is not None:
                 record[key] = value
         self.store.append_lines([record])
-        return record["id"]
+        return entry_id
 
     def set_active_leaf(self, entry_id: str) -> None:
         """Append an ``active_leaf`` pointer: nothing is rewritten."""
@@ -132,7 +144,7 @@ class TreeSessionStore:
             raise Refused(f"{self.path}: no entry {entry_id!r}")
         self.store.append_lines([{"type": "active_leaf", "activeLeafId": entry_id, "createdAt": now()}])
 
-    def fork(self, entry_id: str, new_path: str | os.PathLike) -> TreeSessionStore:
+    def fork(self, entry_id: str, new_path: str | os.PathLike[str]) -> TreeSessionStore:
         """A new session file holding the path root → ``entry_id``, records
         copied verbatim, with a header naming its source (docs/formats.md §1.8)."""
         session = self.refresh()

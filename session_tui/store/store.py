@@ -25,9 +25,11 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
@@ -128,14 +130,14 @@ def _write_all(fd: int, data: bytes) -> None:
 class Store:
     """The writer of one session file."""
 
-    def __init__(self, path: str | os.PathLike, *, force: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, force: bool = False):
         self.path = os.fspath(path)
         self.force = force
         self.lock_path = self.path + ".lock"
 
     # -- guards -------------------------------------------------------------------
     @contextmanager
-    def locked(self):
+    def locked(self) -> Iterator[None]:
         """Hold the writer lock, or refuse if another process holds it."""
         fd = open_nofollow(self.lock_path, os.O_RDWR | os.O_CREAT)
         try:
@@ -186,7 +188,7 @@ class Store:
             f.seek(size - 1)
             return f.read(1) == b"\n"
 
-    def append_lines(self, records: list[dict], *, expected: Fingerprint | None = None) -> int:
+    def append_lines(self, records: list[dict[str, Any]], *, expected: Fingerprint | None = None) -> int:
         """Append ``records`` as JSON lines; returns the offset they start at."""
         with self.locked():
             self.check_quiet()

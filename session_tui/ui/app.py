@@ -86,7 +86,8 @@ class SessionApp(App):
 
     def open_session_file(self, path: str) -> None:
         """Open ``path`` in a session view, or say in one line why not."""
-        from ..model.session import Session, SessionError
+        from ..model.errors import SessionError
+        from ..model.session import Session
         from .screens.session import SessionScreen
 
         try:

@@ -20,11 +20,12 @@ def age(seconds: float) -> str:
 def human_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"
+    scaled = float(size)
     for unit in ("KB", "MB", "GB", "TB"):
-        size /= 1024
-        if size < 1024 or unit == "TB":
+        scaled /= 1024
+        if scaled < 1024 or unit == "TB":
             break
-    return f"{size:.1f} {unit}" if size < 10 else f"{size:.0f} {unit}"
+    return f"{scaled:.1f} {unit}" if scaled < 10 else f"{scaled:.0f} {unit}"
 
 
 def entries_text(info: SessionInfo) -> str:

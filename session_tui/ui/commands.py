@@ -7,9 +7,9 @@ import threading
 
 from textual.command import Hit, Provider
 
+from ..model.errors import Cancelled
 from ..model.sanitize import inert
 from ..model.search import find_all
-from ..model.session import Cancelled
 
 MAX_HITS = 20
 

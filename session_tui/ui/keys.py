@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ SESSION_KEYS = (
 )
 
 
-def bindings() -> list[Binding]:
+def bindings() -> list[BindingType]:
     return [Binding(k.key, k.action, k.label, show=k.footer) for k in SESSION_KEYS]
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..model.problems import Problem
     from ..model.session import Session
     from ..model.session_info import SessionInfo
 
@@ -28,7 +29,11 @@ class IndexDone(Message):
 
 class ProblemsReady(Message):
     def __init__(
-        self, generation: int, problems, off_branch: set[int] | None = None, subagents: dict[int, str] | None = None
+        self,
+        generation: int,
+        problems: list[Problem],
+        off_branch: set[int] | None = None,
+        subagents: dict[int, str] | None = None,
     ) -> None:
         self.generation, self.problems, self.off_branch = generation, problems, off_branch or set()
         self.subagents = subagents or {}

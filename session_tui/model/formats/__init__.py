@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .astorlm import FORMAT as ASTORLM
-from .base import Format
+from .base import Format as Format  # re-exported: what get_format returns
 from .chat import FORMAT as CHAT
 from .claude import FORMAT as CLAUDE
 from .codex import FORMAT as CODEX
@@ -21,7 +23,7 @@ def get_format(name: str) -> Format:
         raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS)})") from None
 
 
-def sniff(objs: list[dict], path: str | None = None) -> Format | None:
+def sniff(objs: list[dict[str, Any]], path: str | None = None) -> Format | None:
     """The format whose signature the first parsed records match (some
     also look at a sidecar beside ``path``), or None."""
     if not objs:

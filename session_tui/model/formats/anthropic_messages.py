@@ -4,22 +4,26 @@ formats: ``text``, ``thinking``, ``tool_use`` in assistant messages and
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import json_text
 from ..entry_view import ToolCall, content_text
+from ..records import name_of
 from ..segment import Shape
 
-_ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "system": Shape.SYSTEM}
+# keys looked up with any JSON value
+_ROLES: dict[Any, int] = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "system": Shape.SYSTEM}
 
 
-def blocks(message: dict) -> list[dict]:
+def blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def shape_of(message: dict) -> int:
+def shape_of(message: dict[str, Any]) -> int:
     """Shape byte of one message: role, tool calls, tool results."""
-    role = message.get("role")
-    kinds = {b.get("type") for b in blocks(message)}
+    role = name_of(message.get("role"))
+    kinds = {name_of(b.get("type")) for b in blocks(message)}
     if role == "user" and "tool_result" in kinds:
         return Shape.TOOL | Shape.RESULT
     shape = _ROLES.get(role, Shape.OTHER)
@@ -28,12 +32,13 @@ def shape_of(message: dict) -> int:
     return shape
 
 
-def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
+def read_blocks(message: dict[str, Any]) -> tuple[list[str], list[ToolCall]]:
     """(texts, tool calls) of a message, every block kind named."""
     content = message.get("content")
     if not isinstance(content, list):
         return [content_text(content)], []
-    texts, calls = [], []
+    texts: list[str] = []
+    calls: list[ToolCall] = []
     results = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
     for block in content:
         if not isinstance(block, dict):
@@ -62,16 +67,16 @@ def read_blocks(message: dict) -> tuple[list[str], list[ToolCall]]:
 class AnthropicMessages:
     """Tool pairing for formats whose messages hold Anthropic content blocks."""
 
-    def tool_call_ids(self, message: dict) -> list[str]:
+    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
         if message.get("role") != "assistant":
             return []
         return [b["id"] for b in blocks(message) if b.get("type") == "tool_use" and isinstance(b.get("id"), str)]
 
-    def tool_result_id(self, message: dict) -> str | None:
+    def tool_result_id(self, message: dict[str, Any]) -> str | None:
         ids = self.tool_result_ids(message)
         return ids[0] if ids else None
 
-    def tool_result_ids(self, message: dict) -> list[str]:
+    def tool_result_ids(self, message: dict[str, Any]) -> list[str]:
         if message.get("role") != "user":
             return []
         return [

@@ -9,15 +9,16 @@ blocks inside one ``user`` message answering all the calls before it.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ..entry_view import EntryView
 from ..records import read_object_file
-from ..segment import LineKind
+from ..segment import LineKind, Segment
 from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
 from .base import LinearFile
 
 
-def sidecar_of(path: str) -> dict | None:
+def sidecar_of(path: str) -> dict[str, Any] | None:
     stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
     return read_object_file(stem + ".meta.json")
 
@@ -25,7 +26,7 @@ def sidecar_of(path: str) -> dict | None:
 class AstorlmFormat(AnthropicMessages, LinearFile):
     name = "astorlm"
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         first = objs[0]
         if "role" not in first or "type" in first or not isinstance(first.get("content"), list):
             return False
@@ -33,7 +34,7 @@ class AstorlmFormat(AnthropicMessages, LinearFile):
         stem = os.path.basename(path)[: -len(".jsonl")] if path else None
         return bool(meta and meta.get("id") == stem and isinstance(meta.get("metadata"), dict))
 
-    def classify(self, obj: dict, line: int, seg) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         role = obj.get("role")
         if role not in ("user", "assistant", "system"):
             return LineKind.UNKNOWN
@@ -41,11 +42,11 @@ class AstorlmFormat(AnthropicMessages, LinearFile):
         seg.shapes.append(shape_of(obj))
         return LineKind.ENTRY
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         entry_id = record.get("id")
         return entry_id if isinstance(entry_id, str) else None
 
-    def view(self, record: dict) -> EntryView:
+    def view(self, record: dict[str, Any]) -> EntryView:
         texts, calls = read_blocks(record)
         results = self.tool_result_ids(record)
         role = "tool" if results else str(record.get("role", "?"))

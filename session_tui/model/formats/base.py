@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..entry_view import EntryView
-from ..errors import STOP_EVERY, check_stop  # noqa: F401  (the adapters take them from here)
+from ..errors import check_stop
 from ..records import JSONDecodeError, describe_bad, loads
 from ..segment import LineKind
 
@@ -27,24 +27,27 @@ class Session(Protocol):
     lines: LineIndex
     memo: Memo
     scan_state: dict[str, Any]
-    header: dict | None
+    header: dict[str, Any] | None
     titles: list[tuple[int, int, str, str | None]]
     pointers: list[tuple[int, object]]
 
-    def record(self, entry: int) -> dict: ...
+    @property
+    def format(self) -> Format: ...
+
+    def record(self, entry: int) -> dict[str, Any]: ...
 
     def raw_line(self, line: int) -> bytes: ...
 
     def find(self, entry_id: str) -> int | None: ...
 
-    def sidecar(self) -> tuple[str, dict] | None: ...
+    def sidecar(self) -> tuple[str, dict[str, Any]] | None: ...
 
 
 class Sent(NamedTuple):
     """A message the client sends the model on resume."""
 
     entry: int  # the entry it comes from (an addition: the entry it answers or follows)
-    message: dict
+    message: dict[str, Any]
     added_by: str | None = None  # the client that adds it on resume; None: it is in the file
 
 
@@ -69,7 +72,7 @@ def unparsable(raw: bytes, error: Exception, line: int, seg: Segment) -> int:
     return LineKind.BAD
 
 
-def not_an_object(obj, line: int, seg: Segment) -> int:
+def not_an_object(obj: object, line: int, seg: Segment) -> int:
     seg.bad.append((line, f"JSON {type(obj).__name__} is not an object"))
     return LineKind.BAD
 
@@ -91,7 +94,7 @@ class Format:
     #: file is scanned in order, in one process
     stateful = False
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         """Whether the first parsed records of a file (at ``path``) look like this format."""
         raise NotImplementedError
 
@@ -109,35 +112,41 @@ class Format:
             kinds.append(classify(obj, line, seg) if type(obj) is dict else not_an_object(obj, line, seg))
         seg.line_kinds.frombytes(kinds)
 
-    def classify(self, obj: dict, line: int, seg: Segment) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         """Record what ``obj`` (line ``line``) adds to ``seg``; return its LineKind."""
         raise NotImplementedError
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         raise NotImplementedError
 
     def active_leaf(self, session: Session) -> int:
         """Entry index of the active leaf, or -1 for an empty session."""
         raise NotImplementedError
 
-    def context(self, session: Session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         """(entry index, message) pairs the model would be sent from ``leaf``;
         ``should_stop`` is polled every few thousand entries (raise Cancelled)."""
         raise NotImplementedError
 
-    def context_and_notes(self, session: Session, leaf: int, should_stop=None):
+    def context_and_notes(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
         """``context`` and notes on what could not be applied while building
         it — (0-based line, text); formats without such rules have none."""
         return self.context(session, leaf, should_stop), []
 
-    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict]] | None:
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         """What ``entries`` (appended after a leaf, in path order) add to its
         context, or None when they change what came before (a summary, a
         rollback): then the context is built again. Formats that do not say
         build it again."""
         return None
 
-    def tool_stream(self, session: Session, leaf: int, should_stop=None, count: list | None = None):
+    def tool_stream(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None, count: list[int] | None = None
+    ) -> Iterable[tuple[int, dict[str, Any]]] | None:
         """The context at ``leaf`` as an iterable of (entry, message) good
         enough to pair tool calls while reading fewer records (a one-shot
         check of a big file), or None: pair over the context itself. Once it
@@ -163,7 +172,7 @@ class Format:
     #: what the client does with a torn last line: (severity, what happens)
     torn_tail: tuple[str, str] | None = None
 
-    def resume(self, session: Session, items: list[tuple[int, dict]]) -> list[Sent]:
+    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
         """What the format's own client sends the model when it resumes at
         the end of ``items`` (the file's context): its repairs included,
         marked as added by it. Formats with no client of their own send the
@@ -175,25 +184,25 @@ class Format:
         format), or None."""
         return None
 
-    def same_step(self, previous: dict, message: dict) -> bool:
+    def same_step(self, previous: dict[str, Any], message: dict[str, Any]) -> bool:
         """Whether ``message`` continues the model response ``previous``
         (one response recorded as several messages): calls stay open."""
         return False
 
-    def tool_call_ids(self, message: dict) -> list[str]:
+    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
         """Ids of the tool calls a context message makes."""
         raise NotImplementedError
 
-    def tool_result_id(self, message: dict) -> str | None:
+    def tool_result_id(self, message: dict[str, Any]) -> str | None:
         """The call id a context message answers, if it is a tool result."""
         raise NotImplementedError
 
-    def tool_result_ids(self, message: dict) -> list[str]:
+    def tool_result_ids(self, message: dict[str, Any]) -> list[str]:
         """Every call id a context message answers (one message may answer several)."""
         result = self.tool_result_id(message)
         return [result] if result is not None else []
 
-    def view(self, record: dict) -> EntryView:
+    def view(self, record: dict[str, Any]) -> EntryView:
         """What the view shows of an entry's record."""
         raise NotImplementedError
 
@@ -210,16 +219,16 @@ class Format:
         call that spawned them."""
         return {}
 
-    def expected_root(self, record: dict) -> bool:
+    def expected_root(self, record: dict[str, Any]) -> bool:
         """Whether an entry whose parent is not in the file is normal here."""
         return False
 
-    def off_branch(self, session, should_stop=None) -> set[int]:
+    def off_branch(self, session: Session, should_stop: Callable[[], bool] | None = None) -> set[int]:
         """Entries on the trunk of a one-branch file that the model no longer
         sees (Codex: rolled-back turns). Shown greyed, off the active path."""
         return set()
 
-    def ended_runs(self, session) -> list[tuple[int, int]]:
+    def ended_runs(self, session: Session) -> list[tuple[int, int]]:
         """(first, last) of each run of consecutive ``off_branch`` entries:
         in a one-branch file, the branches that ended (turns a rollback undid)."""
         runs: list[list[int]] = []
@@ -234,12 +243,12 @@ class Format:
         """A metadata file that belongs to the session file, if the format has one."""
         return None
 
-    def session_tokens(self, session: Session, should_stop=None) -> tuple[int, int] | None:
+    def session_tokens(self, session: Session, should_stop: Callable[[], bool] | None = None) -> tuple[int, int] | None:
         """(input, output) tokens of the whole session when the format records
         them outside its entries (Codex: a cumulative count); None: sum the entries'."""
         return None
 
-    def entry_tokens(self, session: Session, entry: int) -> dict | None:
+    def entry_tokens(self, session: Session, entry: int) -> dict[str, Any] | None:
         """Usage of ``entry`` recorded outside its own record (Codex: the
         token_count after it); None: the view's ``tokens``."""
         return None
@@ -252,24 +261,26 @@ class LinearFile(Format):
 
     linear = True
 
-    def active_leaf(self, session) -> int:
+    def active_leaf(self, session: Session) -> int:
         return session.tree.count - 1
 
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
-        out = []
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
+        out: list[tuple[int, dict[str, Any]]] = []
         for i in range(leaf + 1):
             check_stop(should_stop, i)
             out.append((i, session.record(i)))
         return out
 
-    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]]:
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         return [(i, session.record(i)) for i in entries]
 
     def sidecar_path(self, path: str) -> str | None:
         stem = path[: -len(".jsonl")] if path.endswith(".jsonl") else path
         return stem + ".meta.json"
 
-    def origin(self, session) -> str | None:
+    def origin(self, session: Session) -> str | None:
         found = session.sidecar()
         parent = found[1].get("parentId") if found else None
         return f"session {parent}" if isinstance(parent, (str, int)) and parent != "" else None

@@ -7,7 +7,10 @@ is shown as found and never changed (docs/formats.md §2).
 
 from __future__ import annotations
 
-from ..segment import LineKind
+from typing import Any
+
+from ..entry_view import EntryView
+from ..segment import LineKind, Segment
 from .base import LinearFile
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
@@ -15,21 +18,21 @@ from .openai_messages import OpenAIMessages, message_view, shape_of
 class ChatFormat(OpenAIMessages, LinearFile):
     name = "chat"
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         first = objs[0]
         return "role" in first and "type" not in first
 
-    def classify(self, obj: dict, line: int, seg) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         if "role" not in obj:
             return LineKind.UNKNOWN
         seg.entry_lines.append(line)
         seg.shapes.append(shape_of(obj))
         return LineKind.ENTRY
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         return None
 
-    def view(self, record: dict):
+    def view(self, record: dict[str, Any]) -> EntryView:
         return message_view(record)
 
 

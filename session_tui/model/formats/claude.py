@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..entry_view import EntryView, content_text
-from ..records import BadLine
-from ..segment import LineKind, Shape
+from ..errors import check_stop
+from ..records import BadLine, name_of
+from ..segment import LineKind, Segment, Shape
 from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
-from .base import Format, Sent, check_stop
+from .base import Format, Sent, Session
 
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
 COMPACT = "compact_boundary"
@@ -38,13 +41,18 @@ NO_RESPONSE = "No response requested."
 #: what Claude Code sends for a call inside the conversation whose result is not in the file (the API needs one)
 MISSING = "[Tool result missing due to internal error]"
 #: metadata records that name the session: (field, rank); a user's own title beats the AI's, which beats a summary
-TITLE_FIELDS = {"custom-title": ("customTitle", 3), "ai-title": ("aiTitle", 2), "summary": ("summary", 1)}
+# keys looked up with any JSON value
+TITLE_FIELDS: dict[Any, tuple[str, int]] = {
+    "custom-title": ("customTitle", 3),
+    "ai-title": ("aiTitle", 2),
+    "summary": ("summary", 1),
+}
 SUBAGENT_SKIP = "agent-acompact-"  # internal compaction helpers, not spawned by a call
 _AGENT_IN_TEXT = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _USAGE_IN = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
-def _message(record: dict) -> dict:
+def _message(record: dict[str, Any]) -> dict[str, Any]:
     message = record.get("message")
     return message if isinstance(message, dict) else {}
 
@@ -77,7 +85,7 @@ class ClaudeFormat(AnthropicMessages, Format):
     torn_tail = ("warning", "Claude Code skips it on resume")
     stateful = True  # steps and progress are resolved in file order (_join_step)
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         for obj in objs:
             if "parentUuid" in obj and "sessionId" in obj and "uuid" in obj:
                 return True
@@ -86,7 +94,7 @@ class ClaudeFormat(AnthropicMessages, Format):
             key in first for key in ("leafUuid", "messageId", "aiTitle", "customTitle")
         )
 
-    def classify(self, obj: dict, line: int, seg) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         kind = obj.get("type")
         uid = obj.get("uuid")
         # A record of a type not known here that carries a uuid and a parent
@@ -94,7 +102,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         # through it, the model never sees it (the last branch below).
         chained = kind in CHAIN_TYPES or (isinstance(kind, str) and "parentUuid" in obj)
         if not chained or not isinstance(uid, str) or not uid:
-            title = TITLE_FIELDS.get(kind)
+            title = TITLE_FIELDS.get(name_of(kind))
             if title and isinstance(obj.get(title[0]), str):
                 leaf = obj.get("leafUuid")
                 seg.titles.append((line, title[1], obj[title[0]], leaf if isinstance(leaf, str) else None))
@@ -128,10 +136,10 @@ class ClaudeFormat(AnthropicMessages, Format):
         seg.add_entry(line, uid, parent, shape)
         return LineKind.ENTRY
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         return record.get("uuid")
 
-    def expected_root(self, record: dict) -> bool:
+    def expected_root(self, record: dict[str, Any]) -> bool:
         # A compaction's earlier part may be gone from the file; a copied
         # prefix may start mid-chain.
         # A sub-agent transcript starts under records of its parent session.
@@ -142,7 +150,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         )
 
     # -- active leaf ----------------------------------------------------------------
-    def active_leaf(self, session) -> int:
+    def active_leaf(self, session: Session) -> int:
         """Where Claude Code resumes: the newest (max ``timestamp``, first
         seen on a tie) leaf of the conversation outside sidechains. Progress
         records are no leaves (a call killed while its progress streamed is
@@ -173,7 +181,9 @@ class ClaudeFormat(AnthropicMessages, Format):
         return best if best >= 0 else tree.count - 1
 
     # -- context --------------------------------------------------------------------
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         """The messages from the last compaction on the path (exclusive) to
         ``leaf``, one per record as the file holds them (the compact summary
         record first); ``local_command`` system records as the user text
@@ -185,22 +195,22 @@ class ClaudeFormat(AnthropicMessages, Format):
             if tree.shape[path[k]] & Shape.SUMMARY:
                 start = k + 1
                 break
-        out: list[tuple[int, dict]] = []
+        out: list[tuple[int, dict[str, Any]]] = []
         for n, entry in enumerate(path[start:]):
             check_stop(should_stop, n)
             self._add_message(session, entry, out)
         return out
 
-    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         if any(session.tree.shape[entry] & Shape.SUMMARY for entry in entries):
             return None  # a compaction starts the context again
-        out: list[tuple[int, dict]] = []
+        out: list[tuple[int, dict[str, Any]]] = []
         for entry in entries:
             self._add_message(session, entry, out)
         return out
 
     @staticmethod
-    def _add_message(session, entry: int, out: list) -> None:
+    def _add_message(session: Session, entry: int, out: list[tuple[int, dict[str, Any]]]) -> None:
         """The message ``entry`` puts in the context, if any, added to ``out``."""
         if session.tree.shape[entry] & Shape.QUIET:
             return
@@ -211,10 +221,10 @@ class ClaudeFormat(AnthropicMessages, Format):
         elif kind == "system" and record.get("subtype") in SENT_SYSTEM:
             out.append((entry, {"role": "user", "content": content_text(record.get("content"))}))
 
-    def same_step(self, previous: dict, message: dict) -> bool:
+    def same_step(self, previous: dict[str, Any], message: dict[str, Any]) -> bool:
         return _same_response(previous, message)
 
-    def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
+    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
         """What Claude Code sends when it resumes at the end of ``items``:
         the lines of one response as one message (thinking blocks only in
         the turn after the last user prompt),
@@ -277,11 +287,15 @@ class ClaudeFormat(AnthropicMessages, Format):
         return joined
 
     # -- view -----------------------------------------------------------------------
-    def view(self, record: dict) -> EntryView:
+    def view(self, record: dict[str, Any]) -> EntryView:
         kind = record.get("type")
-        fields = {"id": record.get("uuid"), "parent_id": record.get("parentUuid"), "time": record.get("timestamp")}
+        fields: dict[str, Any] = {
+            "id": record.get("uuid"),
+            "parent_id": record.get("parentUuid"),
+            "time": record.get("timestamp"),
+        }
         if kind == "system" and record.get("subtype") == COMPACT:
-            meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+            meta = found if isinstance(found := record.get("compactMetadata"), dict) else {}
             fields["parent_id"] = record.get("logicalParentUuid")
             trigger = meta.get("trigger")
             return EntryView(
@@ -317,13 +331,13 @@ class ClaudeFormat(AnthropicMessages, Format):
             subtype = record.get("subtype")
             text = content_text(record.get("content")) if record.get("content") is not None else ""
             return EntryView(kind="system", role="system", text=f"[{subtype}] {text}" if subtype else text, **fields)
-        data = record.get("data") if isinstance(record.get("data"), dict) else {}
-        attachment = record.get("attachment") if isinstance(record.get("attachment"), dict) else {}
+        data = found if isinstance(found := record.get("data"), dict) else {}
+        attachment = found if isinstance(found := record.get("attachment"), dict) else {}
         detail = data.get("type") or attachment.get("type") or ""
         return EntryView(kind=str(kind), role=str(kind), text=f"{kind} {detail}".strip(), **fields)
 
     # -- sub-agents -----------------------------------------------------------------
-    def subagents(self, session) -> dict[int, str]:
+    def subagents(self, session: Session) -> dict[int, str]:
         """Sub-agent transcripts found beside the file, by the entry of the
         Task/Agent call whose result names their agent id
         (``toolUseResult.agentId`` or ``agentId: …`` in its text). Files no
@@ -357,12 +371,12 @@ class ClaudeFormat(AnthropicMessages, Format):
         memo.scanned = tree.count
         return dict(found)
 
-    def origin(self, session) -> str | None:
+    def origin(self, session: Session) -> str | None:
         """A fork copies its source's records, each with ``forkedFrom``: the
         last copied one names the record it was forked at (found by bisection:
         the copies are a prefix of the file)."""
 
-        def forked(entry: int):
+        def forked(entry: int) -> dict[str, Any] | None:
             try:
                 value = session.record(entry).get("forkedFrom")
             except (BadLine, OSError):
@@ -375,15 +389,17 @@ class ClaudeFormat(AnthropicMessages, Format):
         while low < high:
             mid = (low + high + 1) // 2
             low, high = (mid, high) if forked(mid) is not None else (low, mid - 1)
-        last = forked(low)
-        return f"session {last.get('sessionId')} at {last.get('messageUuid')}"
+        last = forked(low)  # None only if the record could not be read again
+        return None if last is None else f"session {last.get('sessionId')} at {last.get('messageUuid')}"
 
 
-def _side_file(session) -> bool:
+def _side_file(session: Session) -> bool:
     return bool(session.scan_state.get("side_file"))
 
 
-def _join_step(state: dict, uid: str, parent: str | None, kind, message: dict, shape: int) -> str | None:
+def _join_step(
+    state: dict[str, Any], uid: str, parent: str | None, kind: object, message: dict[str, Any], shape: int
+) -> str | None:
     """The parent a record hangs from in the tree. Claude Code writes one
     response as one line per block (same ``message.id``), each tool call's
     result as a child of the line holding that call, and progress between
@@ -408,14 +424,14 @@ def _join_step(state: dict, uid: str, parent: str | None, kind, message: dict, s
     return parent
 
 
-def _blocks(message: dict) -> list:
+def _blocks(message: dict[str, Any]) -> list[Any]:
     content = message.get("content")
     if isinstance(content, list):
         return content
     return [{"type": "text", "text": content}] if isinstance(content, str) and content else []
 
 
-def _without_thinking(message: dict) -> dict:
+def _without_thinking(message: dict[str, Any]) -> dict[str, Any]:
     content = message.get("content")
     if not isinstance(content, list):
         return message
@@ -423,7 +439,7 @@ def _without_thinking(message: dict) -> dict:
     return message if len(kept) == len(content) else {**message, "content": kept}
 
 
-def _joined(first: dict, then: dict) -> dict:
+def _joined(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
     """Two user messages as one, as Claude Code joins them: the blocks of
     both, a newline added to a text that another text follows."""
     head, rest = list(_blocks(first)), list(_blocks(then))
@@ -432,7 +448,7 @@ def _joined(first: dict, then: dict) -> dict:
     return {**first, "content": head + rest}
 
 
-def _is_text(block) -> bool:
+def _is_text(block: object) -> bool:
     return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
@@ -473,7 +489,7 @@ def _close_calls(out: list[Sent], text: str) -> None:
         )
 
 
-def _same_response(previous: dict, message: dict) -> bool:
+def _same_response(previous: dict[str, Any], message: dict[str, Any]) -> bool:
     return (
         message.get("role") == "assistant"
         and previous.get("role") == "assistant"
@@ -482,19 +498,19 @@ def _same_response(previous: dict, message: dict) -> bool:
     )
 
 
-def _merged(first: dict, then: dict) -> dict:
+def _merged(first: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
     """Two lines of one response as one message: the blocks of both, the
     later line's stop reason and usage."""
 
-    def blocks(message):
+    def blocks(message: dict[str, Any]) -> list[Any]:
         content = message.get("content")
         return content if isinstance(content, list) else [{"type": "text", "text": content_text(content)}]
 
     return {**first, **{k: v for k, v in then.items() if k != "content"}, "content": blocks(first) + blocks(then)}
 
 
-def _agent_ids(record: dict) -> list[str]:
-    found = []
+def _agent_ids(record: dict[str, Any]) -> list[str]:
+    found: list[str] = []
     result = record.get("toolUseResult")
     if isinstance(result, dict) and isinstance(result.get("agentId"), str):
         found.append(result["agentId"])
@@ -504,11 +520,11 @@ def _agent_ids(record: dict) -> list[str]:
     return found
 
 
-def _int(value) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _tokens(usage) -> dict | None:
+def _tokens(usage: object) -> dict[str, Any] | None:
     """Usage as recorded, with ``input_tokens`` counting cached input too
     (Claude reports the uncached part alone, often a handful)."""
     if not isinstance(usage, dict):

@@ -15,30 +15,40 @@ does not resume them: it starts a new conversation without their history.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
-from ..records import BadLine, parse_object
-from ..segment import LineKind, Shape
-from .base import LinearFile, Sent, check_stop
+from ..errors import check_stop
+from ..records import BadLine, name_of, parse_object
+from ..segment import LineKind, Segment, Shape
+from .base import LinearFile, Sent, Session
 
 CALLS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 EVENT_ROWS = ("thread_rolled_back", "turn_aborted")
 TURN_STARTS = ("task_started", "turn_started")
-_ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "developer": Shape.DEVELOPER, "system": Shape.SYSTEM}
+# keys looked up with any JSON value
+_ROLES: dict[Any, int] = {
+    "user": Shape.USER,
+    "assistant": Shape.ASSISTANT,
+    "developer": Shape.DEVELOPER,
+    "system": Shape.SYSTEM,
+}
 CLIENT = "Codex"
 ABORTED = "aborted"  # the output Codex sends for a call whose output is not in the file
-_OUTPUT_OF = {"custom_tool_call": "custom_tool_call_output", "tool_search_call": "tool_search_output"}
+# keys looked up with any JSON value
+_OUTPUT_OF: dict[Any, str] = {"custom_tool_call": "custom_tool_call_output", "tool_search_call": "tool_search_output"}
 WRAPPERS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
-def _legacy_header(obj: dict) -> bool:
+def _legacy_header(obj: dict[str, Any]) -> bool:
     return "type" not in obj and "id" in obj and "timestamp" in obj and ("instructions" in obj or "git" in obj)
 
 
-def _item(record: dict) -> dict | None:
+def _item(record: dict[str, Any]) -> dict[str, Any] | None:
     """The response item a record holds: a ``response_item``'s payload, or
     a legacy rollout's bare item; None for anything else."""
     kind = record.get("type")
@@ -53,7 +63,9 @@ def _item(record: dict) -> dict | None:
 RECORD_KINDS = (LineKind.ENTRY, LineKind.META)  # the lines Codex rebuilds its history from
 
 
-def _records(session, start: int, stop: int, should_stop=None):
+def _records(
+    session: Session, start: int, stop: int, should_stop: Callable[[], bool] | None = None
+) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
     """(line, record, its payload or {}) of the entry and metadata lines in [start, stop)."""
     kinds = session.lines.line_kinds
     for n in range(start, stop):
@@ -71,7 +83,7 @@ def _records(session, start: int, stop: int, should_stop=None):
 TOKEN_GAP = 64  # lines after an entry searched for its token_count (a few event copies sit between)
 
 
-def _token_usage(raw: bytes, key: str) -> dict | None:
+def _token_usage(raw: bytes, key: str) -> dict[str, Any] | None:
     """``info[key]`` of a token_count event line (None for any other line,
     or when its info is null)."""
     if b"token_count" not in raw:
@@ -88,12 +100,12 @@ def _token_usage(raw: bytes, key: str) -> dict | None:
     return usage if isinstance(usage, dict) else None
 
 
-def _count(usage: dict, key: str) -> int:
+def _count(usage: dict[str, Any], key: str) -> int:
     value = usage.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _text(content) -> str:
+def _text(content: object) -> str:
     if isinstance(content, list):
         return "\n".join(
             str(p.get("text", ""))
@@ -119,15 +131,15 @@ class CodexFormat(LinearFile):
     fills_dangling = 'Codex will send the output "aborted" for it on resume'
     torn_tail = ("warning", "Codex skips it on resume")
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         first = objs[0]
         return (first.get("type") == "session_meta" and isinstance(first.get("payload"), dict)) or _legacy_header(first)
 
-    def legacy(self, session) -> bool:
+    def legacy(self, session: Session) -> bool:
         """A rollout from before the ``session_meta`` wrapper."""
         return session.header is not None and _legacy_header(session.header)
 
-    def read_only(self, session) -> str | None:
+    def read_only(self, session: Session) -> str | None:
         return (
             "a legacy Codex rollout (before session_meta): today's Codex does not resume it, so no repair "
             "would take effect"
@@ -135,9 +147,9 @@ class CodexFormat(LinearFile):
             else None
         )
 
-    def classify(self, obj: dict, line: int, seg) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         kind = obj.get("type")
-        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        payload = found if isinstance(found := obj.get("payload"), dict) else {}
         if kind == "session_meta" or (kind is None and _legacy_header(obj)):
             if seg.header is None:
                 seg.header = obj
@@ -150,7 +162,7 @@ class CodexFormat(LinearFile):
             payload = legacy_item if legacy_item is not None else payload
             item = payload.get("type")
             if item == "message":
-                shape = _ROLES.get(payload.get("role"), Shape.OTHER)
+                shape = _ROLES.get(name_of(payload.get("role")), Shape.OTHER)
             elif item in CALLS:
                 shape = Shape.ASSISTANT | Shape.CALLS
             elif item in OUTPUTS:
@@ -169,20 +181,22 @@ class CodexFormat(LinearFile):
         seg.shapes.append(shape)
         return LineKind.ENTRY
 
-    def origin(self, session) -> str | None:
+    def origin(self, session: Session) -> str | None:
         payload = (session.header or {}).get("payload")
         parent = payload.get("forked_from_id") if isinstance(payload, dict) else None
         return f"session {parent}" if isinstance(parent, str) and parent else None
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         return None
 
     # -- the model-visible history ---------------------------------------------------
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         """(entry, response item) pairs: Codex's reconstruction up to ``leaf``."""
         return self._rebuild(session, leaf, should_stop, [])
 
-    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         """The items of the lines after the last leaf up to the new one; None
         when one of them rolls back or compacts (the turns before change)."""
         from bisect import bisect_right
@@ -190,7 +204,7 @@ class CodexFormat(LinearFile):
         if not entries:
             return []
         tree = session.tree
-        out: list[tuple[int, dict]] = []
+        out: list[tuple[int, dict[str, Any]]] = []
         first = tree.entry_line[entries[0] - 1] + 1 if entries[0] else 0
         for n, record, payload in _records(session, first, tree.entry_line[entries[-1]] + 1):
             if record.get("type") == "compacted" or payload.get("type") == "thread_rolled_back":
@@ -200,7 +214,7 @@ class CodexFormat(LinearFile):
                 out.append((bisect_right(tree.entry_line, n) - 1, item))
         return out
 
-    def off_branch(self, session, should_stop=None) -> set[int]:
+    def off_branch(self, session: Session, should_stop: Callable[[], bool] | None = None) -> set[int]:
         """Entries of turns undone by ``thread_rolled_back``: shown greyed."""
         lines = session.lines
         kept = session.memo.of(_OffBranch)
@@ -218,11 +232,13 @@ class CodexFormat(LinearFile):
         kept.seen, kept.found = end, set(dropped)
         return set(dropped)
 
-    def _rebuild(self, session, leaf: int, should_stop, dropped: list[int]) -> list[tuple[int, dict]]:
+    def _rebuild(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None, dropped: list[int]
+    ) -> list[tuple[int, dict[str, Any]]]:
         from bisect import bisect_right
 
         tree = session.tree
-        turns: list[list[tuple[int, dict]]] = [[]]
+        turns: list[list[tuple[int, dict[str, Any]]]] = [[]]
         for n, record, payload in _records(session, 0, tree.entry_line[leaf] + 1, should_stop):
             kind = record.get("type")
             if kind == "event_msg" and payload.get("type") in TURN_STARTS:
@@ -251,11 +267,11 @@ class CodexFormat(LinearFile):
                         ]
                     ]
                 turns.append([])
-            elif _item(record) is not None:
-                turns[-1].append((entry, _item(record)))
+            elif (item := _item(record)) is not None:
+                turns[-1].append((entry, item))
         return [pair for turn in turns for pair in turn]
 
-    def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
+    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
         """What Codex sends: for each call whose output is nowhere after it,
         an output "aborted" right after the call (mid-history too). A legacy
         rollout is not resumed: Codex starts a new conversation."""
@@ -271,7 +287,7 @@ class CodexFormat(LinearFile):
                         Sent(
                             entry,
                             {
-                                "type": _OUTPUT_OF.get(item.get("type"), "function_call_output"),
+                                "type": _OUTPUT_OF.get(name_of(item.get("type")), "function_call_output"),
                                 "call_id": call_id,
                                 "output": ABORTED,
                             },
@@ -281,7 +297,7 @@ class CodexFormat(LinearFile):
         return out
 
     @staticmethod
-    def _roll_back(turns: list[list[tuple[int, dict]]], count, dropped: list[int]) -> None:
+    def _roll_back(turns: list[list[tuple[int, dict[str, Any]]]], count: object, dropped: list[int]) -> None:
         """Drop the newest ``count`` turns that hold a user message."""
         left = count if isinstance(count, int) else 0
         k = len(turns) - 1
@@ -294,15 +310,15 @@ class CodexFormat(LinearFile):
         if not turns:
             turns.append([])
 
-    def tool_call_ids(self, message: dict) -> list[str]:
+    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
         return [message["call_id"]] if message.get("type") in CALLS and isinstance(message.get("call_id"), str) else []
 
-    def tool_result_id(self, message: dict) -> str | None:
+    def tool_result_id(self, message: dict[str, Any]) -> str | None:
         call = message.get("call_id")
         return call if message.get("type") in OUTPUTS and isinstance(call, str) else None
 
     # -- token usage: event_msg token_count lines (META, not entries) ------------------
-    def session_tokens(self, session, should_stop=None) -> tuple[int, int] | None:
+    def session_tokens(self, session: Session, should_stop: Callable[[], bool] | None = None) -> tuple[int, int] | None:
         """(input, output) of the last token_count that has them: its
         ``total_token_usage`` is cumulative, so it is the session's total.
         Reads META lines backwards from the end (only those mentioning
@@ -316,7 +332,7 @@ class CodexFormat(LinearFile):
                     return _count(usage, "input_tokens"), _count(usage, "output_tokens")
         return None
 
-    def entry_tokens(self, session, entry: int) -> dict | None:
+    def entry_tokens(self, session: Session, entry: int) -> dict[str, Any] | None:
         """The ``last_token_usage`` of the token_count between an assistant
         entry (message or call) and the next entry (the last one there when
         there are several; at most TOKEN_GAP lines are looked at)."""
@@ -333,9 +349,9 @@ class CodexFormat(LinearFile):
         return found
 
     # -- view -----------------------------------------------------------------------
-    def view(self, record: dict) -> EntryView:
+    def view(self, record: dict[str, Any]) -> EntryView:
         kind = record.get("type")
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = found if isinstance(found := record.get("payload"), dict) else {}
         time = record.get("timestamp")
         if kind == "compacted":
             return EntryView(kind="summary", role="summary", text=str(payload.get("message", "")), time=time)

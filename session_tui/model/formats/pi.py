@@ -16,14 +16,20 @@ and the entry before it as parent, and a compaction's
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
-from ..segment import LineKind, Shape
-from .base import Format, Sent, check_stop
+from ..errors import check_stop
+from ..records import name_of
+from ..segment import LineKind, Segment, Shape
+from .base import Format, Sent, Session
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 SKIPPED_STOPS = ("error", "aborted")  # pi never replays these assistant messages
-_ROLES = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "toolResult": Shape.TOOL | Shape.RESULT}
+# keys looked up with any JSON value
+_ROLES: dict[Any, int] = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "toolResult": Shape.TOOL | Shape.RESULT}
 CLIENT = "pi"
 NO_RESULT = "No result provided"  # pi's stand-in for a call's missing result (pi-ai transformMessages)
 #: how pi's convertToLlm wraps summaries it sends as user text
@@ -38,13 +44,13 @@ BRANCH_WRAP = (
 V1_ID = "#"  # ids given to version-1 entries: "#" + the record's index in the file
 
 
-def version(header: dict | None) -> int:
+def version(header: dict[str, Any] | None) -> int:
     """The session format version a header declares (none: 1)."""
     value = (header or {}).get("version")
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
-def _migrated(record: dict) -> dict:
+def _migrated(record: dict[str, Any]) -> dict[str, Any]:
     """A version-1/2 record as pi's migration leaves it (ids aside)."""
     message = record.get("message")
     if record.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
@@ -52,7 +58,7 @@ def _migrated(record: dict) -> dict:
     return record
 
 
-def _calls(message: dict) -> list[dict]:
+def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
     if not isinstance(content, list) or message.get("stopReason") in SKIPPED_STOPS:
         return []
@@ -71,11 +77,11 @@ class PiFormat(Format):
         "one bad line and that entry is lost on the next load (fix --drop-torn removes it)",
     )
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         first = objs[0]
         return first.get("type") == "session" and "timestamp" in first and "createdAt" not in first
 
-    def classify(self, obj: dict, line: int, seg) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         kind = obj.get("type")
         state = seg.state
         index = state.get("records", 0)  # pi counts every JSON record, the header included
@@ -85,6 +91,7 @@ class PiFormat(Format):
                 seg.header = obj
             state.setdefault("version", version(obj))
             return LineKind.HEADER
+        entry_id: object  # any JSON value until checked
         if state.get("version", 3) < 2:  # no ids: pi's migration, in memory
             entry_id, parent = V1_ID + str(index), state.get("last")
             state["last"] = entry_id
@@ -93,8 +100,8 @@ class PiFormat(Format):
             if not isinstance(entry_id, str) or not entry_id:
                 return LineKind.UNKNOWN
         if kind == "message":
-            message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
-            shape = _ROLES.get(message.get("role"), Shape.OTHER)
+            message = found if isinstance(found := obj.get("message"), dict) else {}
+            shape = _ROLES.get(name_of(message.get("role")), Shape.OTHER)
             if _calls(message):
                 shape |= Shape.CALLS
         elif kind in SUMMARY_TYPES:
@@ -106,10 +113,10 @@ class PiFormat(Format):
         seg.add_entry(line, entry_id, parent if isinstance(parent, str) else None, shape)
         return LineKind.ENTRY
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         return record.get("id")
 
-    def read_only(self, session) -> str | None:
+    def read_only(self, session: Session) -> str | None:
         found = version(session.header)
         return (
             f"a version-{found} pi session: pi migrates it in memory when it loads it, and session-tui "
@@ -118,10 +125,10 @@ class PiFormat(Format):
             else None
         )
 
-    def _v1(self, session) -> bool:
+    def _v1(self, session: Session) -> bool:
         return version(session.header) < 2
 
-    def kept_entry(self, session, record: dict) -> int | None:
+    def kept_entry(self, session: Session, record: dict[str, Any]) -> int | None:
         """The entry a compaction keeps from (version 1: by record index)."""
         if self._v1(session):
             index = record.get("firstKeptEntryIndex")
@@ -129,18 +136,20 @@ class PiFormat(Format):
         kept = record.get("firstKeptEntryId")
         return session.find(kept) if isinstance(kept, str) else None
 
-    def active_leaf(self, session) -> int:
+    def active_leaf(self, session: Session) -> int:
         return session.tree.count - 1
 
-    def origin(self, session) -> str | None:
+    def origin(self, session: Session) -> str | None:
         parent = (session.header or {}).get("parentSession")
         return parent if isinstance(parent, str) and parent else None
 
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         """pi's buildSessionContext: from the last compaction on the path, its
         summary, the kept messages from ``firstKeptEntryId``, then the rest."""
         path = session.tree.path_to(leaf)
-        records = {}
+        records: dict[int, dict[str, Any]] = {}
         start = 0
         summary_at = None
         for k in range(len(path) - 1, -1, -1):
@@ -150,9 +159,9 @@ class PiFormat(Format):
                     records[path[k]] = record
                     summary_at = k
                     kept = self.kept_entry(session, record)
-                    start = path.index(kept) if kept in path[:k] else k + 1
+                    start = path.index(kept) if kept is not None and kept in path[:k] else k + 1
                     break
-        out: list[tuple[int, dict]] = []
+        out: list[tuple[int, dict[str, Any]]] = []
         if summary_at is not None:
             compaction = records[path[summary_at]]
             out.append(
@@ -175,14 +184,14 @@ class PiFormat(Format):
                 out.append((path[k], message))
         return out
 
-    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         if any(session.tree.shape[entry] == Shape.SUMMARY for entry in entries):
             return None  # a compaction starts the context again
         messages = ((entry, self._context_message(_migrated(session.record(entry)))) for entry in entries)
         return [(entry, message) for entry, message in messages if message is not None]
 
     @staticmethod
-    def _context_message(record: dict) -> dict | None:
+    def _context_message(record: dict[str, Any]) -> dict[str, Any] | None:
         kind = record.get("type")
         if kind == "message":
             message = record.get("message")
@@ -197,7 +206,7 @@ class PiFormat(Format):
             return {"role": "custom", "customType": record.get("customType"), "content": record.get("content", "")}
         return None
 
-    def resume(self, session, items: list[tuple[int, dict]]) -> list[Sent]:
+    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
         """What pi sends: summaries, custom messages and shell runs as the
         user text pi's ``convertToLlm`` makes of them (summaries in pi's
         wrapping); then, as pi-ai's ``transformMessages`` does, errored and
@@ -206,8 +215,8 @@ class PiFormat(Format):
         ``toolResult`` "No result provided" marked as an error. On an OpenAI
         API a result carries no error flag."""
         out: list[Sent] = []
-        pending: list[tuple[int, dict]] = []  # (entry, call block) of the last assistant message
-        answered: set = set()
+        pending: list[tuple[int, dict[str, Any]]] = []  # (entry, call block) of the last assistant message
+        answered: set[Any] = set()
         openai = False
 
         def close() -> None:
@@ -229,8 +238,8 @@ class PiFormat(Format):
             pending.clear()
             answered.clear()
 
-        for entry, message in items:
-            message = _as_sent(message)
+        for entry, item in items:
+            message = _as_sent(item)
             if message is None:
                 continue
             role = message.get("role")
@@ -252,19 +261,22 @@ class PiFormat(Format):
             ]
         return out
 
-    def tool_call_ids(self, message: dict) -> list[str]:
+    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
         if message.get("role") != "assistant":
             return []
         return [b["id"] for b in _calls(message) if isinstance(b.get("id"), str)]
 
-    def tool_result_id(self, message: dict) -> str | None:
-        if message.get("role") == "toolResult" and isinstance(message.get("toolCallId"), str):
-            return message["toolCallId"]
-        return None
+    def tool_result_id(self, message: dict[str, Any]) -> str | None:
+        call_id = message.get("toolCallId")
+        return call_id if message.get("role") == "toolResult" and isinstance(call_id, str) else None
 
-    def view(self, record: dict) -> EntryView:
-        fields = {"id": record.get("id"), "parent_id": record.get("parentId"), "time": record.get("timestamp")}
-        kind = record.get("type")
+    def view(self, record: dict[str, Any]) -> EntryView:
+        fields: dict[str, Any] = {
+            "id": record.get("id"),
+            "parent_id": record.get("parentId"),
+            "time": record.get("timestamp"),
+        }
+        kind: Any = record.get("type")  # any JSON value
         if kind == "message" and isinstance(record.get("message"), dict):
             message = record["message"]
             role = message.get("role", "?")
@@ -295,7 +307,7 @@ class PiFormat(Format):
                 texts.append(f"[{message['stopReason']}: not replayed] {message.get('errorMessage', '')}")
             return EntryView(
                 kind="message",
-                role={"toolResult": "tool"}.get(role, role),
+                role="tool" if role == "toolResult" else role,
                 text="\n".join(texts),
                 tool_calls=calls if message.get("stopReason") not in SKIPPED_STOPS else [],
                 result_for=self.tool_result_id(message),
@@ -317,11 +329,11 @@ class PiFormat(Format):
             "session_info": f"session name: {record.get('name')}",
             "custom": f"custom entry ({record.get('customType')})",
             "custom_message": content_text(record.get("content")),
-        }.get(kind, f"{kind} record")
+        }.get(name_of(kind) or "", f"{kind} record")
         return EntryView(kind=str(kind), role=str(kind), text=text, **fields)
 
 
-def _as_sent(message: dict) -> dict | None:
+def _as_sent(message: dict[str, Any]) -> dict[str, Any] | None:
     """An AgentMessage as pi's ``convertToLlm`` sends it (None: not sent)."""
     role = message.get("role")
     if role == "compactionSummary":
@@ -336,11 +348,11 @@ def _as_sent(message: dict) -> dict | None:
     return message
 
 
-def _user_text(text: str) -> dict:
+def _user_text(text: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": text}]}
 
 
-def _bash_text(message: dict) -> str:
+def _bash_text(message: dict[str, Any]) -> str:
     """pi's bashExecutionToText."""
     text = f"Ran `{message.get('command')}`\n"
     output = message.get("output")

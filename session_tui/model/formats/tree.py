@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import json_text
 from ..entry_view import EntryView
-from ..records import JSONDecodeError, loads
-from ..segment import LineKind, Shape
+from ..errors import STOP_EVERY, check_stop
+from ..records import JSONDecodeError, loads, name_of
+from ..segment import LineKind, ScanTally, Segment, Shape
 from ..tree import path_of_runs
 from ..usage import usage_counts
-from .base import STOP_EVERY, Format, check_stop, not_an_object, unparsable
+from .base import Format, Session, not_an_object, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
 SUMMARY_ROLE = "user"
@@ -37,7 +40,7 @@ class _KeptPlan:
     """The path to a leaf and its SummaryPlan, for (leaf, entry count) ``key``."""
 
     key: tuple[int, int] | None = None
-    path: list[int] = field(default_factory=list)
+    path: Sequence[int] = field(default_factory=list)
     plan: SummaryPlan | None = None
 
 
@@ -45,7 +48,7 @@ class TreeFormat(OpenAIMessages, Format):
     name = "tree"
     parent_key = "parentId"
 
-    def sniff(self, objs: list[dict], path: str | None = None) -> bool:
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         first = objs[0]
         kind = first.get("type")
         if kind == "session":
@@ -53,14 +56,14 @@ class TreeFormat(OpenAIMessages, Format):
             return "createdAt" in first and "timestamp" not in first
         return kind in ("message", "summary", "active_leaf") and "createdAt" in first
 
-    def scan_lines(self, pieces: list[bytes], first_line: int, seg) -> None:
+    def scan_lines(self, pieces: list[bytes], first_line: int, seg: Segment) -> None:
         # Format.scan_lines with classify() inlined for messages, and every
         # line presumed an entry until shown otherwise: this loop runs once
         # per line of the file.
         kinds = bytearray(_ENTRY_KIND) * len(pieces)
         add_line, add_id, add_shape = seg.entry_lines.append, seg.ids.append, seg.shapes.append
         far = seg.far
-        of_role = Shape.OF_ROLE
+        of_role: dict[Any, int] = Shape.OF_ROLE  # keys looked up with any JSON value
         last_id = seg.last_id
         tally = seg.tally  # tokens and the first and last time, so totals need no record read again
         first, last = tally.first, tally.last
@@ -75,7 +78,7 @@ class TreeFormat(OpenAIMessages, Format):
             elif obj.get("type") == "message" and (eid := obj.get("id")).__class__ is str and eid:
                 message = obj.get("message")
                 if message.__class__ is dict:
-                    shape = of_role.get(message.get("role"), _OTHER)
+                    shape = of_role.get(name_of(message.get("role")), _OTHER)
                     if message.get("tool_calls"):
                         shape |= _CALLS
                     if (usage := message.get("usage")).__class__ is dict:
@@ -111,7 +114,7 @@ class TreeFormat(OpenAIMessages, Format):
 
     tallies_usage = True
 
-    def classify(self, obj: dict, line: int, seg) -> int:
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
         kind = obj.get("type")
         if kind == "message" or kind == "summary":
             eid = obj.get("id")
@@ -138,10 +141,10 @@ class TreeFormat(OpenAIMessages, Format):
             return LineKind.ENTRY
         return LineKind.UNKNOWN
 
-    def entry_id(self, record: dict) -> str | None:
+    def entry_id(self, record: dict[str, Any]) -> str | None:
         return record.get("id")
 
-    def active_leaf(self, session) -> int:
+    def active_leaf(self, session: Session) -> int:
         """The later in file order of the last ``message`` or ``summary``
         entry and the last pointer whose target exists (§1.5); a node of an
         unknown type after them is no leaf."""
@@ -160,21 +163,27 @@ class TreeFormat(OpenAIMessages, Format):
                 return found
         return last
 
-    def context(self, session, leaf: int, should_stop=None) -> list[tuple[int, dict]]:
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         return build_context(session, leaf, should_stop)[0]
 
-    def context_and_notes(self, session, leaf: int, should_stop=None):
+    def context_and_notes(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
         return build_context(session, leaf, should_stop)
 
-    def tool_stream(self, session, leaf: int, should_stop=None, count: list | None = None):
+    def tool_stream(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None, count: list[int] | None = None
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
         path, plan = self._plan(session, leaf)
         return pairing_walk(session, path, plan, count if count is not None else [0], should_stop)
 
-    def context_notes(self, session, leaf: int) -> list[tuple[int, str]]:
+    def context_notes(self, session: Session, leaf: int) -> list[tuple[int, str]]:
         return self._plan(session, leaf)[1].notes
 
     @staticmethod
-    def _plan(session, leaf: int):
+    def _plan(session: Session, leaf: int) -> tuple[Sequence[int], SummaryPlan]:
         """The path to ``leaf`` and its SummaryPlan, kept until the file grows (a check asks twice)."""
         kept = session.memo.of(_KeptPlan)
         if kept.plan is None or kept.key != (leaf, session.tree.count):
@@ -185,24 +194,28 @@ class TreeFormat(OpenAIMessages, Format):
             kept.key = (leaf, tree.count)
         return kept.path, kept.plan
 
-    def context_tail(self, session, entries: list[int]) -> list[tuple[int, dict]] | None:
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         if any(session.tree.shape[entry] & _SUMMARY for entry in entries):
             return None  # a summary replaces a range before it
-        out: list[tuple[int, dict]] = []
+        out: list[tuple[int, dict[str, Any]]] = []
         for entry in entries:
             if not session.tree.shape[entry] & _QUIET:
                 add_message(session, entry, out)
         return out
 
-    def origin(self, session) -> str | None:
+    def origin(self, session: Session) -> str | None:
         parent = (session.header or {}).get("parentSession")
         if not isinstance(parent, dict):
             return None
         where = parent.get("path") or parent.get("id")
         return f"{where} at entry {parent.get('entryId')}" if where else None
 
-    def view(self, record: dict) -> EntryView:
-        fields = {"id": record.get("id"), "parent_id": record.get("parentId"), "time": record.get("createdAt")}
+    def view(self, record: dict[str, Any]) -> EntryView:
+        fields: dict[str, Any] = {
+            "id": record.get("id"),
+            "parent_id": record.get("parentId"),
+            "time": record.get("createdAt"),
+        }
         kind = record.get("type")
         if kind not in ("message", "summary"):  # a node of a type this reader does not know
             rest = {k: v for k, v in record.items() if k not in ("type", "id", "parentId", "createdAt")}
@@ -226,11 +239,13 @@ class TreeFormat(OpenAIMessages, Format):
         return message_view(message if isinstance(message, dict) else {}, **fields)
 
 
-def _int(value) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def build_context(session, leaf: int, should_stop=None) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
+def build_context(
+    session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
     """Messages for ``leaf`` with summaries applied (§1.6), and notes about
     summaries that could not be applied (0-based line, text)."""
     runs = session.tree.path_runs(leaf)
@@ -245,7 +260,7 @@ class SummaryPlan:
     ``starts`` at a position, their ``texts``, and ``notes`` on the ones that
     could not be applied."""
 
-    def __init__(self, session, path, runs: list[tuple[int, int]]) -> None:
+    def __init__(self, session: Session, path: Sequence[int], runs: list[tuple[int, int]]) -> None:
         tree = session.tree
         self.shapes = b"".join(tree.shape[start : end + 1].tobytes() for start, end in runs)  # per position
         summaries = [m.start() for m in _ONE.finditer(self.shapes.translate(_IS_SUMMARY))]
@@ -293,7 +308,7 @@ class SummaryPlan:
             self.starts.setdefault(max(a, 0) if b >= a else k, []).append(k)
 
 
-_PLAIN: dict = {}  # a message that neither calls nor answers a tool (for pairing, unread)
+_PLAIN: dict[str, Any] = {}  # a message that neither calls nor answers a tool (for pairing, unread)
 _ONE = re.compile(b"\x01")
 _IS_SUMMARY = bytes(int(bool(b & _SUMMARY)) for b in range(256))
 # what an entry is to tool pairing, by shape: 0 nothing sent (a summary, no message, a node of an unknown type),
@@ -321,7 +336,13 @@ def _positions(runs: list[tuple[int, int]], wanted: set[int]) -> dict[int, int]:
     return found
 
 
-def pairing_walk(session, path, plan: SummaryPlan, count: list, should_stop=None):
+def pairing_walk(
+    session: Session,
+    path: Sequence[int],
+    plan: SummaryPlan,
+    count: list[int],
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(entry, message) enough to pair tool calls along ``path``: the records
     that call or answer a tool, read; each run of plain messages between
     them as one ``_PLAIN`` (a plain message closes the calls before it; a
@@ -334,7 +355,7 @@ def pairing_walk(session, path, plan: SummaryPlan, count: list, should_stop=None
     count[0] = len(kinds) - kinds.count(0) + sum(len(v) for v in plan.starts.values())
     starts = sorted(plan.starts.items())
     next_start = 0
-    out: list[tuple[int, dict]] = []
+    out: list[tuple[int, dict[str, Any]]] = []
     for n, match in enumerate(_PAIRING_RUNS.finditer(kinds)):
         if not n % 1024:
             check_stop(should_stop, 0)
@@ -354,11 +375,13 @@ def pairing_walk(session, path, plan: SummaryPlan, count: list, should_stop=None
             yield path[s], {"role": SUMMARY_ROLE, "content": plan.texts[s]}
 
 
-def walk_context(session, path, plan: SummaryPlan, should_stop=None):
+def walk_context(
+    session: Session, path: Sequence[int], plan: SummaryPlan, should_stop: Callable[[], bool] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(entry, message) of the context along ``path``, summaries applied."""
     shapes = session.tree.shape
     hidden, starts, texts = plan.hidden, plan.starts, plan.texts
-    out: list[tuple[int, dict]] = []
+    out: list[tuple[int, dict[str, Any]]] = []
     for k, entry in enumerate(path):
         if not k % STOP_EVERY:
             check_stop(should_stop, k)
@@ -373,7 +396,7 @@ def walk_context(session, path, plan: SummaryPlan, should_stop=None):
         out.clear()
 
 
-def tally_entry(tally, record: dict) -> None:
+def tally_entry(tally: ScanTally, record: dict[str, Any]) -> None:
     """What an entry read the slow way adds to the scan's tally (the hot loop inlines this)."""
     message = record.get("message")
     if message.__class__ is dict and (usage := message.get("usage")).__class__ is dict:
@@ -390,7 +413,7 @@ def tally_entry(tally, record: dict) -> None:
         tally.exact = False
 
 
-def add_message(session, entry: int, out: list) -> None:
+def add_message(session: Session, entry: int, out: list[tuple[int, dict[str, Any]]]) -> None:
     """The message of ``entry`` (without its usage) added to ``out``, if it has one."""
     message = session.record(entry).get("message")
     if isinstance(message, dict):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from typing import Any
 
 import orjson
 
@@ -52,11 +53,19 @@ def _committed(session: Session) -> bytes:
     return data + b"\n" if data and not data.endswith(b"\n") else data
 
 
+def _meta_path(session: Session, path: str) -> str:
+    """The ``.meta.json`` beside ``path`` (the astorlm format always names one)."""
+    meta_path = session.format.sidecar_path(path)
+    if meta_path is None:
+        raise Refused(f"{path}: a {session.format.name} session has no meta file")
+    return meta_path
+
+
 def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint) -> Plan:
     """A rewrite of the messages to ``data``, then of the meta with
     ``updatedAt`` = now (``read_as``: the file's fingerprint, taken before
     ``data`` was read)."""
-    meta_path = session.format.sidecar_path(session.path)
+    meta_path = _meta_path(session, session.path)
     try:
         fingerprint = Fingerprint.of(meta_path)
     except FileNotFoundError:
@@ -105,14 +114,14 @@ class AstorlmForm(Form):
                 if "id" in session.record(owner):
                     record = {"id": str(uuid.uuid4()), **record}
                 after[session.tree.entry_line[owner]] = [json_text.dumps(record).encode()]
-        calls = sum(len(c) for _, c in owners)
+        n_calls = sum(len(c) for _, c in owners)
         where = (
             f"of line {session.line_of(owners[0][0])}"
             if len(owners) == 1
             else f"after lines {', '.join(str(session.line_of(o)) for o, _ in owners)}"
         )
         return self.rewrite(
-            session, f"close {calls} dangling call(s) {where} with error results", fingerprint, after, replace
+            session, f"close {n_calls} dangling call(s) {where} with error results", fingerprint, after, replace
         )
 
     def rewrite(
@@ -122,7 +131,7 @@ class AstorlmForm(Form):
         fingerprint: Fingerprint,
         after: dict[int, list[bytes]] | None = None,
         replace: dict[int, bytes] | None = None,
-        drop: set[int] | frozenset = frozenset(),
+        drop: set[int] | frozenset[int] = frozenset(),
     ) -> Plan:
         """Both files; the torn last line is left out (saved aside)."""
         return _rewrite(session, summary, spliced_bytes(session, after, replace, drop, keep_torn=False), fingerprint)
@@ -144,7 +153,9 @@ class AstorlmForm(Form):
             session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session), fingerprint
         )
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         if out is not None and not out.endswith(".jsonl"):
             raise Refused(f"{out}: an astorlm session file is named <id>.jsonl")
         source = session.sidecar()
@@ -166,7 +177,7 @@ class AstorlmForm(Form):
             entry,
             [
                 (out, path_bytes(session, entry, insert)),
-                (session.format.sidecar_path(out), orjson.dumps(meta, option=INDENT)),
+                (_meta_path(session, out), orjson.dumps(meta, option=INDENT)),
             ],
         )
 

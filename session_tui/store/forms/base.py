@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ...model import json_text
 from ...model.segment import Shape
@@ -22,7 +23,7 @@ from ..store import DanglingInside, Fingerprint, NothingToDo, Refused
 SYNTHETIC_RESULT = "error: no result recorded: the run stopped before the tool returned"
 
 
-def new_id(session: Session, make=lambda: str(uuid.uuid4())) -> str:
+def new_id(session: Session, make: Callable[[], str] = lambda: str(uuid.uuid4())) -> str:
     """A new entry id from ``make``, unused in the file."""
     while True:
         candidate = make()
@@ -43,8 +44,8 @@ def fork_path(source: str) -> str:
 def path_bytes(
     session: Session,
     entry: int,
-    insert: dict[int, list[dict]] | None = None,
-    transform: Callable[[dict, bool], dict] | None = None,
+    insert: dict[int, list[dict[str, Any]]] | None = None,
+    transform: Callable[[dict[str, Any], bool], dict[str, Any]] | None = None,
 ) -> bytes:
     """The records of the path root → ``entry``, one per line: verbatim,
     but for ``insert`` (path entry -> new records put right after it; the
@@ -53,13 +54,14 @@ def path_bytes(
     (``copied``: from the source, not inserted)."""
     insert = insert or {}
     fmt = session.format
-    out, chain_to = [], None
+    out: list[bytes] = []
+    chain_to: str | None = None
     for e in session.tree.path_to(entry):
         if chain_to is None and transform is None:
             out.append(session.raw_line(session.tree.entry_line[e]) + b"\n")
         else:
             record = session.record(e)
-            if chain_to is not None:
+            if chain_to is not None and fmt.parent_key:  # chain_to is only set when there is one
                 record[fmt.parent_key] = chain_to
                 chain_to = None
             out.append(json_text.dumps(transform(record, True) if transform else record).encode() + b"\n")
@@ -92,7 +94,7 @@ def spliced_bytes(
     session: Session,
     after: dict[int, list[bytes]] | None = None,
     replace: dict[int, bytes] | None = None,
-    drop: set[int] | frozenset = frozenset(),
+    drop: set[int] | frozenset[int] = frozenset(),
     keep_torn: bool = True,
 ) -> bytes:
     """The file's bytes with new lines ``after`` committed lines (0-based
@@ -177,7 +179,7 @@ class Form:
     #: (calling entry, dangling call ids) of the crash shape, or Refused
     trailing = staticmethod(trailing_dangling)
 
-    def leaf_record(self, session: Session, target: int) -> dict:
+    def leaf_record(self, session: Session, target: int) -> dict[str, Any]:
         """The record that makes ``target`` the active leaf, in the form the
         format's own tool accepts on resume."""
         raise Refused(
@@ -185,12 +187,14 @@ class Form:
             "place; fork at that entry instead"
         )
 
-    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+    def results(
+        self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
+    ) -> list[dict[str, Any]]:
         """One synthetic error result per dangling call of ``owner``, chained
         after the entry ``parent_id`` (default: the active leaf), to append."""
         raise NotImplementedError
 
-    def answered_through(self, session: Session, path: list[int], k: int) -> int:
+    def answered_through(self, session: Session, path: Sequence[int], k: int) -> int:
         """The position on ``path`` after which results for the calls of
         ``path[k]`` go: past the results already there."""
         shape = session.tree.shape
@@ -198,7 +202,9 @@ class Form:
             k += 1
         return k
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         """New files holding the path root → ``entry`` (``out``: the session
         file), with ``insert``'s records after their entries (``path_bytes``)."""
         raise NotImplementedError
@@ -219,13 +225,13 @@ class Form:
         )
         return with_torn(session, plan, drop_torn)
 
-    def inserts(self, session: Session) -> tuple[list[int], dict[int, list[dict]]]:
+    def inserts(self, session: Session) -> tuple[Sequence[int], dict[int, list[dict[str, Any]]]]:
         """(the active path, path entry -> the results to put right after it)
         for every dangling call on the branch, each after its call and the
         results already there, chained on from there."""
         path = session.active_path()
         position = {e: k for k, e in enumerate(path)}
-        insert: dict[int, list[dict]] = {}
+        insert: dict[int, list[dict[str, Any]]] = {}
         fmt = session.format
         for owner, calls in dangling_by_owner(session):
             after = path[self.answered_through(session, path, position[owner])]
@@ -273,7 +279,7 @@ class Form:
         fingerprint: Fingerprint,
         after: dict[int, list[bytes]] | None = None,
         replace: dict[int, bytes] | None = None,
-        drop: set[int] | frozenset = frozenset(),
+        drop: set[int] | frozenset[int] = frozenset(),
     ) -> Plan:
         """A backed-up rewrite of the file with its lines edited
         (``spliced_bytes``); ``fingerprint`` was taken before reading."""

@@ -7,6 +7,7 @@ sidecar is left alone)."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import orjson
 
@@ -21,7 +22,9 @@ from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_path, fork_pla
 class ChatForm(Form):
     name = "chat"
 
-    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+    def results(
+        self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
+    ) -> list[dict[str, Any]]:
         return [{"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT} for call_id in calls]
 
     def close_inside(self, session: Session) -> Plan:
@@ -40,7 +43,9 @@ class ChatForm(Form):
             after,
         )
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         out = out or fork_path(session.path)
         meta = {
             "parentId": os.path.basename(session.path)[: -len(".jsonl")],

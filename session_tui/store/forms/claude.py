@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Sequence
+from typing import Any
 
 from ...model.segment import Shape
 from ...model.session import Session
@@ -62,7 +64,7 @@ NOT_ENVELOPE = {
 class ClaudeForm(Form):
     name = "claude"
 
-    def leaf_record(self, session: Session, target: int) -> dict:
+    def leaf_record(self, session: Session, target: int) -> dict[str, Any]:
         raise Refused(
             f"{session.path}: Claude Code stores no leaf: resume continues from the newest record, so "
             "the leaf cannot move in place; fork at that entry instead"
@@ -75,7 +77,9 @@ class ClaudeForm(Form):
             f"(line {session.line_of(owner)}) means a fork at the record before it; or close the call"
         )
 
-    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+    def results(
+        self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
+    ) -> list[dict[str, Any]]:
         callers = self._callers(session, owner, calls)
         parent = parent_id or session.record(session.active_leaf())["uuid"]
         out = []
@@ -107,7 +111,9 @@ class ClaudeForm(Form):
             parent = record["uuid"]
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         if session.record(entry).get("isSidechain") is True:
             raise Refused(
                 f"{session.path}: a sub-agent transcript is not a session Claude Code resumes; fork the "
@@ -116,7 +122,9 @@ class ClaudeForm(Form):
         new_id = str(uuid.uuid4())
         out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), f"{new_id}.jsonl")
 
-        def moved(record: dict, copied: bool) -> dict:  # into the new session, naming where it came from
+        def moved(
+            record: dict[str, Any], copied: bool
+        ) -> dict[str, Any]:  # into the new session, naming where it came from
             if copied:
                 record["forkedFrom"] = {"sessionId": record.get("sessionId"), "messageUuid": record.get("uuid")}
             record["sessionId"] = new_id
@@ -124,7 +132,7 @@ class ClaudeForm(Form):
 
         return fork_plan(session, entry, [(out, path_bytes(session, entry, insert, moved))])
 
-    def answered_through(self, session: Session, path: list[int], k: int) -> int:
+    def answered_through(self, session: Session, path: Sequence[int], k: int) -> int:
         """Past the rest of the response (one record per content block, the
         same ``message.id``), the results and records outside the context."""
         shapes, view = session.tree.shape, session.format.view
@@ -162,9 +170,9 @@ class ClaudeForm(Form):
         return owners[-1], [call for _, calls in by_owner for call in calls]
 
     @staticmethod
-    def _callers(session: Session, owner: int, calls: list[str]) -> dict[str, dict]:
+    def _callers(session: Session, owner: int, calls: list[str]) -> dict[str, dict[str, Any]]:
         """The record making each call: ``owner`` or an earlier line of the same response."""
-        found: dict[str, dict] = {}
+        found: dict[str, dict[str, Any]] = {}
         node = owner
         while node >= 0 and len(found) < len(calls):
             record = session.record(node)

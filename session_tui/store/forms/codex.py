@@ -24,6 +24,7 @@ import os
 import time
 import uuid
 from datetime import datetime
+from typing import Any
 
 import orjson
 
@@ -64,7 +65,9 @@ def next_ordinal(session: Session) -> tuple[str | None, int] | None:
             record = parse_object(session.raw_line(line))
         except BadLine:
             continue
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            payload = {}
         for place, holder in ((None, record), ("payload", payload)):
             value = holder.get("ordinal")
             if isinstance(value, int) and not isinstance(value, bool):
@@ -93,7 +96,7 @@ def trailing_calls(session: Session) -> list[tuple[str, str]]:
     ]
 
 
-def _output(session: Session, call_id: str, kind: str) -> dict:
+def _output(session: Session, call_id: str, kind: str | None) -> dict[str, Any]:
     """The ``aborted`` output record of a call of type ``kind``."""
     if kind not in OUTPUT_OF:
         raise Refused(f"{session.path}: no output form known for a dangling {kind} ({call_id}): fork before it instead")
@@ -107,7 +110,7 @@ def _output(session: Session, call_id: str, kind: str) -> dict:
 class CodexForm(Form):
     name = "codex"
 
-    def leaf_record(self, session: Session, target: int) -> dict:
+    def leaf_record(self, session: Session, target: int) -> dict[str, Any]:
         raise Refused(f"{session.path}: codex has no leaf pointer; fork at that entry instead")
 
     def close(self, session: Session, drop_torn: bool) -> Plan:
@@ -119,7 +122,7 @@ class CodexForm(Form):
         records = []
         for call_id, kind in calls:
             payload = _output(session, call_id, kind)["payload"]
-            record = {"timestamp": now()}
+            record: dict[str, Any] = {"timestamp": now()}
             if ordinal is not None:
                 (record if place is None else payload)["ordinal"] = ordinal
                 ordinal += 1
@@ -147,7 +150,7 @@ class CodexForm(Form):
                 f"break the numbering; {self.fills_note(session)}"
             )
         kinds = {item.get("call_id"): item.get("type") for _, item in session.context_items()}
-        insert: dict[int, list[dict]] = {}
+        insert: dict[int, list[dict[str, Any]]] = {}
         for owner, calls in dangling_by_owner(session):
             insert[owner] = [_output(session, call_id, kinds.get(call_id, "")) for call_id in calls]
         plan = self.fork(session, session.active_leaf(), None, insert=insert)
@@ -163,7 +166,9 @@ class CodexForm(Form):
     def fills_note(session: Session) -> str:
         return session.format.fills_dangling or "Codex sends an output for it on resume"
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         source = session.header
         lines = session.lines
         header_line = next((n for n in range(len(lines)) if lines.line_kinds[n] == LineKind.HEADER), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from typing import Any
 
 import orjson
 
@@ -27,7 +28,7 @@ def _pi_id(session: Session) -> str:
 class PiForm(Form):
     name = "pi"
 
-    def leaf_record(self, session: Session, target: int) -> dict:
+    def leaf_record(self, session: Session, target: int) -> dict[str, Any]:
         return {
             "type": "custom",
             "id": _pi_id(session),
@@ -36,7 +37,9 @@ class PiForm(Form):
             "customType": LEAF_CUSTOM_TYPE,
         }
 
-    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+    def results(
+        self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
+    ) -> list[dict[str, Any]]:
         names = {c.id: c.name for c in session.format.view(session.record(owner)).tool_calls}
         parent = parent_id or session.record(session.active_leaf()).get("id")
         out = []
@@ -61,7 +64,9 @@ class PiForm(Form):
             parent = entry_id
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         out = out or fork_path(session.path)
         source = session.header or {}
         header = {

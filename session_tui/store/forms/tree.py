@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from typing import Any
 
 import orjson
 
@@ -19,10 +20,12 @@ from .base import SYNTHETIC_RESULT, Form, fork_path, fork_plan, new_id, path_byt
 class TreeForm(Form):
     name = "tree"
 
-    def leaf_record(self, session: Session, target: int) -> dict:
+    def leaf_record(self, session: Session, target: int) -> dict[str, Any]:
         return {"type": "active_leaf", "activeLeafId": session.record(target)["id"], "createdAt": now()}
 
-    def results(self, session: Session, owner: int, calls: list[str], parent_id: str | None = None) -> list[dict]:
+    def results(
+        self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
+    ) -> list[dict[str, Any]]:
         parent = parent_id or session.record(session.active_leaf()).get("id")
         out = []
         for call_id in calls:
@@ -39,7 +42,9 @@ class TreeForm(Form):
             parent = entry_id
         return out
 
-    def fork(self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict]] | None = None) -> Plan:
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
         out = out or fork_path(session.path)
         source = session.header or {}
         header = {

@@ -26,8 +26,8 @@ from textual.widgets import Static
 from ...model import branches as model
 from ...model.branches import Branch, Comparison, Side
 from ...model.entry_view import role_label
+from ...model.errors import Cancelled
 from ...model.sanitize import inert
-from ...model.session import Cancelled
 from ..cells import cell
 from ..footer import footer_after_first_frame
 from ..widgets.detail import DetailPane

@@ -10,6 +10,7 @@ import asyncio
 import gc
 import os
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -26,6 +27,12 @@ from ...model.session_info import SessionInfo
 from ..footer import footer_after_first_frame
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from textual import getters
+    from textual.timer import Timer
+
+    from ..app import SessionApp
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
 THREAD_ROWS = 20_000  # more files than this are ranked in a thread
@@ -61,6 +68,9 @@ def rank_rows(
 
 class FilesScreen(Screen):
     """The picker over ``roots`` (folders)."""
+
+    if TYPE_CHECKING:  # (the app imports this module: no import of it here at run time)
+        app = getters.app(SessionApp)  # the picker runs in the SessionApp
 
     BINDINGS = [
         Binding("enter", "open", "Open"),
@@ -98,7 +108,7 @@ class FilesScreen(Screen):
         self.searching = False
         self.search_state = ""  # what the status line says about it
         self.search_id = 0  # the current search's number: messages of a stopped one are dropped
-        self._refilter_timer = None  # a refilter due for background changes
+        self._refilter_timer: Timer | None = None  # a refilter due for background changes
 
     def compose(self) -> ComposeResult:
         yield Static(id="heading", markup=False)
@@ -150,7 +160,7 @@ class FilesScreen(Screen):
         listed = self.catalog.listing(self.roots)
         gc.freeze()  # the rows live as long as the picker: the collector's passes need not walk them
         found = {info.path: info for info in listed}
-        fixes = [(path, None) for path in shown if path not in found]
+        fixes: list[tuple[str, SessionInfo | None]] = [(path, None) for path in shown if path not in found]
         fixes += [(path, info) for path, info in found.items() if info.known and shown.get(path) != info]
         unread = sorted(
             (path for path, info in found.items() if not info.known), key=lambda path: -found[path].mtime_ns
@@ -208,7 +218,9 @@ class FilesScreen(Screen):
             gone = tuple(
                 os.path.join(path, "") for change, path in changes if change == Change.deleted and path not in files
             )
-            updates = [(path, None) for path in self.infos if path.startswith(gone)] if gone else []
+            updates: list[tuple[str, SessionInfo | None]] = (
+                [(path, None) for path in self.infos if path.startswith(gone)] if gone else []
+            )
             if files or added:
                 updates += await asyncio.to_thread(self._reread, files, added)
             if updates:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -15,10 +16,11 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 from watchfiles import awatch
 
+from ...model.errors import Cancelled, SessionError
 from ...model.rows import RowLayout
 from ...model.sanitize import inert
 from ...model.search import partner
-from ...model.session import Cancelled, Session, SessionError
+from ...model.session import Session
 from .. import keys
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ..widgets.detail import DetailPane
@@ -29,6 +31,14 @@ from .session_edits import EditActions
 from .session_problems import ProblemActions
 from .session_search import SearchActions
 from .text_view import TextViewScreen, context_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from textual.timer import Timer
+
+    from ...model.problems import Problem
+    from ...model.tree import SessionTree
+    from ...store import Fingerprint
+    from ...store.edits import Done
 
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
 PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
@@ -58,7 +68,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         self.watching = watch  # follow the file (not DOMNode.watch)
         self.session: Session | None = None
         self.rows: RowLayout | None = None
-        self.problems = None
+        self.problems: list[Problem] | None = None
         self.generation = 0
         self.following = True
         self.show_quiet = False  # rows of records the model never sees
@@ -66,12 +76,12 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         self.indexing = ""
         self.live = "live" if watch else "not watching"
         self.query_text = ""
-        self._detail_timer = None
-        self._problems_timer = None
+        self._detail_timer: Timer | None = None
+        self._problems_timer: Timer | None = None
         self._moved_by_tail = False
         self._deleted_notified = False
-        self.last_edit = None  # the last edit made here (edits.Done), for undo
-        self._our_write = None  # the file as our last write left it: no live-agent question about it
+        self.last_edit: Done | None = None  # the last edit made here, for undo
+        self._our_write: Fingerprint | None = None  # the file as our last write left it: no live-agent question
         self.usage = ""  # session totals: tokens, time span
         self.session_title: str | None = None  # what the session calls itself (not Screen.title)
         self.origin: str | None = None  # the session it was forked from
@@ -194,6 +204,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             return
         self.indexing = ""
         old = self.session
+        assert old is not None  # the preview is shown (on mount) before the index starts
         cursor = self._map_entry(old, message.session, self.tree_widget.cursor_entry)
         at_leaf = self.tree_widget.cursor_entry == old.active_leaf()
         self._show(message.session, None if at_leaf else cursor)
@@ -230,11 +241,14 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         if row:
             self.tree_widget.move_to(entry)
             return
-        target = self.rows.reveal(entry)
-        if target is None and not self.show_quiet and self.session.tree.quiet:  # a hidden record: show them
+        session, rows = self.session, self.rows
+        if session is None or rows is None:
+            return
+        target = rows.reveal(entry)
+        if target is None and not self.show_quiet and session.tree.quiet:  # a hidden record: show them
             self.action_toggle_quiet(entry)
             return
-        self.tree_widget.show(self.session, self.rows, entry)
+        self.tree_widget.show(session, rows, entry)
         if target is not None:
             self.tree_widget.move_to(target)
         self.tree_widget.focus()
@@ -271,12 +285,13 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
     def action_open_full(self) -> None:
         pane = self.query_one(DetailPane)
         entry = self.tree_widget.cursor_entry
-        where = f"line {self.session.line_of(entry)}" if entry >= 0 else "pending line"
+        session = self.session
+        where = f"line {session.line_of(entry)}" if entry >= 0 and session is not None else "pending line"
         self.app.push_screen(TextViewScreen(f"{os.path.basename(self.path)} — {where}", pane.full_text))
 
     def action_partner(self) -> None:
         entry = self.tree_widget.cursor_entry
-        if entry < 0:
+        if entry < 0 or self.session is None:
             return
         other = partner(self.session, entry)
         if other is None:
@@ -285,12 +300,15 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             self.jump_to_entry(other)
 
     def action_context(self) -> None:
+        session = self.session
+        if session is None:
+            return
         entry = self.tree_widget.cursor_entry
         if entry < 0:
-            entry = self.session.active_leaf()
+            entry = session.active_leaf()
         if entry < 0:
             return
-        self.build_context(self.session, entry)
+        self.build_context(session, entry)
 
     @work(thread=True, exclusive=True, group="context", exit_on_error=False, description="context")
     def build_context(self, session: Session, entry: int) -> None:
@@ -318,7 +336,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
 
     # -- moving -------------------------------------------------------------------
     def action_go_leaf(self) -> None:
-        leaf = self.session.active_leaf()
+        leaf = self.session.active_leaf() if self.session is not None else -1
         if leaf >= 0:
             self.jump_to_entry(leaf)
 
@@ -342,8 +360,8 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
                 await asyncio.sleep(0)
 
     def on_file_changed(self) -> None:
-        session = self.session
-        if session is None or self.indexing:
+        session, rows = self.session, self.rows
+        if session is None or rows is None or self.indexing:
             return
         cursor_entry = self.tree_widget.cursor_entry
         was_following = self.following
@@ -367,10 +385,11 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             self._show(session, cursor_entry=None)
         elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
             tree = session.tree
+            changed: set[int] | None
             changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)} | {cursor_entry}
-            if not self._extends(leaf_before, session.active_leaf(), tree.count - change.new_entries):
+            if not self._extends(tree, leaf_before, session.active_leaf(), tree.count - change.new_entries):
                 changed = None  # another branch is active: every row's mark may change
-            self.rows.build()
+            rows.build()
             leaf = session.active_leaf()
             if was_following:
                 target = leaf
@@ -378,7 +397,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
                 self.new_entries += change.new_entries
                 target = cursor_entry
             self._moved_by_tail = was_following
-            self.tree_widget.show(session, self.rows, target, changed, tailing=True)
+            self.tree_widget.show(session, rows, target, changed, tailing=True)
             self.following = was_following
         elif not (change.grew or change.bytes_read):
             return
@@ -391,9 +410,10 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
         self.update_status()
 
-    def _extends(self, old_leaf: int, leaf: int, old_count: int) -> bool:
+    @staticmethod
+    def _extends(tree: SessionTree, old_leaf: int, leaf: int, old_count: int) -> bool:
         """Whether ``leaf`` is ``old_leaf`` or continues it through entries appended since (index ≥ ``old_count``)."""
-        parent = self.session.tree.parent
+        parent = tree.parent
         while leaf >= old_count:
             leaf = parent[leaf]
         return leaf == old_leaf
@@ -415,8 +435,10 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         """Open the transcript of the sub-agent the selected call spawned."""
         entry = self.tree_widget.cursor_entry
         found = self.tree_widget.subagents.get(entry)
-        if found is None and entry >= 0:
-            found = self.tree_widget.subagents.get(partner(self.session, entry))
+        if found is None and entry >= 0 and self.session is not None:
+            other = partner(self.session, entry)
+            if other is not None:
+                found = self.tree_widget.subagents.get(other)
         if found is None:
             self.notify("no sub-agent transcript for this entry", timeout=3)
             return
@@ -424,15 +446,20 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
 
     def action_toggle_quiet(self, entry: int | None = None) -> None:
         """Show or hide the rows of records the model never sees."""
+        session = self.session
+        if session is None:
+            return
         self.show_quiet = not self.show_quiet
         entry = self.tree_widget.cursor_entry if entry is None else entry
-        self._show(self.session, entry if entry >= 0 else None, keep_folds=True)
-        quiet = self.session.tree.quiet
+        self._show(session, entry if entry >= 0 else None, keep_folds=True)
+        quiet = session.tree.quiet
         self.notify(f"{quiet:,} quiet records {'shown' if self.show_quiet else 'hidden'} (h)", timeout=2)
 
     def action_metadata(self) -> None:
         """The records that are not conversation entries (titles, snapshots,
         session metadata), one line each."""
+        if self.session is None:
+            return
         listing = [
             f"line {line:>6}  {inert(text, keep_newlines=False)}"
             for line, text in self.session.other_records(METADATA_LIMIT)

@@ -4,17 +4,20 @@ branch list and compare, whose choices come back here."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, edits
 from ..messages import OpenSession
 from .confirm import ConfirmScreen
+from .session_host import SessionHost
 
 
-class EditActions:
+class EditActions(SessionHost):
     """Mixed into the session view, whose ``session``, ``indexing``,
     ``tree_widget``, ``last_edit``, ``jump_to_entry`` and ``on_file_changed``
     it uses."""
 
-    def _plan(self, make):
+    def _plan(self, make: Callable[[], edits.Plan]) -> edits.Plan | None:
         """A plan from the current session, or None with the refusal shown."""
         if self.indexing:
             self.notify("wait until the file is indexed", timeout=3)
@@ -25,10 +28,15 @@ class EditActions:
             self.notify(str(exc), title="Not possible", severity="warning", timeout=6, markup=False)
             return None
 
-    def _confirm(self, plan, title: str, choices: list[tuple[str, str]], on_choice) -> None:
-        self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), on_choice)
+    def _confirm(
+        self, plan: edits.Plan, title: str, choices: list[tuple[str, str]], on_choice: Callable[[str | None], object]
+    ) -> None:
+        def chosen(choice: str | None) -> None:  # (what on_choice returns is of no use to the dialog)
+            on_choice(choice)
 
-    def _apply(self, plan, force: bool = False):
+        self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), chosen)
+
+    def _apply(self, plan: edits.Plan, force: bool = False) -> edits.Done | None:
         """Carry out ``plan``; what was done (edits.Done), or None when refused.
         A file our own last edit changed a moment ago needs no live-agent
         question."""
@@ -63,25 +71,26 @@ class EditActions:
 
     def action_make_leaf(self, entry: int | None = None) -> None:
         entry = self.tree_widget.cursor_entry if entry is None else entry
-        if entry < 0:
+        session = self.session
+        if entry < 0 or session is None:
             return
         if self.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return
-        if entry == self.session.active_leaf():
+        if entry == session.active_leaf():
             self.notify("this entry is already the active leaf", timeout=3)
             return
         try:
-            plan = edits.plan_set_leaf(self.session, entry)
+            plan = edits.plan_set_leaf(session, entry)
         except Refused as exc:  # no leaf to move in place: offer the fork instead
             self.notify(str(exc), title="The leaf cannot move in place", timeout=8, markup=False)
-            plan = self._plan(lambda: edits.plan_fork(self.session, entry))
-            if plan:
+            fork = self._plan(lambda: edits.plan_fork(session, entry))
+            if fork:
                 self._confirm(
-                    plan,
-                    f"A {self.session.format.name} session has no leaf to move in place. Fork at this entry instead?",
+                    fork,
+                    f"A {session.format.name} session has no leaf to move in place. Fork at this entry instead?",
                     [("confirm", "Fork")],
-                    lambda c: c and self._apply(plan),
+                    lambda c: c and self._apply(fork),
                 )
             return
         if plan:
@@ -89,9 +98,10 @@ class EditActions:
 
     def action_fork(self, entry: int | None = None) -> None:
         entry = self.tree_widget.cursor_entry if entry is None else entry
-        if entry < 0:
+        session = self.session
+        if entry < 0 or session is None:
             return
-        plan = self._plan(lambda: edits.plan_fork(self.session, entry))
+        plan = self._plan(lambda: edits.plan_fork(session, entry))
         if plan:
 
             def chosen(choice: str | None) -> None:
@@ -106,14 +116,15 @@ class EditActions:
         plan: bad lines, dangling calls (closed at the end, inserted after
         the call, or in a fork that is then opened; or cut back), a torn last
         line."""
-        if self.indexing:
+        session = self.session
+        if self.indexing or session is None:
             self.notify("wait until the file is indexed", timeout=3)
             return
-        session, torn = self.session, bool(self.session.lines.torn)
-        options: list[tuple[str, str, object]] = []  # (choice id, button label, plan)
+        torn = bool(session.lines.torn)
+        options: list[tuple[str, str, edits.Plan]] = []  # (choice id, button label, plan)
         refusals: list[str] = []
 
-        def offer(choice: str, label, make) -> None:
+        def offer(choice: str, label: str | Callable[[edits.Plan], str], make: Callable[[], edits.Plan]) -> None:
             try:
                 plan = make()
             except NothingToDo:
@@ -154,8 +165,11 @@ class EditActions:
         plans = {choice: plan for choice, _, plan in options}
 
         def chosen(choice: str | None) -> None:
-            done = choice and self._apply(plans[choice])
-            if done and plans[choice].new_files and done.created:
+            if not choice:
+                return
+            plan = plans[choice]
+            done = self._apply(plan)
+            if done and plan.new_files and done.created:
                 self.post_message(OpenSession(done.created[0]))  # a fork with the calls closed: go on there
 
         self.app.push_screen(
@@ -210,8 +224,13 @@ class EditActions:
         done = self.last_edit
         plan = self._plan(lambda: edits.plan_undo(done))
         if plan:
-            self._confirm(plan, "Undo the last edit", [("confirm", "Undo")], lambda c: c and self._undo(plan))
 
-    def _undo(self, plan) -> None:
+            def chosen(choice: str | None) -> None:
+                if choice:
+                    self._undo(plan)
+
+            self._confirm(plan, "Undo the last edit", [("confirm", "Undo")], chosen)
+
+    def _undo(self, plan: edits.Plan) -> None:
         self._apply(plan, force=True)  # our own edit: its recent write is not a live agent
         self.last_edit = None

@@ -4,28 +4,34 @@ file (or within the frame of a small append), listed, jumped to."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.worker import get_current_worker
 
-from ...model.session import Cancelled
+from ...model.errors import Cancelled
 from ...model.usage import session_usage, usage_text
 from ..messages import ProblemsReady, UsageReady
 from .problems import ProblemsScreen
+from .session_host import SessionHost
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...model.session import Session
 
 CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
 
 
-class ProblemActions:
+class ProblemActions(SessionHost):
     """Mixed into the session view."""
 
     def compute_problems(self) -> None:
         """Look for problems again, in a thread; a pass still at it is out of date."""
         self.generation += 1  # on the event loop: only it changes the count
-        self._find_problems(self.generation, self.session)
+        if self.session is not None:
+            self._find_problems(self.generation, self.session)
 
     @work(thread=True, exclusive=True, group="problems", exit_on_error=False, description="problems")
-    def _find_problems(self, generation: int, session) -> None:
+    def _find_problems(self, generation: int, session: Session) -> None:
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
@@ -102,19 +108,24 @@ class ProblemActions:
         from bisect import bisect_right
 
         session = self.session
+        if session is None:
+            return None
         if line > len(session.lines):
             return -1 if session.lines.torn else None
         k = bisect_right(session.tree.entry_line, line - 1) - 1
         return k if k >= 0 else None
 
     def _problem_rows(self) -> list[int]:
-        rows = set()
+        layout = self.rows
+        if layout is None:
+            return []
+        rows: set[int] = set()
         for p in self.problems or ():
             entry = self._entry_for_line(p.line)
             if entry == -1:
-                rows.add(len(self.rows) - 1)
+                rows.add(len(layout) - 1)
             elif entry is not None:
-                row = self.rows.row_of(entry)
+                row = layout.row_of(entry)
                 rows.add(row if row is not None else -1 - entry)
         return sorted(rows)
 
@@ -122,14 +133,17 @@ class ProblemActions:
         if not self.problems:
             self.notify("no problems", timeout=2)
             return
+        session, layout = self.session, self.rows
+        if session is None or layout is None:
+            return
         cursor = self.tree_widget.cursor
         rows = self._problem_rows()
         visible = [r for r in rows if r >= 0]
         hidden = [-1 - r for r in rows if r < 0]
         for entry in hidden:  # problems inside folded branches: unfold them
-            self.rows.reveal(entry)
+            layout.reveal(entry)
         if hidden:
-            self.tree_widget.show(self.session, self.rows, self.tree_widget.cursor_entry)
+            self.tree_widget.show(session, layout, self.tree_widget.cursor_entry)
             visible = [r for r in self._problem_rows() if r >= 0]
             cursor = self.tree_widget.cursor
         if step > 0:
@@ -151,7 +165,7 @@ class ProblemActions:
             return
 
         def jump(line: int | None) -> None:
-            if line is not None:
+            if line is not None and self.rows is not None:
                 entry = self._entry_for_line(line)
                 self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
 

@@ -3,18 +3,24 @@ thread, Esc stops it."""
 
 from __future__ import annotations
 
-from textual import work
+from typing import TYPE_CHECKING
+
+from textual import events, work
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
+from ...model.errors import Cancelled
 from ...model.sanitize import inert
 from ...model.search import find_text
-from ...model.session import Cancelled, Session
 from ..messages import Found
 from ..workers import Slow
+from .session_host import SessionHost
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...model.session import Session
 
 
-class SearchActions:
+class SearchActions(SessionHost):
     """Mixed into the session view."""
 
     def action_search(self) -> None:
@@ -30,7 +36,7 @@ class SearchActions:
         self._close_search()
         self._search(backwards=False)
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         box = self.query_one("#search", Input)
         if event.key == "escape" and box.has_focus:
             self._close_search()
@@ -42,7 +48,7 @@ class SearchActions:
         self.tree_widget.focus()
 
     def _search(self, backwards: bool) -> None:
-        if self.query_text:
+        if self.query_text and self.session is not None:
             self.search_file(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")

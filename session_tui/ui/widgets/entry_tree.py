@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
@@ -25,6 +27,9 @@ from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
 from ...model.segment import Shape
 from ..labels import one_line, short_args
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...model.session import Session
 
 MAX_GUIDES = 12
 VIEW_CACHE = 4096
@@ -75,7 +80,7 @@ class EntryTree(ScrollView, can_focus=True):
         Binding("end,G", "last", "Last", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("enter,space", "toggle", "Fold"),
+        Binding("enter,space", "toggle_fold", "Fold"),  # (not "toggle": DOMNode.action_toggle sets an attribute)
     ]
 
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
@@ -89,7 +94,7 @@ class EntryTree(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.session = None
+        self.session: Session | None = None  # with the rows, from show()
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
         self.off_branch: set[int] = set()  # trunk entries the model no longer sees (rolled back)
@@ -105,10 +110,10 @@ class EntryTree(ScrollView, can_focus=True):
     # -- data ---------------------------------------------------------------------
     def show(
         self,
-        session,
+        session: Session,
         rows: RowLayout,
         cursor_entry: int | None = None,
-        changed=None,
+        changed: Collection[int] | None = None,
         cursor_row: int | None = None,
         tailing: bool = False,
     ) -> None:
@@ -175,6 +180,12 @@ class EntryTree(ScrollView, can_focus=True):
                 self.refresh_line(row)
 
     @property
+    def shown_session(self) -> Session:
+        """The session shown: rows are drawn (and their entries read) only once show() gave one."""
+        assert self.session is not None, "no session shown yet"
+        return self.session
+
+    @property
     def cursor_entry(self) -> int:
         if not self.rows or not len(self.rows):
             return -1
@@ -185,12 +196,14 @@ class EntryTree(ScrollView, can_focus=True):
         if cached is not None:
             self._views.move_to_end(entry)
             return cached
+        view: EntryView | None
         try:
-            view = self.session.format.view(self.session.record(entry))
+            session = self.shown_session
+            read = session.format.view(session.record(entry))
         except Exception as exc:  # the line changed under us: show why, never crash the view
             view, label = None, Text(f"(unreadable: {type(exc).__name__})", style="italic")
         else:
-            label = self._label(entry, view)
+            view, label = read, self._label(entry, read)
         self._views[entry] = (view, label)
         if len(self._views) > VIEW_CACHE:
             self._views.popitem(last=False)
@@ -200,13 +213,14 @@ class EntryTree(ScrollView, can_focus=True):
         """The name of the tool ``call_id`` (looked up among the ancestors of ``entry``)."""
         if call_id in self._tool_names:
             return self._tool_names[call_id]
-        tree = self.session.tree
+        session = self.shown_session
+        tree = session.tree
         node = tree.parent[entry]
         for _ in range(64):
             if node < 0:
                 break
             if tree.shape[node] & Shape.CALLS:
-                for call in self.session.format.view(self.session.record(node)).tool_calls:
+                for call in session.format.view(session.record(node)).tool_calls:
                     self._tool_names[call.id] = call.name
                 if call_id in self._tool_names:
                     return self._tool_names[call_id]
@@ -252,7 +266,7 @@ class EntryTree(ScrollView, can_focus=True):
         return text
 
     def _continues_step(self, entry: int, view: EntryView) -> bool:
-        parent = self.session.tree.parent[entry]
+        parent = self.shown_session.tree.parent[entry]
         if view.step is None or parent < 0:
             return False
         above = self._view(parent)[0]
@@ -293,15 +307,16 @@ class EntryTree(ScrollView, can_focus=True):
         styles = self._style
         base = styles("entry-tree--cursor") if is_cursor else Style()
         line = Text(no_wrap=True, overflow="ellipsis")
+        session = self.shown_session
         if row.flags & RowFlag.PENDING:
-            torn = len(self.session.lines.torn)
+            torn = len(session.lines.torn)
             line.append("      ", styles("entry-tree--lineno"))
             line.append(
                 f"… pending: incomplete last line ({torn:,} bytes, no newline yet)", styles("entry-tree--pending")
             )
         else:
             entry = row.entry
-            line.append(f"{self.session.line_of(entry):>5} ", styles("entry-tree--lineno"))
+            line.append(f"{session.line_of(entry):>5} ", styles("entry-tree--lineno"))
             depth = min(row.depth, MAX_GUIDES)
             if depth:
                 line.append(
@@ -311,7 +326,7 @@ class EntryTree(ScrollView, can_focus=True):
                 line.append("● ", styles("entry-tree--active"))
             else:
                 line.append("○ ", styles("entry-tree--inactive"))
-            fork = self.session.tree.child_count(entry) >= 2
+            fork = session.tree.child_count(entry) >= 2
             if row.flags & RowFlag.ALT_HEAD:
                 line.append("▸ " if row.flags & RowFlag.FOLDED else "▾ ", styles("entry-tree--branch"))
             line.append("⋔ " if fork else "  ", styles("entry-tree--branch"))
@@ -369,11 +384,11 @@ class EntryTree(ScrollView, can_focus=True):
     def action_page_down(self) -> None:
         self.move_to(self.cursor + max(1, self.size.height - 1))
 
-    def action_toggle(self) -> None:
-        entry = self.cursor_entry
-        if entry >= 0 and self.rows.toggle(entry, self.cursor):
+    def action_toggle_fold(self) -> None:
+        entry = self.cursor_entry  # (-1 without rows)
+        if entry >= 0 and self.rows is not None and self.rows.toggle(entry, self.cursor):
             # the entry keeps its row, and rows keep their look: keep the cache
-            self.show(self.session, self.rows, changed=(), cursor_row=self.cursor)
+            self.show(self.shown_session, self.rows, changed=(), cursor_row=self.cursor)
 
     def on_click(self, event) -> None:
         self.move_to(event.y + self.scroll_offset.y)

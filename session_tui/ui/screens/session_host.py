@@ -1,0 +1,52 @@
+"""What the session view's mixins (edits, problems, search) use of the view
+they are mixed into: declared for the type checker only.
+
+At run time ``SessionHost`` is ``object``: the mixins stay plain classes, and
+the view's method resolution order, its bindings and Textual's name-based
+handler discovery are exactly as without it. For the type checker it is a
+``Screen`` carrying the session view's attributes, so the mixins are checked
+against what ``SessionScreen`` really provides (it must stay compatible).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from textual import getters
+    from textual.screen import Screen
+
+    from ...model.problems import Problem
+    from ...model.rows import RowLayout
+    from ...model.session import Session
+    from ...store import Fingerprint
+    from ...store.edits import Done
+    from ..app import SessionApp
+    from ..widgets.entry_tree import EntryTree
+
+    class SessionHost(Screen):
+        app = getters.app(SessionApp)  # the session view runs in the SessionApp
+
+        session: Session | None  # None until mounted
+        rows: RowLayout | None  # with the session
+        problems: list[Problem] | None  # None until first looked for
+        generation: int
+        indexing: str
+        usage: str
+        session_title: str | None
+        origin: str | None
+        query_text: str
+        last_edit: Done | None
+        _our_write: Fingerprint | None
+
+        @property
+        def tree_widget(self) -> EntryTree: ...
+
+        def update_status(self) -> None: ...
+
+        def jump_to_entry(self, entry: int | None, row: bool = False) -> None: ...
+
+        def on_file_changed(self) -> None: ...
+
+else:
+    SessionHost = object
