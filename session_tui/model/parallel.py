@@ -2,17 +2,19 @@
 
 Parsing JSON is most of the cost of indexing and ``orjson`` holds the GIL,
 so on a multi-core machine the initial index of a large file scans its
-second part in a forked process while this process scans the first. The
-child returns a Segment numbered from line 0, with the id keys already
-hashed (a forked child shares this process's hash seed; ``key_check``
-proves it); the caller renumbers and merges it in file order, so the result is
-exactly that of one sequential scan. If the child fails, the caller scans
-that part itself.
+second part in another process (see ``FarScan``) while this process scans
+the first. The child returns a Segment numbered from line 0; the caller
+renumbers and merges it in file order, so the result is exactly that of one
+sequential scan. If the child fails, the caller scans that part itself.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
+import subprocess
+import sys
+import threading
 from array import array
 from typing import TYPE_CHECKING
 
@@ -21,9 +23,12 @@ from .segment import KEY_MASK, LineBlocks, Segment, scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 PARALLEL_MIN_BYTES = 48 << 20
-FIRST_SHARE = 0.47  # of the bytes: this process also merges the child's part
+#: of the bytes, read here: this process also merges the child's part, and a
+#: new interpreter takes longer to start and to send its ids than a fork
+FIRST_SHARE = {"fork": 0.47, "interpreter": 0.53}
 
 
 def available() -> bool:
@@ -31,15 +36,23 @@ def available() -> bool:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
+    return cores > 1
+
+
+def child_kind() -> str:
+    """How a far scan starts now: "fork" when this process runs no other
+    thread, else "interpreter"."""
     import multiprocessing  # here: most sessions are small, and start-up time counts
 
-    return cores > 1 and "fork" in multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "interpreter"
 
 
 def split_point(fd: int, start: int, stop: int, share: float | None = None) -> int | None:
     """A line start near ``share`` (default FIRST_SHARE) of [start, stop), or
     None if none is found."""
-    pos = start + int((stop - start) * (FIRST_SHARE if share is None else share))
+    pos = start + int((stop - start) * (FIRST_SHARE[child_kind()] if share is None else share))
     while pos < stop:
         block = os.pread(fd, min(1 << 20, stop - pos), pos)
         if not block:
@@ -52,9 +65,14 @@ def split_point(fd: int, start: int, stop: int, share: float | None = None) -> i
     return None
 
 
-def _child(conn: Connection, fmt_name: str, path: str, start: int, stop: int) -> None:
+def _forked_child(conn: Connection, fmt_name: str, path: str, start: int, stop: int) -> None:
     try:
-        conn.send(scan_file_range(fmt_name, path, start, stop))
+        seg = scan_file_range(fmt_name, path, start, stop)
+        if seg.ids:  # hashed here: a forked child shares the parent's hash seed (key_check proves it)
+            seg.keys = array("q", map(KEY_MASK.__and__, map(hash, seg.ids)))
+            seg.key_check = hash("session-tui")
+            seg.ids = []
+        conn.send(seg)
     except BaseException as exc:  # report, never hang the parent
         conn.send(RuntimeError(f"scan worker failed: {exc!r}"))
     finally:
@@ -62,48 +80,81 @@ def _child(conn: Connection, fmt_name: str, path: str, start: int, stop: int) ->
 
 
 class FarScan:
-    """A scan of bytes [start, stop) of ``path`` in a forked process."""
+    """A scan of bytes [start, stop) of ``path`` in another process: a fork
+    when this process runs no other thread (the command line), else a new
+    interpreter (``python -m session_tui.model.parallel``, in the app, whose
+    index runs in a thread: forking a process that has threads can copy a
+    held lock into the child)."""
 
     def __init__(self, fmt_name: str, path: str, start: int, stop: int) -> None:
-        import multiprocessing
+        self._fork: tuple[BaseProcess, Connection] | None = None
+        self._child: subprocess.Popen[bytes] | None = None
+        if child_kind() == "fork":
+            import multiprocessing
 
-        ctx = multiprocessing.get_context("fork")
-        self._conn, child_conn = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_child, args=(child_conn, fmt_name, path, start, stop), daemon=True)
-        self._proc.start()
-        child_conn.close()
+            ctx = multiprocessing.get_context("fork")
+            conn, child_conn = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_forked_child, args=(child_conn, fmt_name, path, start, stop), daemon=True)
+            proc.start()
+            child_conn.close()
+            self._fork = (proc, conn)
+            return
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        self._child = subprocess.Popen(
+            [sys.executable, "-m", __name__, fmt_name, path, str(start), str(stop)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
 
     def result(self) -> Segment | None:
         """The child's Segment, or None if it failed (scan the part here)."""
-        try:
-            result = self._conn.recv()
-        except (EOFError, OSError):
-            result = None
-        finally:
-            self._conn.close()
-            self._proc.join()
+        result: object = None
+        if self._fork is not None:
+            proc, conn = self._fork
+            try:
+                result = conn.recv()
+            except (EOFError, OSError):
+                pass
+            finally:
+                conn.close()
+                proc.join()
+        elif self._child is not None:
+            data, _ = self._child.communicate()
+            if self._child.returncode == 0:
+                try:
+                    result = pickle.loads(data)  # from our own child, over its pipe
+                except (pickle.UnpicklingError, EOFError, ValueError):
+                    pass
         return result if isinstance(result, Segment) else None
 
     def cancel(self) -> None:
-        self._proc.kill()
-        self._proc.join()
-        self._conn.close()
+        if self._fork is not None:
+            proc, conn = self._fork
+            proc.kill()
+            proc.join()
+            conn.close()
+        elif self._child is not None:
+            self._child.kill()
+            self._child.communicate()
 
 
 def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
     """Scan bytes [start, end) of a file (complete lines); runs in a worker
-    process. Line numbers start at 0 (the caller shifts them). Returns id
-    keys instead of ids: all the merge needs."""
+    process. Line numbers start at 0 (the caller shifts them)."""
     fmt = get_format(fmt_name)
     fd = os.open(path, os.O_RDONLY)
     try:
         seg = Segment()
         for lines, starts, _end in LineBlocks(fd, start, end):
             scan(fmt, lines, starts, len(seg.line_kinds), seg)
-        if seg.ids:
-            seg.keys = array("q", map(KEY_MASK.__and__, map(hash, seg.ids)))
-            seg.key_check = hash("session-tui")
-            seg.ids = []
         return seg
     finally:
         os.close(fd)
+
+
+if __name__ == "__main__":  # the child: FORMAT PATH START STOP
+    name, file, first, last = sys.argv[1:5]
+    sys.stdout.buffer.write(pickle.dumps(scan_file_range(name, file, int(first), int(last)), protocol=5))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from session_tui.model import parallel
@@ -47,3 +49,24 @@ def test_across_the_halves_falls_back_to_a_local_scan(tmp_path, parallel_always,
     path.write_bytes(first + chain(3000, prefix="n")[len(chain(0)) :] + second_half + b'{"type":"mess')
     sequential, split, _ = both_ways(path)
     assert split == sequential
+
+
+def test_from_a_thread_the_far_part_is_scanned_by_a_new_interpreter_not_a_fork(tmp_path, parallel_always):
+    """The app indexes in a thread: a fork would copy the other threads'
+    locks into the child, so the far part goes to a new interpreter."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(5000) + message("x", "m10") + pointer("m20") + b"{bad\n" + message("y", "m4999"))
+    assert parallel.child_kind() == "fork"
+    found: dict = {}
+
+    def index() -> None:
+        found["kind"] = parallel.child_kind()
+        found["far"] = parallel.FarScan("tree", str(path), 0, path.stat().st_size).result()
+        found["result"] = both_ways(path)
+
+    worker = threading.Thread(target=index)
+    worker.start()
+    worker.join(timeout=60)
+    sequential, split, read = found["result"]
+    assert found["kind"] == "interpreter" and split == sequential and read == path.stat().st_size
+    assert found["far"] is not None and len(found["far"].ids) == 5002  # the child's segment, with its ids
