@@ -3,9 +3,34 @@ and a text cut or padded to a width."""
 
 from __future__ import annotations
 
+import os
+import time
+
 from rich.text import Text
 
 from ..model.session_info import SessionInfo
+
+
+def now() -> float:
+    """The clock ages and live badges are drawn against (the snapshot tests fix it)."""
+    return time.time()
+
+
+def local_time(timestamp: float, pattern: str) -> str:
+    """``timestamp`` in local time (the snapshot tests fix the zone)."""
+    return time.strftime(pattern, time.localtime(timestamp))
+
+
+def age_since(timestamp: float) -> str:
+    return age(now() - timestamp)
+
+
+def tilde(path: str) -> str:
+    """``path`` with the home folder written ``~``."""
+    home = os.path.expanduser("~").rstrip(os.sep)
+    if home and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
 
 
 def age(seconds: float) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from session_tui.ui.screens.session import SessionScreen
@@ -36,6 +35,14 @@ def visible_text(screen) -> str:
     return "\n".join(tree.render_line(y).text for y in range(tree.size.height))
 
 
-async def settle(pilot) -> None:
-    await asyncio.sleep(0)
-    await pilot.pause(0.05)
+async def tail_armed(pilot, screen) -> None:
+    """Wait until the session view watches its file: every write from then on is seen."""
+    await wait_for(pilot, lambda: screen.tail_armed, what="the file watched")
+
+
+async def detail_caught_up(pilot, screen) -> None:
+    """Wait until the detail pane shows the entry under the cursor."""
+    from session_tui.ui.widgets.detail import DetailPane
+
+    pane = screen.query_one(DetailPane)
+    await wait_for(pilot, lambda: pane.entry_shown == screen.tree_widget.cursor_entry, what="the detail pane")

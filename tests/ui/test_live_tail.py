@@ -13,7 +13,7 @@ from session_tui.ui.screens import session as session_module
 from tests.model.helpers import chain, message
 from tests.support import SAMPLES
 
-from .pilot_support import cursor_line, session_screen, wait_for
+from .pilot_support import cursor_line, session_screen, tail_armed, wait_for
 
 
 def append(path, data: bytes) -> None:
@@ -25,7 +25,7 @@ def append(path, data: bytes) -> None:
 
 async def started(pilot):
     screen = await session_screen(pilot)
-    await pilot.pause(0.3)  # let the watcher arm
+    await tail_armed(pilot, screen)
     return screen
 
 

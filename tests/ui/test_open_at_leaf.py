@@ -14,7 +14,7 @@ from session_tui.ui.screens.session import SessionScreen
 from tests.model.helpers import chain, message
 from tests.support import REPO, SAMPLES
 
-from .pilot_support import session_screen, wait_for
+from .pilot_support import session_screen, tail_armed, wait_for
 from .test_picker import picker
 
 
@@ -86,7 +86,7 @@ async def test_a_reload_after_truncation_lands_on_the_leaf(tmp_path):
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await landed(pilot)
         await pilot.press("g")
-        await pilot.pause(0.3)  # the watcher armed
+        await tail_armed(pilot, screen)
         path.write_bytes(chain(150, prefix="n"))  # shorter: truncated, then rewritten
         await wait_for(
             pilot,

@@ -201,7 +201,7 @@ async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every
 async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(folder):
     async with SessionApp([str(folder)], watch=True).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
-        await pilot.pause(0.3)  # the watcher arms
+        await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
         with open(folder / "pi.jsonl", "ab") as f:
             f.write(
                 b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"2026-03-14T11:00:00Z",'

@@ -10,7 +10,7 @@ import pytest
 from session_tui.ui.app import SessionApp
 from tests.support import SAMPLES
 
-from .pilot_support import cursor_line, session_screen, wait_for
+from .pilot_support import cursor_line, detail_caught_up, session_screen, wait_for
 
 SIZE = (120, 34)
 
@@ -30,7 +30,8 @@ def ready(*keys: str, line: int | None = None):
             await pilot.press(*keys)
         if line is not None:
             await wait_for(pilot, lambda: cursor_line(screen) == line, what=f"line {line}")
-        await pilot.pause(0.2)
+        await detail_caught_up(pilot, screen)
+        await pilot.pause()
 
     return run_before
 
@@ -99,10 +100,80 @@ def compared():
             lambda: isinstance(pilot.app.screen, CompareScreen) and pilot.app.screen.view.result is not None,
             what="the compare",
         )
-        await pilot.pause(0.2)
+        await pilot.pause()  # the result's message handled: the compare is drawn
 
     return run_before
 
 
 def test_compare_of_two_branches(snap_compare):
     assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=compared())
+
+
+#: the clock the ages are drawn against, and the zone of the times shown
+FIXED_NOW = 1_775_000_000.0  # 2026-03-31 23:33:20 UTC
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch):
+    import time
+
+    from session_tui.ui import cells
+
+    monkeypatch.setattr(cells, "now", lambda: FIXED_NOW)
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_picker(snap_compare, fixed_clock, tmp_path, monkeypatch):
+    """The picker over a folder of every format, at 80×24: the home folder
+    is the tmp dir, so the folder reads ``~/sessions``."""
+    import os
+    import shutil
+
+    from session_tui.ui.screens.files import FilesScreen
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "sessions"
+    root.mkdir()
+    for hours, (_fmt, sample) in enumerate(sorted({"tree": "tree/branched-summary.jsonl", **FORMAT_SAMPLES}.items())):
+        target = root / (SAMPLES / sample).name
+        shutil.copy(SAMPLES / sample, target)
+        sidecar = (SAMPLES / sample).with_suffix(".meta.json")  # astorlm's metadata, named by its id
+        if sidecar.exists():
+            shutil.copy(sidecar, root / sidecar.name)
+        os.utime(target, (FIXED_NOW - 3600 * (hours + 1),) * 2)
+
+    async def run_before(pilot) -> None:
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.screen, FilesScreen)
+                and len(pilot.app.screen.table.rows) == 6
+                and all(info.known for info in pilot.app.screen.table.rows)
+            ),
+            what="the picker with every row read",
+        )
+        await pilot.pause()
+
+    assert snap_compare(SessionApp([str(root)], watch=False), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_branch_list(snap_compare, fixed_clock):
+    from session_tui.ui.screens.branches import BranchesScreen
+
+    async def run_before(pilot) -> None:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await pilot.press("b")
+        await wait_for(
+            pilot,
+            lambda: isinstance(pilot.app.screen, BranchesScreen) and pilot.app.screen.done,
+            what="the branch list, read",
+        )
+        await pilot.pause()
+
+    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=run_before)

@@ -7,7 +7,7 @@ import orjson
 from session_tui.ui.app import SessionApp
 from tests.model.helpers import header
 
-from .pilot_support import session_screen, visible_text, wait_for
+from .pilot_support import detail_caught_up, session_screen, visible_text, wait_for
 
 EVIL = [
     "[bold]x[/]",
@@ -52,7 +52,7 @@ async def test_markup_shows_literally_and_escapes_are_inert(tmp_path):
         body = screen.query_one("#detail-body")
         for _ in EVIL:  # every entry's detail is inert too
             await pilot.press("k")
-            await pilot.pause(0.1)
+            await detail_caught_up(pilot, screen)
             assert not any(ch in body.text for ch in "\x1b\x07\x9b")
         await wait_for(pilot, lambda: "␛]52" in body.text or "[" in body.text, what="the detail pane")
         status = str(screen.query_one("#status").render())

@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 from ...model import branches as model
 from ...model.branches import Branch, Details
 from ...model.sanitize import inert
-from ..cells import age, cell
+from ..cells import age_since, cell, local_time
 from ..footer import footer_after_first_frame
 from ..widgets.row_table import RowTable
 
@@ -105,11 +105,11 @@ class BranchTable(RowTable):
         details = self.details.get(branch.leaf)
         fork = str(self.session.line_of(branch.fork)) if branch.fork >= 0 else "start"
         if details is not None and details.fork_time is not None:
-            fork += " " + time.strftime("%m-%d %H:%M", time.localtime(details.fork_time))
+            fork += " " + local_time(details.fork_time, "%m-%d %H:%M")
         if details is None:
             cells = [Text(fork), Text("…", dim), Text(""), Text(""), Text("")]
         else:
-            when = age(time.time() - details.last_time) if details.last_time is not None else ""
+            when = age_since(details.last_time) if details.last_time is not None else ""
             bad = details.ends in ("dangling call", "error result")
             cells = [
                 Text(fork),

@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 from ...model.catalog import SESSION_SUFFIX, Catalog, file_contains, match_rank
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
+from ..cells import tilde
 from ..footer import footer_after_first_frame
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
@@ -108,6 +109,7 @@ class FilesScreen(Screen):
         self.searching = False
         self.search_state = ""  # what the status line says about it
         self.search_id = 0  # the current search's number: messages of a stopped one are dropped
+        self.watch_armed = False  # the folders are watched: every change from now on is seen
         self._refilter_timer: Timer | None = None  # a refilter due for background changes
 
     def compose(self) -> ComposeResult:
@@ -210,6 +212,7 @@ class FilesScreen(Screen):
             return
         from watchfiles import Change, awatch  # after the first frame: anyio is slow to import
 
+        self.call_later(setattr, self, "watch_armed", True)  # runs once awatch below has set its watches
         async for changes in awatch(
             *folders, debounce=WATCH_DEBOUNCE_MS, step=WATCH_STEP_MS, recursive=True, ignore_permission_denied=True
         ):
@@ -276,7 +279,7 @@ class FilesScreen(Screen):
         self.refresh_bindings()
 
     def _update_heading(self) -> None:
-        where = ", ".join(inert(root, keep_newlines=False) for root in self.roots)
+        where = ", ".join(inert(tilde(root), keep_newlines=False) for root in self.roots)
         shown, total = len(self.table.rows), len(self.infos)
         count = f"{total:,} session files" if shown == total else f"{shown:,} of {total:,} session files"
         text = f"{count} in {where} · sorted by {SORTS[self.sort][0]} (ctrl+s)"
@@ -292,7 +295,7 @@ class FilesScreen(Screen):
         if self.search_state:
             line.append(self.search_state + "  ", "bold")
         if info is not None:
-            line.append(inert(info.path, keep_newlines=False))
+            line.append(inert(tilde(info.path), keep_newlines=False))
         else:
             line.append(
                 "no session files match"

@@ -75,6 +75,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         self.new_entries = 0
         self.indexing = ""
         self.live = "live" if watch else "not watching"
+        self.tail_armed = False  # the file is watched: every write from now on is seen
         self.query_text = ""
         self._detail_timer: Timer | None = None
         self._problems_timer: Timer | None = None
@@ -352,12 +353,17 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
     async def tail(self) -> None:
         directory = os.path.dirname(os.path.abspath(self.path)) or "."
         name = os.path.basename(self.path)
+        self.call_later(self._on_tail_armed)  # runs once awatch below has set its watch (no await before it)
         async for changes in awatch(
             directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS, recursive=False, ignore_permission_denied=True
         ):
             if any(os.path.basename(changed) == name for _, changed in changes):
                 self.on_file_changed()
                 await asyncio.sleep(0)
+
+    def _on_tail_armed(self) -> None:
+        self.tail_armed = True
+        self.on_file_changed()  # what was written between the index and the watch
 
     def on_file_changed(self) -> None:
         session, rows = self.session, self.rows

@@ -62,8 +62,10 @@ class DetailPane(Vertical):
     def on_mount(self) -> None:
         self.full_text = ""
         self.raw = False
+        self.entry_shown: int | None = None  # the entry the pane shows (-1: the pending line)
 
     def show_text(self, header: Text, body: str) -> None:
+        self.entry_shown = None
         self.full_text = inert(body)
         shown, cut = cap(self.full_text)
         if cut:
@@ -79,6 +81,7 @@ class DetailPane(Vertical):
             self.show_text(
                 Text("pending: the last line has no newline yet", style="bold"), torn.decode("utf-8", "replace")
             )
+            self.entry_shown = -1
             return
         record = session.record(entry)
         view = session.format.view(record)
@@ -104,3 +107,4 @@ class DetailPane(Vertical):
         else:
             body = entry_body(view, (lambda call_id: tool_name(entry, call_id)) if tool_name else None)
         self.show_text(header, body)
+        self.entry_shown = entry

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 from rich.text import Text
 from textual.events import Click
@@ -11,6 +10,7 @@ from textual.message import Message
 
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
+from .. import cells
 from ..cells import age, cell, entries_text, human_size
 from .row_table import RowTable
 
@@ -23,7 +23,26 @@ COLUMNS = (
     ("problems", 22, False),
     ("", 7, False),
 )
-FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
+#: below 110 columns the title would get under 40: the fixed columns narrow
+NARROW_COLUMNS = (
+    ("format", 7, False),
+    ("entries", 7, True),
+    ("active", 10, True),
+    ("size", 7, True),
+    ("problems", 12, False),
+    ("", 6, False),
+)
+NARROW_BELOW = 110
+
+
+def columns_for(width: int) -> tuple[tuple[str, int, bool], ...]:
+    return NARROW_COLUMNS if width < NARROW_BELOW else COLUMNS
+
+
+def title_width(width: int) -> int:
+    return max(width - sum(w + 1 for _, w, _ in columns_for(width)), 10)
+
+
 PASS_KEYS = "?/ "  # keys a focused table leaves to their bindings instead of starting a filter
 
 
@@ -69,11 +88,10 @@ class PickerTable(RowTable):
     def display_path(self, path: str) -> str:
         """``path`` inside the folder it was found under (one folder given),
         else with ``~`` for the home folder."""
-        one_root = len(self.roots) == 1
-        prefix = os.path.join(self.roots[0] if one_root else os.path.expanduser("~"), "")
-        if not path.startswith(prefix):
-            return path
-        return path[len(prefix) :] if one_root else "~/" + path[len(prefix) :]
+        prefix = os.path.join(self.roots[0], "")
+        if len(self.roots) == 1 and path.startswith(prefix):
+            return path[len(prefix) :]
+        return cells.tilde(path)
 
     def visible_rows(self) -> list[SessionInfo]:
         top = self.scroll_offset.y
@@ -82,21 +100,21 @@ class PickerTable(RowTable):
     def repaint_if_aged(self) -> None:
         """Repaint when an age or a live badge on screen would read
         differently now."""
-        now = time.time()
-        look = [(age(now - info.mtime_ns / 1e9), info.live(now)) for info in self.visible_rows()]
+        at = cells.now()
+        look = [(age(at - info.mtime_ns / 1e9), info.live(at)) for info in self.visible_rows()]
         if look != self._look:
             self._look = look
             self.refresh()
 
     # -- rendering ----------------------------------------------------------------
     def heading(self, width: int) -> Text:
-        line = cell(Text("title"), max(width - FIXED_WIDTH, 10)) + Text(" ")
-        for name, column_width, right in COLUMNS:
+        line = cell(Text("title"), title_width(width)) + Text(" ")
+        for name, column_width, right in columns_for(width):
             line += cell(Text(name), column_width, right) + Text(" ")
         return line
 
     def row_text(self, info: SessionInfo, width: int) -> Text:
-        now = time.time()
+        at = cells.now()
         style = self._style
         dim = style("picker--dim")
         if info.known and info.title:
@@ -106,16 +124,16 @@ class PickerTable(RowTable):
         if info.subagent:
             title = Text("⤷ ", dim) + title
         problems = info.problems()
-        cells = [
+        row_cells = [
             Text(info.format or "?") if info.known else Text("…", dim),
             Text(entries_text(info)),
-            Text(age(now - info.mtime_ns / 1e9)),
+            Text(age(at - info.mtime_ns / 1e9)),
             Text(human_size(info.size)),
             Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
-            Text("● live", style("picker--live")) if info.live(now) else Text(""),
+            Text("● live", style("picker--live")) if info.live(at) else Text(""),
         ]
-        line = cell(title, max(width - FIXED_WIDTH, 10)) + Text(" ")
-        for content, (_, column_width, right) in zip(cells, COLUMNS, strict=True):
+        line = cell(title, title_width(width)) + Text(" ")
+        for content, (_, column_width, right) in zip(row_cells, columns_for(width), strict=True):
             line += cell(content, column_width, right) + Text(" ")
         return line
 
