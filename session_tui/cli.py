@@ -8,6 +8,10 @@ import sys
 
 from . import __version__
 
+REDACT_HELP = (
+    "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
+    "sha256>]; the session file is not changed"
+)
 COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "export", "demo", "serve")
 
 
@@ -18,7 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="session-tui",
         description="Browse, debug and repair AI-agent session logs (JSONL). "
-        "`session-tui PATH` opens a session file, or the list of session files in a directory.",
+        "`session-tui PATH` opens a session file, or the list of session files in a directory. "
+        "Every PATH may be a URL (ssh://host/path, s3://bucket/prefix/): options for its back-end "
+        "come from its usual places (~/.ssh/config, the AWS environment) and --storage-option KEY=VALUE.",
     )
     parser.add_argument("--version", action="version", version=f"session-tui {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -32,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
     check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     check.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    check.add_argument(
+        "--secrets",
+        action="store_true",
+        help="also list the secrets in each file (API keys, tokens, private keys, passwords): line, entry, kind "
+        "and a masked preview; any makes the exit status 1",
+    )
 
     diff = commands.add_parser(
         "diff",
@@ -57,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("file", metavar="FILE")
     fork.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
     fork.add_argument("-o", "--output", metavar="OUT", help="the new file (default: <stem>.fork-<n>.jsonl)")
+    fork.add_argument("--redact", action="store_true", help=REDACT_HELP)
     fix = commands.add_parser(
         "fix",
         help="make a crashed session resumable: close or cut dangling calls, drop a torn last line or bad lines",
@@ -110,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", metavar="OUT", help="write to this file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     export.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    export.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     demo = commands.add_parser(
         "demo",
@@ -134,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
     serve.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
+    serve.add_argument("--redact", action="store_true", help="mask secrets in the served UI")
     return parser
 
 
@@ -151,6 +166,8 @@ def run_edit(args) -> int:
                 plan = edits.plan_set_leaf(session, edits.resolve_entry(session, args.entry))
             else:
                 plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
+        if getattr(args, "redact", False):
+            plan = redacted_fork(plan)
         print(inert(plan.preview()))
         if args.dry_run:
             return 0
@@ -171,6 +188,19 @@ def run_edit(args) -> int:
         print(f"wrote {inert(path, keep_newlines=False)}")
     print("done")
     return 0
+
+
+def redacted_fork(plan):
+    """The fork's new files with each secret replaced by its mark (the
+    source is only read); how many, on stderr."""
+    from dataclasses import replace
+
+    from .model.redact import Redactor
+
+    redactor = Redactor()
+    plan = replace(plan, new_files=[(path, redactor.file(path, data)) for path, data in plan.new_files])
+    print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
+    return plan
 
 
 def run_fix(args) -> int:
@@ -265,10 +295,15 @@ def run_export(args) -> int:
     from .store import Refused
     from .store.edits import resolve_entry
 
+    redactor = None
+    if args.redact:
+        from .model.redact import Redactor
+
+        redactor = Redactor()
     try:
         with open_session(args.file, args.format) as session:
             leaf = resolve_entry(session, args.leaf) if args.leaf else None
-            text = export(session, args.to, leaf, context=args.context)
+            text = export(session, args.to, leaf, context=args.context, redact=redactor)
         if args.output is not None:
             save(args.output, text, force=args.force)
     except FileExistsError as exc:
@@ -280,6 +315,8 @@ def run_export(args) -> int:
     except OSError as exc:
         print(f"session-tui export: {inert_line(args.output or args.file)}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    if redactor is not None:
+        print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
     if args.output is None:
         sys.stdout.buffer.write(text.encode())
     else:
@@ -313,6 +350,16 @@ def build_open_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--format", type=format_name, help="read as this format instead of detecting it")
     parser.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
+    parser.add_argument(
+        "--redact", action="store_true", help="mask secrets (API keys, tokens, passwords) wherever session text is shown"
+    )
+    parser.add_argument(
+        "--storage-option",
+        metavar="KEY=VALUE",
+        action="append",
+        help="an option for a URL's back-end (e.g. client_keys=~/.ssh/id_ed25519, endpoint_url=http://…); "
+        "any command takes it",
+    )
     return parser
 
 
@@ -325,8 +372,20 @@ def default_paths() -> list[str]:
     return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])
 
 
-def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
+def is_folder(path: str) -> bool:
+    """A local directory, or a remote folder or prefix (raises SessionError)."""
+    from .model.source import is_url
+
+    if is_url(path):
+        from .model import remote
+
+        return remote.is_folder(path)
+    return os.path.isdir(path)
+
+
+def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = False) -> int:
     """A file opens its session view; directories open the picker over all of them."""
+    from .model.errors import SessionError
     from .model.sanitize import inert
 
     if not paths:
@@ -338,16 +397,21 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
                 file=sys.stderr,
             )
             return 2
+    from .model.source import is_url
+
     for path in paths:
-        if not os.path.lexists(path):  # a broken or looping symlink: the session says what is wrong with it
+        if not is_url(path) and not os.path.lexists(path):  # a broken symlink: the session says what is wrong
             print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
             return 2
-    files = [p for p in paths if not os.path.isdir(p)]
+    try:
+        files = [p for p in paths if not is_folder(p)]
+    except SessionError as exc:
+        print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
     if files and len(paths) > 1:
         print("session-tui: give one session file, or directories", file=sys.stderr)
         return 2
     if files:
-        from .model.errors import SessionError
         from .model.session import Session
 
         try:
@@ -358,12 +422,51 @@ def open_tui(paths: list[str], format: str | None, watch: bool) -> int:
             return 2
     from .ui.app import SessionApp
 
-    SessionApp(files[0] if files else paths, format, watch=watch).run()
+    SessionApp(files[0] if files else paths, format, watch=watch, redact=redact).run()
     return 0
+
+
+def take_storage_options(argv: list[str]) -> list[str]:
+    """Remove ``--storage-option KEY=VALUE`` (any command, any place) from
+    ``argv`` and give the options to the back-end of each URL in it. VALUE
+    is JSON when it parses (``null``, ``2222``, ``true``, ``["a"]``), else text."""
+    import json
+
+    rest: list[str] = []
+    options: dict[str, object] = {}
+    args = iter(argv)
+    for arg in args:
+        if arg == "--storage-option" or arg.startswith("--storage-option="):
+            item = arg.split("=", 1)[1] if "=" in arg else next(args, "")
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise UsageError(f"--storage-option takes KEY=VALUE, not {item!r}")
+            try:
+                options[key] = json.loads(value)
+            except ValueError:
+                options[key] = value
+        else:
+            rest.append(arg)
+    if options:
+        from .model import remote
+        from .model.source import is_url
+
+        for url in filter(is_url, rest):
+            remote.configure(url, options)
+    return rest
+
+
+class UsageError(Exception):
+    """A command line that cannot be run: one line, exit 2."""
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        argv = take_storage_options(argv)
+    except UsageError as exc:
+        print(f"session-tui: {exc}", file=sys.stderr)
+        return 2
     for stream in (sys.stdout, sys.stderr):  # what a terminal cannot show is escaped, never an error
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -386,14 +489,14 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "serve":
                 from .serve import run_serve
 
-                return run_serve(args.path, args.host, args.port, args.format, not args.no_watch)
+                return run_serve(args.path, args.host, args.port, args.format, not args.no_watch, args.redact)
             if args.command != "check":
                 return run_edit(args)
             from .check import run_check
 
-            return run_check(args.paths, as_json=args.json, format=args.format)
+            return run_check(args.paths, as_json=args.json, format=args.format, secrets=args.secrets)
         args = build_open_parser().parse_args(argv)
-        return open_tui(args.paths, args.format, not args.no_watch)
+        return open_tui(args.paths, args.format, not args.no_watch, args.redact)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

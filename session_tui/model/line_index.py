@@ -8,10 +8,14 @@ caller then reloads from scratch instead of mixing old and new state.
 
 from __future__ import annotations
 
-import os
 from array import array
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .source import Source, SourceStat
 
 HEAD_BYTES = 4096
+MARK_BYTES = 64  # the last bytes indexed, to tell a grown file from a replaced one where no identity says
 
 
 class LineIndex:
@@ -21,8 +25,10 @@ class LineIndex:
         self.end = 0  # bytes [0, end) are committed
         self.open_end = False  # the last committed line is an object lacking its "\n"
         self.torn: bytes = b""  # a final fragment that is not a record (not committed)
-        self.identity: tuple[int, int] | None = None  # (st_dev, st_ino)
+        self.identity: tuple[int, int] | None = None  # (st_dev, st_ino), where the source has one
+        self.remembered = False  # the file was measured once (``remember``)
         self.head = b""  # the first bytes of line 1, to notice a rewrite
+        self.mark = b""  # the last MARK_BYTES bytes indexed (kept only for a source without identity)
 
     def __len__(self) -> int:
         return len(self.line_starts)
@@ -36,21 +42,27 @@ class LineIndex:
             stop = self.end if self.open_end else self.end - 1
         return start, stop - start
 
-    def changed(self, fd: int, st: os.stat_result) -> str | None:
-        """Why the file at ``fd`` is no longer the one indexed, or None if it
-        is the same file, unchanged or grown by appending."""
-        if self.identity is None:
+    def changed(self, source: Source, st: SourceStat) -> str | None:
+        """Why ``source`` is no longer the file indexed, or None if it is the
+        same file, unchanged or grown by appending. Without an identity (a
+        remote file), a file whose last indexed bytes changed was replaced."""
+        if not self.remembered:
             return None
-        if (st.st_dev, st.st_ino) != self.identity:
+        if st.identity is not None and st.identity != self.identity:
             return "the file was replaced"
-        if st.st_size < self.end:
+        if st.size < self.end:
             return "the file shrank"
-        if self.head and os.pread(fd, len(self.head), 0) != self.head:
+        if self.head and source.read(0, len(self.head)) != self.head:
             return "the first line changed"
+        if st.identity is None and self.mark and source.read(self.end - len(self.mark), len(self.mark)) != self.mark:
+            return "the file was replaced"
         return None
 
-    def remember(self, fd: int, st: os.stat_result) -> None:
-        self.identity = (st.st_dev, st.st_ino)
+    def remember(self, source: Source, st: SourceStat) -> None:
+        self.remembered = True
+        self.identity = st.identity
         if not self.head and self.line_starts and self.line_starts[0] == 0:
             first_len = self.span(0)[1]
-            self.head = os.pread(fd, min(first_len, HEAD_BYTES), 0)
+            self.head = source.read(0, min(first_len, HEAD_BYTES))
+        if st.identity is None and self.end:
+            self.mark = source.read(max(self.end - MARK_BYTES, 0), min(self.end, MARK_BYTES))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .formats import get_format
 from .segment import KEY_MASK, LineBlocks, Segment, scan
+from .source import READ_BUFFER, Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from multiprocessing.connection import Connection
@@ -49,12 +50,12 @@ def child_kind() -> str:
     return "interpreter"
 
 
-def split_point(fd: int, start: int, stop: int, share: float | None = None) -> int | None:
+def split_point(source: Source, start: int, stop: int, share: float | None = None) -> int | None:
     """A line start near ``share`` (default FIRST_SHARE) of [start, stop), or
     None if none is found."""
     pos = start + int((stop - start) * (FIRST_SHARE[child_kind()] if share is None else share))
     while pos < stop:
-        block = os.pread(fd, min(1 << 20, stop - pos), pos)
+        block = source.read(pos, min(1 << 20, stop - pos))
         if not block:
             return None
         cut = block.find(b"\n")
@@ -145,14 +146,10 @@ def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
     """Scan bytes [start, end) of a file (complete lines); runs in a worker
     process. Line numbers start at 0 (the caller shifts them)."""
     fmt = get_format(fmt_name)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        seg = Segment()
-        for lines, starts, _end in LineBlocks(fd, start, end):
-            scan(fmt, lines, starts, len(seg.line_kinds), seg)
-        return seg
-    finally:
-        os.close(fd)
+    seg = Segment()
+    for lines, starts, _end in LineBlocks(lambda: open(path, "rb", buffering=READ_BUFFER), start, end):
+        scan(fmt, lines, starts, len(seg.line_kinds), seg)
+    return seg
 
 
 if __name__ == "__main__":  # the child: FORMAT PATH START STOP

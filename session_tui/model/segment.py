@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .records import BOM
 
 if TYPE_CHECKING:  # pragma: no cover
     from .formats.base import Format
 
-READ_BUFFER = 1 << 20  # the line reader's buffer
 BLOCK_LINES = 4096  # lines per scanned block
 KEY_MASK = (1 << 60) - 1  # id keys below 2**60 are the smallest Python ints that hold them
 
@@ -151,14 +150,14 @@ class LineBlocks:
     lines faster than splitting blocks by hand (fewer copies).
     """
 
-    def __init__(self, fd: int, start: int, stop: int):
-        self.fd, self.start, self.stop = fd, start, stop
+    def __init__(self, open_reader: Callable[[], BinaryIO], start: int, stop: int):
+        self.open_reader, self.start, self.stop = open_reader, start, stop
         self.fragment = b""
         self.pos = start
 
     def __iter__(self) -> Iterator[tuple[list[bytes], array[int], int]]:
         stop = self.stop
-        with open(self.fd, "rb", buffering=READ_BUFFER, closefd=False) as f:
+        with self.open_reader() as f:
             f.seek(self.start)
             while self.pos < stop:
                 lines = list(islice(f, BLOCK_LINES))

@@ -2,7 +2,7 @@
 
 ``Session.refresh()`` reads only the bytes appended since the last call;
 when the file shrank, was replaced or its first line changed, it reloads
-from scratch. Full records are read back by offset (``os.pread``) when they
+from scratch. Full records are read back by offset (``Source.read``) when they
 are asked for; only the skeleton of each entry is kept in memory.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -27,6 +26,7 @@ from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
+from .source import Source, SourceStat, is_url, open_source
 from .tools import ContextItem, Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 
@@ -59,7 +59,7 @@ class Session:
         self._forced = get_format(format) if format else None
         self.parallel_ok = parallel_ok
         self.bytes_scanned = 0  # over the life of this object, reloads included
-        self._fd: int | None = None
+        self._source: Source | None = None  # opened at the first refresh
         self.checking = threading.Lock()  # held while the problems and totals are computed (a worker or the UI)
         self._reset()
 
@@ -85,9 +85,9 @@ class Session:
 
     # -- lifecycle ----------------------------------------------------------------
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._source is not None:
+            self._source.close()
+            self._source = None
 
     def __enter__(self) -> Session:
         return self
@@ -101,34 +101,26 @@ class Session:
         except Exception:
             pass
 
-    def _open(self) -> tuple[int, os.stat_result]:
-        try:
-            path_stat = os.stat(self.path)
-        except FileNotFoundError:
-            raise SessionError(f"{self.path}: no such file") from None
-        except OSError as exc:
-            raise SessionError(f"{self.path}: {exc.strerror or exc}") from None
-        if stat.S_ISDIR(path_stat.st_mode):
-            raise SessionError(f"{self.path}: is a directory")
-        if not stat.S_ISREG(path_stat.st_mode):
-            raise SessionError(f"{self.path}: not a regular file")
-        if self._fd is not None:
-            st = os.fstat(self._fd)
-            if (st.st_dev, st.st_ino) == (path_stat.st_dev, path_stat.st_ino):
-                return self._fd, st
-            self.close()
-        try:
-            self._fd = os.open(self.path, os.O_RDONLY)
-        except OSError as exc:
-            raise SessionError(f"{self.path}: {exc.strerror or exc}") from None
-        return self._fd, os.fstat(self._fd)
+    def _open(self) -> tuple[Source, SourceStat]:
+        if self._source is None:
+            self._source = open_source(self.path)
+        return self._source, self._source.stat()
+
+    @property
+    def remote(self) -> bool:
+        """Whether the file is on another machine (a URL): read-only here."""
+        return is_url(self.path)
+
+    def size(self) -> int:
+        """The file's size now (raises SessionError)."""
+        return self._open()[1].size
 
     def detect(self) -> str:
         """Check the file can be read as a session, reading only its first
         lines; return the format name. Raises SessionError."""
-        fd, st = self._open()
-        if self._format is None and st.st_size:
-            self._sniff(fd, st.st_size)
+        source, st = self._open()
+        if self._format is None and st.size:
+            self._sniff(source, st.size)
         return (self._format or DEFAULT).name
 
     # -- reading ------------------------------------------------------------------
@@ -141,16 +133,16 @@ class Session:
         change = Change()
         before = self.tree.count
         scanned = self.bytes_scanned
-        fd, st = self._open()
-        reason = self.lines.changed(fd, st)
+        source, st = self._open()
+        reason = self.lines.changed(source, st)
         if reason:
             self._reset()
             change.reloaded = reason
             before = 0
         lines = self.lines
-        size = st.st_size
+        size = st.size
         if lines.open_end and size > lines.end:
-            if os.pread(fd, 1, lines.end) == b"\n":
+            if source.read(lines.end, 1) == b"\n":
                 lines.end += 1
                 lines.open_end = False
             else:  # the "complete" last line goes on: read it all again
@@ -159,15 +151,15 @@ class Session:
                 before = 0
                 lines = self.lines
         if self.start and not len(lines) and not lines.end:
-            lines.end = self._line_start_at(fd, min(self.start, size))
+            lines.end = self._line_start_at(source, min(self.start, size))
         if change.reloaded or size != lines.end + len(lines.torn):
             change.grew = size > lines.end + len(lines.torn)
             if self._format is None or (self._guessed and not len(lines)):
-                self._sniff(fd, size)
-            self._read(fd, lines.end, size, should_stop, progress)
+                self._sniff(source, size)
+            self._read(source, lines.end, size, should_stop, progress)
         elif self._format is None:  # an empty file: an empty native session, for now
             self._set_format(DEFAULT, guessed=True)
-        lines.remember(fd, st)
+        lines.remember(source, st)
         change.new_entries = self.tree.count - before
         change.bytes_read = self.bytes_scanned - scanned
         if self._context_cache is not None and not change.reloaded:
@@ -177,12 +169,12 @@ class Session:
         self._leaf_cache = None
         return change
 
-    def _sniff(self, fd: int, size: int) -> None:
+    def _sniff(self, source: Source, size: int) -> None:
         objs: list[dict[str, Any]] = []
         pos = 0
         buf = b""
         while len(objs) < SNIFF_RECORDS and pos < min(size, SNIFF_MAX_BYTES):
-            block = os.pread(fd, min(1 << 20, size - pos), pos)
+            block = source.read(pos, min(64 << 10 << min(pos >> 16, 4), size - pos))  # 64 KiB, growing
             if not block:
                 break
             buf += block
@@ -201,7 +193,7 @@ class Session:
             except BadLine:
                 pass
         if not objs:
-            if pos >= size and not self._has_complete_line(fd, size):
+            if pos >= size and not self._has_complete_line(source, size):
                 self._set_format(DEFAULT, guessed=True)  # one torn line: decide when it completes
                 return
             raise SessionError(f"{self.path}: not a session (no JSON object in its first lines)")
@@ -212,13 +204,13 @@ class Session:
         self._set_format(fmt)
 
     @staticmethod
-    def _line_start_at(fd: int, offset: int) -> int:
+    def _line_start_at(source: Source, offset: int) -> int:
         """The first line start at or after ``offset``."""
         if offset <= 0:
             return 0
         pos = offset - 1
         while True:
-            block = os.pread(fd, 1 << 16, pos)
+            block = source.read(pos, 1 << 16)
             if not block:
                 return pos
             cut = block.find(b"\n")
@@ -238,8 +230,8 @@ class Session:
         return bool(len(self.lines) and self.lines.line_starts[0] > 0)
 
     @staticmethod
-    def _has_complete_line(fd: int, size: int) -> bool:
-        return b"\n" in os.pread(fd, min(size, 1 << 20), 0)
+    def _has_complete_line(source: Source, size: int) -> bool:
+        return b"\n" in source.read(0, min(size, 1 << 20))
 
     def _set_format(self, fmt: Format, guessed: bool = False) -> None:
         self._format = fmt
@@ -251,7 +243,7 @@ class Session:
 
     def _read(
         self,
-        fd: int,
+        source: Source,
         start: int,
         stop: int,
         should_stop: Callable[[], bool] | None,
@@ -260,6 +252,7 @@ class Session:
         far: tuple[int, int, parallel.FarScan] | None = None
         if (
             self.parallel_ok
+            and not source.remote
             and not self.format.stateful
             and start == 0
             and stop >= parallel.PARALLEL_MIN_BYTES
@@ -267,16 +260,16 @@ class Session:
         ):
             # The far part must end at a line end; what follows is read here.
             window = min(stop, 1 << 20)
-            cut = os.pread(fd, window, stop - window).rfind(b"\n")
+            cut = source.read(stop - window, window).rfind(b"\n")
             if cut >= 0:
                 last_nl = stop - window + cut + 1
-                mid = parallel.split_point(fd, 0, last_nl)
+                mid = parallel.split_point(source, 0, last_nl)
                 if mid is not None:
                     far = (mid, last_nl, parallel.FarScan(self.format.name, self.path, mid, last_nl))
         try:
             if far:
                 mid, last_nl, scanner = far
-                self._read_blocks(fd, start, mid, should_stop, progress, stop)
+                self._read_blocks(source, start, mid, should_stop, progress, stop)
                 seg = scanner.result()
                 far = None
                 start = mid
@@ -289,14 +282,14 @@ class Session:
                 if seg is not None:
                     self.lines.end = start = last_nl
                     self.bytes_scanned += last_nl - mid
-            self._read_blocks(fd, start, stop, should_stop, progress, stop)
+            self._read_blocks(source, start, stop, should_stop, progress, stop)
         finally:
             if far:
                 far[2].cancel()
 
     def _read_blocks(
         self,
-        fd: int,
+        source: Source,
         start: int,
         stop: int,
         should_stop: Callable[[], bool] | None,
@@ -304,7 +297,7 @@ class Session:
         total: int,
     ) -> None:
         lines = self.lines
-        blocks = LineBlocks(fd, start, stop)
+        blocks = LineBlocks(source.reader, start, stop)
         for block, starts, end in blocks:
             self._merge(scan(self.format, block, starts, len(lines), state=self.scan_state))
             lines.end = end
@@ -364,22 +357,22 @@ class Session:
                 self.bad.append((line, reason))
 
     # -- records ------------------------------------------------------------------
-    def _held_fd(self) -> int:
-        """The descriptor the session holds; a closed (or never opened)
-        session reads as a closed descriptor does: OSError (EBADF)."""
-        if self._fd is None:
+    def _held(self) -> Source:
+        """The source the session holds; a closed (or never opened) session
+        reads as a closed descriptor does: OSError (EBADF)."""
+        if self._source is None:
             raise OSError(errno.EBADF, f"{self.path}: session file is not open")
-        return self._fd
+        return self._source
 
     def pread(self, length: int, offset: int) -> bytes:
-        """``length`` bytes of the file at ``offset`` (through the descriptor
-        the session holds: the file it indexed, even if renamed since)."""
-        return os.pread(self._held_fd(), length, offset)
+        """``length`` bytes of the file at ``offset`` (from the file it
+        indexed, even if renamed since)."""
+        return self._held().read(offset, length)
 
     def raw_line(self, line: int) -> bytes:
         """The bytes of 0-based committed ``line`` (no newline)."""
         offset, length = self.lines.span(line)
-        data = os.pread(self._held_fd(), length, offset)
+        data = self._held().read(offset, length)
         if line == 0 and data.startswith(BOM):
             data = data[len(BOM) :]
         return data.removesuffix(b"\r")
@@ -408,7 +401,7 @@ class Session:
         """(path, object) of the format's metadata sidecar when it exists and
         holds a JSON object; it is shown, never required, never changed."""
         path = self.format.sidecar_path(self.path)
-        if not path:
+        if not path or self.remote:  # (not looked for beside a remote file)
             return None
         obj = read_object_file(path)
         return (path, obj) if obj is not None else None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from ..model import json_text
 from ..model.segment import LineKind
 from ..model.session import Session
+from ..model.source import is_url
 from .forms import FORMS
 from .forms.base import SYNTHETIC_RESULT, Form
 from .plan import Plan, Rewrite
@@ -81,6 +82,8 @@ def plan_set_leaf(session: Session, entry: int) -> Plan:
 
 
 def plan_fork(session: Session, entry: int, out: str | None = None) -> Plan:
+    if session.remote and (out is None or is_url(out)):
+        raise Refused(f"{session.path}: a fork of a remote file is written here: give -o LOCAL_PATH")
     plan = form_of(session).fork(session, entry, out)
     for path, _ in plan.new_files:
         if os.path.lexists(path):

@@ -34,9 +34,15 @@ from typing import Any
 import orjson
 
 from ..model import json_text
+from ..model.source import is_url
 
 LIVE_SECONDS = 2.0
 TAIL_WINDOW = 1 << 16
+#: why a file given as a URL is never written
+REMOTE_READ_ONLY = (
+    "a remote file is read-only here (one writer, an atomic replace and a lock cannot be guaranteed "
+    "over SSH or object storage); fork -o LOCAL_PATH or export it, then edit the copy"
+)
 
 
 class Refused(Exception):
@@ -65,6 +71,8 @@ class Fingerprint:
 
     @classmethod
     def of(cls, path: str) -> Fingerprint:
+        if is_url(path):
+            raise Refused(f"{path}: {REMOTE_READ_ONLY}")
         st = os.stat(path)
         return cls(st.st_size, st.st_ino, st.st_mtime_ns, hashlib.sha256(_last_line(path, st.st_size)).hexdigest())
 

@@ -124,7 +124,7 @@ def fork_plan(session: Session, entry: int, files: list[tuple[str, bytes]]) -> P
     return Plan(
         session.path,
         f"fork at line {session.line_of(entry)}: {len(session.tree.path_to(entry))} entries into {files[0][0]}",
-        Fingerprint.of(session.path),
+        Fingerprint.of(session.path) if not session.remote else Fingerprint(0, 0, 0, ""),  # (only read there)
         new_files=files,
     )
 

@@ -1,0 +1,71 @@
+"""Real servers on 127.0.0.1 for the remote tests: an SFTP server (asyncssh,
+temporary keys, rooted in a tmp dir) and an S3 endpoint (moto's server
+mode). Nothing else is ever contacted."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+
+
+@dataclass
+class SFTPServer:
+    port: int
+    root: Path  # what the server serves
+    client_key: Path  # the key it accepts
+    user: str = "tester"
+
+    def url(self, path: str) -> str:
+        return f"ssh://{self.user}@127.0.0.1:{self.port}/{path.lstrip('/')}"
+
+    @property
+    def options(self) -> dict[str, object]:
+        """What the client needs: the test key, and no known_hosts check (a fresh host key)."""
+        return {"client_keys": [str(self.client_key)], "known_hosts": None}
+
+    @property
+    def cli_options(self) -> list[str]:
+        return ["--storage-option", f"client_keys={self.client_key}", "--storage-option", "known_hosts=null"]
+
+
+@contextmanager
+def sftp_server(root: Path, keys: Path) -> Iterator[SFTPServer]:
+    """An SFTP server on 127.0.0.1 (a free port) serving ``root``, in a thread."""
+    keys.mkdir(parents=True, exist_ok=True)
+    host_key = asyncssh.generate_private_key("ssh-ed25519")
+    client_key = asyncssh.generate_private_key("ssh-ed25519")
+    client_path = keys / "id_ed25519"
+    client_key.write_private_key(str(client_path))
+    authorized = asyncssh.import_authorized_keys(client_key.export_public_key().decode())
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def start() -> asyncssh.SSHAcceptor:
+        return await asyncssh.listen(
+            "127.0.0.1",
+            0,
+            server_host_keys=[host_key],
+            authorized_client_keys=authorized,
+            sftp_factory=lambda chan: asyncssh.SFTPServer(chan, chroot=str(root).encode()),
+            allow_scp=False,
+        )
+
+    acceptor = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=30)
+    try:
+        yield SFTPServer(acceptor.get_port(), root, client_path)
+    finally:
+
+        async def stop() -> None:
+            acceptor.close()
+            await acceptor.wait_closed()
+
+        asyncio.run_coroutine_threadsafe(stop(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
