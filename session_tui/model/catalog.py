@@ -15,8 +15,11 @@ from collections.abc import Callable, Iterable
 
 import orjson
 
+from .errors import SessionError
 from .sanitize import UNDECODABLE
 from .session_info import SessionInfo, is_subagent
+from .source import is_url
+from .sources import open_source
 
 SESSION_SUFFIX = ".jsonl"
 CACHE_VERSION = 1
@@ -29,14 +32,30 @@ FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's
 FIELDS = list(SessionInfo.__dataclass_fields__)[1:]  # as cached: all but the path
 
 
-def list_session_files(paths: Iterable[str]) -> list[tuple[str, os.stat_result]]:
-    """(absolute path, stat) of every ``*.jsonl`` under ``paths`` (a file
-    given is kept as it is), not following symlinked folders; by path."""
-    found = []
-    for given in map(os.path.abspath, paths):
+def absolute(path: str) -> str:
+    """A local path made absolute; a URL as it is."""
+    return path if is_url(path) else os.path.abspath(path)
+
+
+def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
+    """(absolute path or URL, size, mtime in ns) of every ``*.jsonl`` under
+    ``paths`` (a file given is kept as it is), not following symlinked
+    folders; by path. A remote folder or prefix is listed by its back-end
+    (sizes and times from the listing: no file is opened)."""
+    found: list[tuple[str, int, int]] = []
+    for given in map(absolute, paths):
+        if is_url(given):
+            from . import remote
+
+            try:
+                found.extend(remote.list_sessions(given, SESSION_SUFFIX))
+            except SessionError:
+                continue  # unreachable: nothing listed (the picker says so)
+            continue
         if not os.path.isdir(given):
             try:
-                found.append((given, os.stat(given)))
+                st = os.stat(given)
+                found.append((given, st.st_size, st.st_mtime_ns))
             except OSError:
                 pass
             continue
@@ -47,7 +66,8 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, os.stat_result]]
                     for entry in entries:
                         try:
                             if entry.name.endswith(SESSION_SUFFIX) and entry.is_file():
-                                found.append((entry.path, entry.stat()))
+                                st = entry.stat()
+                                found.append((entry.path, st.st_size, st.st_mtime_ns))
                             elif entry.is_dir(follow_symlinks=False):
                                 folders.append(entry.path)
                         except OSError:  # e.g. a symlink loop, or gone: only this entry is passed over
@@ -98,14 +118,14 @@ class Catalog:
         cache when its size and mtime still match, else not yet ``known``."""
         found = list_session_files(paths)
         with self._lock:
-            self._seen.update(path for path, _ in found)
-        return [self._cached_info(path, st) or _unknown(path, st) for path, st in found]
+            self._seen.update(path for path, _, _ in found)
+        return [self._cached_info(*item) or _unknown(*item) for item in found]
 
     def remembered(self, paths: Iterable[str]) -> list[SessionInfo]:
         """What the cache holds for files under the folders ``paths``,
         unchecked (no stat, no walk): rows to show at once, before
         ``listing`` confirms them."""
-        prefixes = tuple(os.path.join(os.path.abspath(p), "") for p in paths)
+        prefixes = tuple(_folder_prefix(p) for p in paths)
         out = []
         with self._lock:
             rows = [(path, row) for path, row in self._cached.items() if path.startswith(prefixes)]
@@ -117,10 +137,10 @@ class Catalog:
                     continue
         return out
 
-    def _cached_info(self, path: str, st: os.stat_result) -> SessionInfo | None:
+    def _cached_info(self, path: str, size: int, mtime_ns: int) -> SessionInfo | None:
         """The cached info of absolute ``path`` if its size and mtime match."""
         row = self._cached.get(path)
-        if not isinstance(row, list) or len(row) != len(FIELDS) or row[0] != st.st_size or row[1] != st.st_mtime_ns:
+        if not isinstance(row, list) or len(row) != len(FIELDS) or row[0] != size or row[1] != mtime_ns:
             return None
         try:
             return SessionInfo(path, *row)
@@ -130,14 +150,19 @@ class Catalog:
     def read(self, path: str) -> SessionInfo | None:
         """The info of ``path`` now (cached, or read from its head and tail),
         or None when it is gone. Its path is made absolute."""
-        path = os.path.abspath(path)
+        path = absolute(path)
         try:
-            st = os.stat(path)
-        except OSError:
+            if is_url(path):
+                st = open_source(path).stat()
+                size, mtime_ns = st.size, st.mtime_ns
+            else:
+                local = os.stat(path)
+                size, mtime_ns = local.st_size, local.st_mtime_ns
+        except (OSError, SessionError):
             with self._lock:
                 self._changed |= self._cached.pop(path, None) is not None
             return None
-        cached = self._cached_info(path, st)
+        cached = self._cached_info(path, size, mtime_ns)
         if cached is not None:
             return cached
         from .info_reader import read_info  # the format readers: loaded when a file is first read
@@ -154,7 +179,7 @@ class Catalog:
         of files under ``roots`` that were not seen since loading are
         dropped (the files are gone); others are kept, but for files whose
         names are not UTF-8 (read again each time)."""
-        prefixes = tuple(os.path.join(os.path.abspath(r), "") for r in roots)
+        prefixes = tuple(_folder_prefix(r) for r in roots)
         with self._lock:
             stale = [p for p in self._cached if p not in self._seen and p.startswith(prefixes)]
             for path in stale:
@@ -180,8 +205,13 @@ class Catalog:
             pass  # a cache that cannot be written is only slower next time
 
 
-def _unknown(path: str, st: os.stat_result) -> SessionInfo:
-    return SessionInfo(path, st.st_size, st.st_mtime_ns, subagent=is_subagent(path))
+def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:
+    return SessionInfo(path, size, mtime_ns, subagent=is_subagent(path))
+
+
+def _folder_prefix(root: str) -> str:
+    """What the paths of the files under folder ``root`` start with."""
+    return root.rstrip("/") + "/" if is_url(root) else os.path.join(os.path.abspath(root), "")
 
 
 # -- finding files --------------------------------------------------------------------
@@ -231,7 +261,7 @@ def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None =
     forms = {text.lower().encode(), orjson.dumps(text)[1:-1].lower()}
     overlap = max(map(len, forms)) - 1
     try:
-        with open(path, "rb") as f:
+        with open_source(path).reader() if is_url(path) else open(path, "rb") as f:
             carry = b""
             while block := f.read(SEARCH_BLOCK):
                 window = carry + block.lower()
@@ -240,6 +270,6 @@ def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None =
                 if should_stop is not None and should_stop():
                     return False
                 carry = window[-overlap:] if overlap else b""
-    except OSError:
+    except (OSError, SessionError):
         return False
     return False

@@ -7,17 +7,19 @@ a warm cache shows its first rows without the format readers loaded.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from .entry_view import EntryView
+from .errors import SessionError
 from .formats import DEFAULT, sniff
 from .formats.base import Format, best_title
 from .records import BOM, BadLine, parse_object, read_object_file
 from .segment import LineKind, Segment
 from .session_info import SessionInfo, is_subagent
+from .source import LocalFile, Source, is_url
+from .sources import open_source
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
 SAMPLE_MAX_BYTES = 1 << 20  # an end is read further back (or on) until it holds MIN_LINES lines
@@ -41,21 +43,21 @@ class _Sample:
 
 def read_info(path: str) -> SessionInfo:
     """Metadata of one file from its first and last ~64 KiB."""
+    source = open_source(path) if is_url(path) else LocalFile(path)
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        return SessionInfo(path, 0, 0, known=True, error=f"unreadable: {exc.strerror or exc}")
+        st = source.stat()
+    except SessionError as exc:
+        return SessionInfo(path, 0, 0, known=True, error=f"unreadable: {str(exc).removeprefix(path + ': ')}")
     try:
-        st = os.fstat(fd)
-        info = SessionInfo(path, st.st_size, st.st_mtime_ns, known=True, subagent=is_subagent(path))
+        info = SessionInfo(path, st.size, st.mtime_ns, known=True, subagent=is_subagent(path))
         try:
-            sample = _read_sample(fd, st.st_size)
+            sample = _read_sample(source, st.size)
         except OSError as exc:
             info.error = f"unreadable: {exc.strerror or exc}"
             return info
     finally:
-        os.close(fd)
-    if not st.st_size:
+        source.close()
+    if not st.size:
         info.format = DEFAULT.name
         return info
     info.torn = sample.torn
@@ -72,7 +74,7 @@ def read_info(path: str) -> SessionInfo:
         info.entries = len(ids) if head.ids else head.entry_count  # the first copy of an id wins
     else:
         sampled_entries = head.entry_count + tail.entry_count
-        info.entries = round(st.st_size * sampled_entries / max(sample.line_bytes, 1))
+        info.entries = round(st.size * sampled_entries / max(sample.line_bytes, 1))
         info.exact = False
     info.title = (
         _title_record(head.titles + tail.titles, ids)
@@ -84,13 +86,13 @@ def read_info(path: str) -> SessionInfo:
     return info
 
 
-def _read_sample(fd: int, size: int) -> _Sample:
+def _read_sample(source: Source, size: int) -> _Sample:
     if size <= 2 * SAMPLE_BYTES:
-        return _split_whole(os.pread(fd, size, 0))
-    head = _grow(fd, size, from_end=False)
-    tail = _grow(fd, size, from_end=True)
+        return _split_whole(source.read(0, size))
+    head = _grow(source, size, from_end=False)
+    tail = _grow(source, size, from_end=True)
     if len(head) + len(tail) >= size:
-        return _split_whole(os.pread(fd, size, 0))
+        return _split_whole(source.read(0, size))
     head_lines = head.split(b"\n")[:-1]  # the last piece is cut by the window
     pieces = tail.split(b"\n")
     fragment = pieces.pop()
@@ -103,13 +105,13 @@ def _read_sample(fd: int, size: int) -> _Sample:
     return _Sample(head_lines, tail_lines, False, torn, sum(map(len, sampled)) + len(sampled))
 
 
-def _grow(fd: int, size: int, from_end: bool) -> bytes:
+def _grow(source: Source, size: int, from_end: bool) -> bytes:
     """The first (or last) SAMPLE_BYTES of the file, or more, up to
     SAMPLE_MAX_BYTES, until they hold MIN_LINES newlines."""
     want = SAMPLE_BYTES
     while True:
         want = min(want, size)
-        data = os.pread(fd, want, size - want if from_end else 0)
+        data = source.read(size - want if from_end else 0, want)
         if data.count(b"\n") >= MIN_LINES or want >= min(size, SAMPLE_MAX_BYTES):
             return data
         want *= 4

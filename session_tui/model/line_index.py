@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 HEAD_BYTES = 4096
 MARK_BYTES = 64  # the last bytes indexed, to tell a grown file from a replaced one where no identity says
+REMOTE_HEAD_CHECK = 256  # of the head, compared at each refresh of a remote file (bytes cross the network)
 
 
 class LineIndex:
@@ -52,7 +53,8 @@ class LineIndex:
             return "the file was replaced"
         if st.size < self.end:
             return "the file shrank"
-        if self.head and source.read(0, len(self.head)) != self.head:
+        head = self.head if st.identity is not None else self.head[:REMOTE_HEAD_CHECK]
+        if head and source.read(0, len(head)) != head:
             return "the first line changed"
         if st.identity is None and self.mark and source.read(self.end - len(self.mark), len(self.mark)) != self.mark:
             return "the file was replaced"

@@ -26,7 +26,8 @@ from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
-from .source import Source, SourceStat, is_url, open_source
+from .source import Source, SourceStat, is_url
+from .sources import open_source
 from .tools import ContextItem, Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 
@@ -114,6 +115,10 @@ class Session:
     def size(self) -> int:
         """The file's size now (raises SessionError)."""
         return self._open()[1].size
+
+    def stat(self) -> SourceStat:
+        """The file's size and identity now (raises SessionError)."""
+        return self._open()[1]
 
     def detect(self) -> str:
         """Check the file can be read as a session, reading only its first

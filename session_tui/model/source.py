@@ -56,14 +56,6 @@ def is_url(name: str | os.PathLike[str]) -> bool:
     return bool(sep) and scheme.isidentifier() and scheme.lower() != "file"
 
 
-def open_source(name: str) -> Source:
-    if is_url(name):
-        from .remote import RemoteFile
-
-        return RemoteFile(name)
-    return LocalFile(name.removeprefix("file://"))
-
-
 class LocalFile:
     """A file on this machine, read through one descriptor: the file that was
     indexed, even if it is renamed since; a new file put at the path is

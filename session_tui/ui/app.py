@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..model.sanitize import inert
+from ..model.source import is_url
 from . import keys
 from .messages import OpenSession
 from .screens.files import FilesScreen
@@ -36,8 +37,11 @@ class SessionApp(App):
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, path: str | list[str], format: str | None = None, *, watch: bool = True) -> None:
+    def __init__(
+        self, path: str | list[str], format: str | None = None, *, watch: bool = True, redact: bool = False
+    ) -> None:
         super().__init__()
+        self.redact = redact  # mask secrets wherever session text is shown (``--redact``; ui/masking.py)
         # The collector's full passes stop every thread, for longer the more
         # objects live (0.3 s with 100,000 picker rows): collect less often (the picker also freezes its rows).
         gc.set_threshold(*GC_THRESHOLDS)
@@ -45,7 +49,9 @@ class SessionApp(App):
         self.format = format
         self.watching = watch  # follow files as they change (not DOMNode.watch)
         paths = path if isinstance(path, list) else [path]
-        self.picker_paths = paths if all(os.path.isdir(p) for p in paths) else None
+        # folders, local or remote (the command line gives remote folders as a list, a remote file alone)
+        listed = isinstance(path, list)
+        self.picker_paths = paths if all(os.path.isdir(p) or (listed and is_url(p)) for p in paths) else None
 
     def get_default_screen(self) -> Screen:
         # The picker is the first screen itself (not pushed from on_mount,
@@ -126,7 +132,12 @@ class SessionApp(App):
         if session is None or session.partial:
             self.notify("Only part of the file is read yet: export once it is indexed", severity="warning")
             return
-        text = export(session, "md")
+        redactor = None
+        if self.redact:
+            from ..model.redact import Redactor
+
+            redactor = Redactor()
+        text = export(session, "md", redact=redactor)
         stem, n = os.path.splitext(screen.path)[0], 1
         while True:
             path = f"{stem}.export{f'-{n}' if n > 1 else ''}.md"

@@ -69,3 +69,51 @@ def sftp_server(root: Path, keys: Path) -> Iterator[SFTPServer]:
         asyncio.run_coroutine_threadsafe(stop(), loop).result(timeout=30)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=30)
+
+
+@dataclass
+class S3Server:
+    endpoint: str
+    bucket: str
+
+    def url(self, key: str) -> str:
+        return f"s3://{self.bucket}/{key.lstrip('/')}"
+
+    @property
+    def options(self) -> dict[str, object]:
+        return {"endpoint_url": self.endpoint, "key": "testing", "secret": "testing"}
+
+    @property
+    def cli_options(self) -> list[str]:
+        return [arg for k, v in self.options.items() for arg in ("--storage-option", f"{k}={v}")]
+
+    def put(self, key: str, data: bytes) -> None:
+        import boto3
+
+        client = boto3.client(
+            "s3", endpoint_url=self.endpoint, aws_access_key_id="testing", aws_secret_access_key="testing"
+        )
+        client.put_object(Bucket=self.bucket, Key=key, Body=data)
+
+
+@contextmanager
+def s3_server(bucket: str = "sessions") -> Iterator[S3Server]:
+    """moto's S3 in server mode on 127.0.0.1 (a free port), with one bucket."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        ).create_bucket(Bucket=bucket)
+        yield S3Server(endpoint, bucket)
+    finally:
+        server.stop()

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from ...model.catalog import SESSION_SUFFIX, Catalog, file_contains, match_rank
+from ...model.catalog import SESSION_SUFFIX, Catalog, absolute, file_contains, match_rank
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
 from ..cells import tilde
@@ -98,7 +98,7 @@ class FilesScreen(Screen):
 
     def __init__(self, roots: str | list[str]) -> None:
         super().__init__()
-        self.roots = [os.path.abspath(r) for r in ([roots] if isinstance(roots, str) else roots)]
+        self.roots = [absolute(r) for r in ([roots] if isinstance(roots, str) else roots)]
         self.catalog = Catalog()
         self.infos: dict[str, SessionInfo] = {}
         self.listed = False  # the folders were walked (until then: what the cache remembers)

@@ -22,6 +22,7 @@ from ...model.sanitize import inert
 from ...model.search import partner
 from ...model.session import Session
 from .. import keys
+from ..masking import redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
@@ -41,6 +42,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...store.edits import Done
 
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
+REMOTE_SYNC_INDEX_BYTES = 1 << 20  # over the network, bytes are what a first paint waits for
+#: how often a remote file's size is asked for while tailing it
+REMOTE_POLL_SECONDS = float(os.environ.get("SESSION_TUI_POLL_SECONDS", "0.5"))
 PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
 TAIL_DEBOUNCE_MS = 15
 TAIL_STEP_MS = 5
@@ -108,13 +112,14 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
     def on_mount(self) -> None:
         self.tree_widget.focus()
         self.tree_widget.live = self.watching
-        size = os.path.getsize(self.path)
-        if size <= SYNC_INDEX_BYTES:
-            session = Session(self.path, self.format)
+        session = Session(self.path, self.format)
+        size = session.size()
+        if size <= (REMOTE_SYNC_INDEX_BYTES if session.remote else SYNC_INDEX_BYTES):
             session.refresh()
             self._show(session, cursor_entry=None)
             self._after_index()
         else:
+            session.close()
             preview = Session(self.path, self.format, start=max(0, size - PREVIEW_BYTES), parallel_ok=False)
             preview.refresh()
             self.indexing = "indexing 0%"
@@ -283,6 +288,20 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
         pane.raw = not pane.raw
         self.show_detail()
 
+    def action_mask_secrets(self) -> None:
+        pane = self.query_one(DetailPane)
+        if redacting(self.app):
+            self.notify("secrets are masked everywhere (started with --redact)", timeout=3)
+            return
+        pane.mask = not pane.mask
+        self.notify("secrets masked in the detail pane" if pane.mask else "secrets shown", timeout=2)
+        self.show_detail()
+
+    def action_secrets(self) -> None:
+        from .secrets import list_secrets
+
+        list_secrets(self)
+
     def action_open_full(self) -> None:
         pane = self.query_one(DetailPane)
         entry = self.tree_widget.cursor_entry
@@ -351,6 +370,9 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
     # -- live tail ----------------------------------------------------------------
     @work(exclusive=True, group="tail", exit_on_error=False, description="tail")
     async def tail(self) -> None:
+        if self.session is not None and self.session.remote:
+            await self._poll_remote()
+            return
         directory = os.path.dirname(os.path.abspath(self.path)) or "."
         name = os.path.basename(self.path)
         self.call_later(self._on_tail_armed)  # runs once awatch below has set its watch (no await before it)
@@ -360,6 +382,26 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             if any(os.path.basename(changed) == name for _, changed in changes):
                 self.on_file_changed()
                 await asyncio.sleep(0)
+
+    async def _poll_remote(self) -> None:
+        """A remote file has no change events: its size and time are asked
+        for every REMOTE_POLL_SECONDS (in a thread: the network is slow), and
+        only a change reads the file (the appended bytes, or all of it when
+        it was replaced)."""
+        self.tail_armed = True
+        seen = None
+        while True:
+            session = self.session
+            if session is not None:
+                try:
+                    now = await asyncio.to_thread(session.stat)
+                except SessionError:
+                    now = None  # gone or unreachable: the refresh says which
+                if now != seen:
+                    if seen is not None:
+                        self.on_file_changed()
+                    seen = now
+            await asyncio.sleep(REMOTE_POLL_SECONDS)
 
     def _on_tail_armed(self) -> None:
         self.tail_armed = True
