@@ -19,6 +19,7 @@ from .model.errors import SessionError
 from .model.problems import ERROR
 from .model.sanitize import inert, json_escape_invisible, mark_undecodable
 from .model.session import Session, open_session
+from .model.source import is_url
 from .model.usage import session_usage, usage_text
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -28,6 +29,15 @@ SESSION_SUFFIX = ".jsonl"
 def session_files(path: str) -> Iterator[str]:
     """``path`` itself, or every ``*.jsonl`` under a directory (sorted, not
     following symlinked directories)."""
+    if is_url(path):
+        from .model import remote
+
+        try:
+            listed = remote.list_sessions(path, SESSION_SUFFIX) if remote.is_folder(path) else None
+        except SessionError:
+            listed = None  # opening it says what is wrong, in one line
+        yield from (item.url for item in listed) if listed is not None else [path]
+        return
     if not os.path.isdir(path):
         yield path
         return
@@ -57,6 +67,7 @@ class Report:
     usage: str = ""
     title: str | None = None
     origin: str | None = None
+    secrets: list[dict] | None = None  # with --secrets: [{line, entry, kind, preview}] (then in the JSON too)
 
     CONTRACT = (
         "path",
@@ -72,7 +83,10 @@ class Report:
     )
 
     def as_json(self) -> dict:
-        return {key: getattr(self, key) for key in self.CONTRACT}
+        data = {key: getattr(self, key) for key in self.CONTRACT}
+        if self.secrets is not None:
+            data["secrets"] = self.secrets
+        return data
 
 
 def report(session: Session, path: str) -> Report:
@@ -163,6 +177,13 @@ def to_text(rep: Report) -> str:
         out.append("  no problems")
     for line, text in rep.notes:
         out.append(f"    note, line {line}: {inert(text, keep_newlines=False)}")
+    if rep.secrets:
+        out.append(f"  {_plural(len(rep.secrets), 'secret')}:")
+        for found in rep.secrets:
+            entry = "not an entry" if found["entry"] is None else f"entry {found['entry']}"
+            out.append(f"    line {found['line']}: {entry}: {found['kind']}: {inert(found['preview'])}")
+    elif rep.secrets is not None:
+        out.append("  no secrets")
     return "\n".join(out)
 
 
@@ -171,6 +192,7 @@ def run_check(
     *,
     as_json: bool = False,
     format: str | None = None,
+    secrets: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
@@ -183,6 +205,10 @@ def run_check(
             try:
                 with open_session(path, format) as session:
                     rep = report(session, path)
+                    if secrets:
+                        from .model.secret_scan import session_secrets
+
+                        rep.secrets = [item.as_json() for item in session_secrets(session)]
             except SessionError as exc:
                 print(f"session-tui check: {inert(str(exc), keep_newlines=False)}", file=err)
                 status = EXIT_ERROR
@@ -194,7 +220,7 @@ def run_check(
                     print(file=out)
                 print(to_text(rep), file=out)
             first = False
-            if any(p["severity"] == ERROR for p in rep.problems) and status == EXIT_OK:
+            if (any(p["severity"] == ERROR for p in rep.problems) or rep.secrets) and status == EXIT_OK:
                 status = EXIT_PROBLEMS
         if not found:
             print(f"session-tui check: {inert(given, keep_newlines=False)}: no session files (*.jsonl) in it", file=err)

@@ -351,7 +351,9 @@ def build_open_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", type=format_name, help="read as this format instead of detecting it")
     parser.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     parser.add_argument(
-        "--redact", action="store_true", help="mask secrets (API keys, tokens, passwords) wherever session text is shown"
+        "--redact",
+        action="store_true",
+        help="mask secrets (API keys, tokens, passwords) wherever session text is shown",
     )
     parser.add_argument(
         "--storage-option",

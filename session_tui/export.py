@@ -16,6 +16,7 @@ import html
 import os
 import re
 import tempfile
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -24,27 +25,33 @@ from .model.entry_view import EntryView
 from .model.sanitize import inert, json_escape_invisible
 from .model.session import Session
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .model.redact import Redactor
+
 TARGETS = ("md", "html", "json")
 #: the field marking, in a JSON context, a message the client adds on resume (no real message has it)
 ADDED_BY = "_added_by"
 
 
-def export(session: Session, to: str, leaf: int | None = None, *, context: bool = False) -> str:
+def export(
+    session: Session, to: str, leaf: int | None = None, *, context: bool = False, redact: Redactor | None = None
+) -> str:
     """The path root → ``leaf`` (default: the active leaf), or with
     ``context`` the messages the model would be sent at it, as ``to``
-    (one of TARGETS)."""
+    (one of TARGETS). With ``redact``, each secret in them is replaced by
+    its mark (``redact.count`` says how many were)."""
+    record = session.record if redact is None else (lambda entry: redact.value(session.record(entry)))
     leaf = session.active_leaf() if leaf is None else leaf
     items = session.context_items(leaf) if context and leaf >= 0 else []
     path = session.tree.path_to(leaf) if leaf >= 0 and not context else []
     if to == "json":
         if context:  # what the client sends on resume; its own additions carry ADDED_BY
-            return _json(
-                [
-                    {**sent.message, ADDED_BY: sent.added_by} if sent.added_by else sent.message
-                    for sent in session.resume_items(leaf)
-                ]
-            )
-        return _json([session.record(entry) for entry in path])
+            messages = [
+                {**sent.message, ADDED_BY: sent.added_by} if sent.added_by else sent.message
+                for sent in session.resume_items(leaf)
+            ]
+            return _json(messages if redact is None else redact.value(messages))
+        return _json([record(entry) for entry in path])
     if leaf < 0:
         what = "empty session"
     elif context:
@@ -55,7 +62,7 @@ def export(session: Session, to: str, leaf: int | None = None, *, context: bool 
     # one section per entry: context messages rebuilt from one entry (a Codex compaction's history) share it
     entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
     heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
-    sections = [(session.line_of(entry), session.format.view(session.record(entry))) for entry in entries]
+    sections = [(session.line_of(entry), session.format.view(record(entry))) for entry in entries]
     return (_markdown if to == "md" else _html)(heading, sections)
 
 

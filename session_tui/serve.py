@@ -169,7 +169,7 @@ def guarded_server(command: str, host: str, port: int, title: str, token: str):
     return GuardedServer(command, host=host, port=port, title=title, public_url=public_url)
 
 
-def app_command(path: str | None, format: str | None, watch: bool) -> str:
+def app_command(path: str | None, format: str | None, watch: bool, redact: bool = False) -> str:
     """The shell command each browser session runs (every part quoted)."""
     parts = [sys.executable, "-m", "session_tui"]
     if path is not None:
@@ -178,10 +178,14 @@ def app_command(path: str | None, format: str | None, watch: bool) -> str:
         parts += ["--format", format]
     if not watch:
         parts.append("--no-watch")
+    if redact:
+        parts.append("--redact")
     return shlex.join(parts)
 
 
-def run_serve(path: str | None, host: str, port: int, format: str | None = None, watch: bool = True) -> int:
+def run_serve(
+    path: str | None, host: str, port: int, format: str | None = None, watch: bool = True, redact: bool = False
+) -> int:
     if path is not None and not os.path.exists(path):
         print(f"session-tui serve: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
         return 2
@@ -204,5 +208,5 @@ def run_serve(path: str | None, host: str, port: int, format: str | None = None,
             file=sys.stderr,
         )
     title = f"session-tui {os.path.basename(os.path.abspath(path))}" if path else "session-tui"
-    guarded_server(app_command(path, format, watch), host, port, title, secrets.token_urlsafe(32)).serve()
+    guarded_server(app_command(path, format, watch, redact), host, port, title, secrets.token_urlsafe(32)).serve()
     return 0

@@ -10,6 +10,7 @@ from textual.command import Hit, Provider
 from ..model.errors import Cancelled
 from ..model.sanitize import inert
 from ..model.search import find_all
+from .masking import masked, redacting
 
 MAX_HITS = 20
 
@@ -39,7 +40,8 @@ class EntryJumpProvider(Provider):
             stop.set()
         for entry in entries:
             view = session.format.view(session.record(entry))
-            label = f"line {session.line_of(entry)} · {view.role} · {view.id or ''} {view.text[:60]}"
+            text = masked(view.text, redacting(self.app))[:60]
+            label = f"line {session.line_of(entry)} · {view.role} · {view.id or ''} {text}"
             label = inert(" ".join(label.split()), keep_newlines=False)
             yield Hit(
                 matcher.match(label) or 0.5,

@@ -269,7 +269,7 @@ def test_listing_is_recursive_marks_subagents_and_skips_symlinked_folders(tmp_pa
     shutil.copytree(SAMPLES / "claude", tmp_path / "projects" / "p")
     (tmp_path / "projects" / "p" / "notes.txt").write_text("not a session file")
     os.symlink(SAMPLES / "tree", tmp_path / "projects" / "linked")
-    found = [os.path.relpath(path, tmp_path) for path, _ in list_session_files([str(tmp_path / "projects")])]
+    found = [os.path.relpath(path, tmp_path) for path, _, _ in list_session_files([str(tmp_path / "projects")])]
     assert len(found) == 5 and not any("linked" in p for p in found)
     infos = {os.path.basename(i.path): i for i in Catalog(str(tmp_path / "cache")).listing([str(tmp_path)])}
     assert infos["agent-a1b2c3d4e5f6a7b8c.jsonl"].subagent
@@ -283,7 +283,7 @@ def test_a_symlink_loop_passes_over_only_itself(tmp_path):
     os.symlink("b.jsonl", folder / "b.jsonl")  # a loop, listed between a and c
     os.symlink("self.jsonl", tmp_path / "self.jsonl")
     listed = list_session_files([str(folder), str(tmp_path / "self.jsonl")])
-    found = [os.path.relpath(path, tmp_path) for path, _ in listed]
+    found = [os.path.relpath(path, tmp_path) for path, _, _ in listed]
     assert found == ["s/a.jsonl", "s/c.jsonl", "s/d/e.jsonl"]
 
 

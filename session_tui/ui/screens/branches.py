@@ -25,6 +25,7 @@ from ...model.branches import Branch, Details
 from ...model.sanitize import inert
 from ..cells import age_since, cell, local_time
 from ..footer import footer_after_first_frame
+from ..masking import masked, redacting
 from ..widgets.row_table import RowTable
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
@@ -101,7 +102,11 @@ class BranchTable(RowTable):
         mark = Text("✓ " if branch.leaf in self.marked else "  ")
         mark += Text("● ", self._style("branches--active")) if branch.active else Text("  ")
         found = self.labels.get(branch.leaf)
-        label = Text(inert(found, keep_newlines=False)) if found is not None else Text("…", dim)
+        label = (
+            Text(inert(masked(found, redacting(self.app)), keep_newlines=False))
+            if found is not None
+            else Text("…", dim)
+        )
         details = self.details.get(branch.leaf)
         fork = str(self.session.line_of(branch.fork)) if branch.fork >= 0 else "start"
         if details is not None and details.fork_time is not None:

@@ -30,6 +30,7 @@ from ...model.errors import Cancelled
 from ...model.sanitize import inert
 from ..cells import cell
 from ..footer import footer_after_first_frame
+from ..masking import masked, redacting
 from ..widgets.detail import DetailPane
 
 MAX_STEPS = 5_000  # per side: a compare of longer branches shows their first steps
@@ -91,7 +92,7 @@ class CompareView(ScrollView, can_focus=True):
         else:
             step = side.steps[k]
             text = Text(f"{role_label(step.role):<4} ", Style(bold=True)) + Text(
-                inert(step.preview, keep_newlines=False)
+                inert(masked(step.preview, redacting(self.app)), keep_newlines=False)
             )
             if same:
                 text.stylize(self._style("compare--same"))

@@ -22,7 +22,7 @@ from ...model.sanitize import inert
 from ...model.search import partner
 from ...model.session import Session
 from .. import keys
-from ..masking import redacting
+from ..masking import masked, redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
@@ -165,7 +165,7 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             indexing=self.indexing,
             new=self.new_entries,
             usage=self.usage,
-            title=self.session_title,
+            title=masked(self.session_title, redacting(self.app)) if self.session_title else self.session_title,
             origin=self.origin,
         )
 

@@ -11,6 +11,7 @@ from textual.widgets import Footer, Static, TextArea
 from ...model import json_text
 from ...model.entry_view import content_text
 from ...model.sanitize import inert
+from ..masking import masked, redacting
 
 
 class TextViewScreen(Screen):
@@ -28,7 +29,7 @@ class TextViewScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.title_text), id="title", markup=False)
-        yield TextArea(self.body, read_only=True, soft_wrap=True, id="text")
+        yield TextArea(masked(self.body, redacting(self.app)), read_only=True, soft_wrap=True, id="text")
         yield Footer()
 
 

@@ -12,6 +12,7 @@ from ...model import json_text
 from ...model.sanitize import inert, inert_line
 from ...model.usage import entry_tokens, human_seconds, step_seconds
 from ..labels import tokens_text
+from ..masking import masked, redacting
 
 MAX_LINES = 2000
 MAX_CHARS = 200_000
@@ -62,11 +63,12 @@ class DetailPane(Vertical):
     def on_mount(self) -> None:
         self.full_text = ""
         self.raw = False
+        self.mask = False  # secrets shown as their marks (always when the app masks everything: --redact)
         self.entry_shown: int | None = None  # the entry the pane shows (-1: the pending line)
 
     def show_text(self, header: Text, body: str) -> None:
         self.entry_shown = None
-        self.full_text = inert(body)
+        self.full_text = inert(masked(body, self.mask or redacting(self.app)))
         shown, cut = cap(self.full_text)
         if cut:
             shown += f"\n\n… {cut:,} more lines — press o to read all"

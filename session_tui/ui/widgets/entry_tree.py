@@ -27,6 +27,7 @@ from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
 from ...model.segment import Shape
 from ..labels import one_line, short_args
+from ..masking import masked_record, redacting
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.session import Session
@@ -199,7 +200,7 @@ class EntryTree(ScrollView, can_focus=True):
         view: EntryView | None
         try:
             session = self.shown_session
-            read = session.format.view(session.record(entry))
+            read = session.format.view(masked_record(session.record(entry), redacting(self.app)))
         except Exception as exc:  # the line changed under us: show why, never crash the view
             view, label = None, Text(f"(unreadable: {type(exc).__name__})", style="italic")
         else:

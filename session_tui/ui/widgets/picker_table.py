@@ -12,6 +12,7 @@ from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
 from .. import cells
 from ..cells import age, cell, entries_text, human_size
+from ..masking import masked, redacting
 from .row_table import RowTable
 
 #: (heading, width, right-aligned) of the columns after the title
@@ -118,7 +119,7 @@ class PickerTable(RowTable):
         style = self._style
         dim = style("picker--dim")
         if info.known and info.title:
-            title = Text(inert(info.title, keep_newlines=False))
+            title = Text(inert(masked(info.title, redacting(self.app)), keep_newlines=False))
         else:  # not read yet, or nothing names it
             title = Text(inert(self.display_path(info.path), keep_newlines=False), dim)
         if info.subagent:

@@ -1,0 +1,122 @@
+"""Secrets replaced by their marks: in a string, a record, a JSONL file.
+
+Each secret becomes ``[REDACTED:<kind>:<first 8 hex of its sha256>]`` (the
+same secret, the same mark) inside the decoded string values; keys and the
+structure stay as they were, and a line is written again (compact JSON)
+only when something in it was replaced: every other line keeps its bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from . import json_text
+from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, has_candidate, mark
+
+
+class Redactor:
+    """Replaces secrets and counts them (``count``, ``kinds``)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.kinds: Counter[str] = Counter()
+
+    def text(self, text: str, name: str | None = None) -> str:
+        """``text`` with its secrets replaced (``name``: the field holding it)."""
+        return self._replaced(text, find_secrets(text, name))
+
+    def _replaced(self, text: str, found: list[Secret]) -> str:
+        if not found:
+            return text
+        out, at = [], 0
+        for secret in found:
+            out += [text[at : secret.start], mark(secret.kind, secret.value)]
+            at = secret.end
+            self.kinds[secret.kind] += 1
+        self.count += len(found)
+        out.append(text[at:])
+        return "".join(out)
+
+    def value(self, value: Any) -> Any:
+        """A JSON value with the secrets in its strings replaced; the value
+        given is never changed (a copy is, when there is something to replace)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if not isinstance(value, (dict, list)):
+            return value
+        encoded = json_text.dumps(value).encode()
+        if not has_candidate(encoded):
+            return value
+        copy = orjson.loads(encoded)
+        self._in_place(copy)
+        return copy
+
+    def _in_place(self, root: dict[str, Any] | list[Any]) -> None:
+        slots: list[tuple[Any, Any]] = []  # (container, key or index) of each string
+        items: list[tuple[str | None, str]] = []  # (field name, string)
+        todo: list[dict[str, Any] | list[Any]] = [root]  # no recursion: any depth a session holds
+        while todo:
+            node = todo.pop()
+            pairs = node.items() if isinstance(node, dict) else enumerate(node)
+            for key, child in pairs:
+                if isinstance(child, str):
+                    slots.append((node, key))
+                    items.append((key if isinstance(key, str) else None, child))
+                elif isinstance(child, (dict, list)):
+                    todo.append(child)
+        for (node, key), (_, text), found in zip(slots, items, find_in_strings(items), strict=True):
+            if found:
+                node[key] = self._replaced(text, found)
+
+    def line(self, raw: bytes, candidate: bool = False) -> bytes:
+        """One JSONL line (no newline) with its secrets replaced; unchanged
+        bytes when there is nothing to replace. A line that is not JSON has
+        them replaced in its text. ``candidate``: the prefilter found
+        something in it already."""
+        if not candidate and not has_candidate(raw):
+            return raw
+        before = self.count
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            text = raw.decode("utf-8", "surrogateescape")
+            redacted = self.text(text)
+            return raw if redacted is text else redacted.encode("utf-8", "surrogateescape")
+        if isinstance(record, str):
+            record = self.text(record)
+        elif isinstance(record, (dict, list)):
+            self._in_place(record)
+        return raw if self.count == before else json_text.dumps(record).encode()
+
+    def jsonl(self, data: bytes) -> bytes:
+        """A JSONL file's bytes with the secrets of each line replaced; line
+        ends kept; only the lines that may hold one are decoded."""
+        out, at = [], 0
+        for start, end in candidate_lines(data):
+            stop = end - 1 if end > start and data[end - 1 : end] == b"\r" else end
+            out += [data[at:start], self.line(data[start:stop], candidate=True)]
+            at = stop
+        out.append(data[at:])
+        return b"".join(out)
+
+    def file(self, path: str, data: bytes) -> bytes:
+        """A session file's bytes (JSONL), or a sidecar's (one JSON document)."""
+        return self.document(data) if path.endswith(".json") else self.jsonl(data)
+
+    def document(self, data: bytes) -> bytes:
+        """One JSON document (a sidecar) with its secrets replaced, written
+        as it was (indented or not) when it changes; not JSON: as text."""
+        if not has_candidate(data):
+            return data
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return self.line(data)
+        before = self.count
+        value = self.value(value)
+        if self.count == before:
+            return data
+        return (json_text.dumps(value, indent=b"\n " in data) + ("\n" if data.endswith(b"\n") else "")).encode()
