@@ -8,10 +8,24 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
+
+
+class _CountingSFTP(asyncssh.SFTPServer):
+    """The standard SFTP server, counting the bytes of file content it sends."""
+
+    def __init__(self, chan: asyncssh.SSHServerChannel, root: Path, tally: list[int]) -> None:
+        super().__init__(chan, chroot=str(root).encode())
+        self.tally = tally
+
+    def read(self, file_obj: object, offset: int, size: int) -> bytes:
+        data = super().read(file_obj, offset, size)
+        assert isinstance(data, bytes)
+        self.tally[0] += len(data)
+        return data
 
 
 @dataclass
@@ -20,6 +34,11 @@ class SFTPServer:
     root: Path  # what the server serves
     client_key: Path  # the key it accepts
     user: str = "tester"
+    tally: list[int] = field(default_factory=lambda: [0])  # bytes of file content sent so far
+
+    @property
+    def bytes_served(self) -> int:
+        return self.tally[0]
 
     def url(self, path: str) -> str:
         return f"ssh://{self.user}@127.0.0.1:{self.port}/{path.lstrip('/')}"
@@ -43,6 +62,7 @@ def sftp_server(root: Path, keys: Path) -> Iterator[SFTPServer]:
     client_path = keys / "id_ed25519"
     client_key.write_private_key(str(client_path))
     authorized = asyncssh.import_authorized_keys(client_key.export_public_key().decode())
+    tally = [0]
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -53,13 +73,13 @@ def sftp_server(root: Path, keys: Path) -> Iterator[SFTPServer]:
             0,
             server_host_keys=[host_key],
             authorized_client_keys=authorized,
-            sftp_factory=lambda chan: asyncssh.SFTPServer(chan, chroot=str(root).encode()),
+            sftp_factory=lambda chan: _CountingSFTP(chan, root, tally),
             allow_scp=False,
         )
 
     acceptor = asyncio.run_coroutine_threadsafe(start(), loop).result(timeout=30)
     try:
-        yield SFTPServer(acceptor.get_port(), root, client_path)
+        yield SFTPServer(acceptor.get_port(), root, client_path, tally=tally)
     finally:
 
         async def stop() -> None:

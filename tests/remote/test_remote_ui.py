@@ -1,0 +1,50 @@
+"""The app on remote files, driven with Pilot: a URL opens at its leaf, the
+tail follows appends by polling, the picker lists a remote folder."""
+
+from __future__ import annotations
+
+import shutil
+
+from session_tui.ui.app import SessionApp
+from session_tui.ui.screens import session as session_module
+from session_tui.ui.screens.files import FilesScreen
+from tests.model.helpers import chain, message
+from tests.support import SAMPLES
+from tests.ui.pilot_support import cursor_line, session_screen, tail_armed, wait_for
+
+
+async def test_a_url_opens_at_its_leaf_and_follows_appends(sftp, monkeypatch):
+    monkeypatch.setattr(session_module, "REMOTE_POLL_SECONDS", 0.05)
+    path = sftp.root / "live.jsonl"
+    path.write_bytes(chain(5))
+    async with SessionApp(sftp.url("live.jsonl"), watch=True).run_test(size=(120, 30)) as pilot:
+        screen = await session_screen(pilot)
+        assert screen.session.remote and len(screen.rows) == 5 and cursor_line(screen) == 6
+        await tail_armed(pilot, screen)
+        with open(path, "ab") as f:
+            f.write(message("m5", "m4", content="written on the other machine"))
+        await wait_for(pilot, lambda: len(screen.rows) == 6, what="the appended row")
+        assert cursor_line(screen) == 7  # following the leaf
+
+
+async def test_the_picker_lists_a_remote_folder_with_titles(sftp, tmp_path, monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    (sftp.root / "runs").mkdir()
+    shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", sftp.root / "runs" / "a.jsonl")
+    shutil.copy(SAMPLES / "tree" / "crash-torn.jsonl", sftp.root / "runs" / "b.jsonl")
+    async with SessionApp([sftp.url("runs")], watch=False).run_test(size=(140, 30)) as pilot:
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.screen, FilesScreen)
+                and len(pilot.app.screen.table.rows) == 2
+                and all(info.known for info in pilot.app.screen.table.rows)
+            ),
+            what="the remote folder listed and read",
+        )
+        rows = {info.path.rsplit("/", 1)[1]: info for info in pilot.app.screen.table.rows}
+        assert rows["a.jsonl"].format == "tree" and rows["a.jsonl"].title
+        assert rows["b.jsonl"].torn
+        await pilot.press("enter")  # opens the file under the cursor, over SFTP
+        screen = await session_screen(pilot)
+        assert screen.session.remote
