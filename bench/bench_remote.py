@@ -15,6 +15,7 @@ keys (tests/remote/servers.py); nothing else is contacted.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shlex
 import statistics
@@ -22,7 +23,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -35,6 +39,43 @@ from gen_tree import generate, parse_size  # noqa: E402
 from tests.remote.servers import sftp_server  # noqa: E402
 
 
+class Served:
+    """The SFTP server's address and options, and the bytes it has sent (shared memory)."""
+
+    def __init__(self, url: str, cli_options: list[str], tally: Any) -> None:
+        self._url, self.cli_options, self.tally = url, cli_options, tally
+
+    def url(self, path: str) -> str:
+        return self._url + path
+
+    @property
+    def bytes_served(self) -> int:
+        return int(self.tally[0])
+
+
+def _serve(root: Path, keys: Path, tally: Any, ready: Any, stop: Any) -> None:
+    with sftp_server(root, keys, tally=tally) as server:
+        ready.send((server.url(""), server.cli_options))
+        stop.wait()
+
+
+@contextmanager
+def sftp_in_a_process(root: Path, keys: Path) -> Iterator[Served]:
+    """The SFTP server in a process of its own, as a real sshd would be (not
+    sharing this process's interpreter with the tmux polling)."""
+    ctx = multiprocessing.get_context("spawn")
+    tally, stop = ctx.Array("q", 1), ctx.Event()
+    ready, child_end = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_serve, args=(root, keys, tally, child_end, stop))
+    proc.start()
+    try:
+        url, options = ready.recv()
+        yield Served(url, options, tally)
+    finally:
+        stop.set()
+        proc.join(timeout=30)
+
+
 class Terminal:
     """The app in a detached tmux session."""
 
@@ -42,7 +83,7 @@ class Terminal:
         self.name = f"bench-remote-{os.getpid()}-{time.monotonic_ns()}"
         self.start = time.monotonic()
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "48",
+            ["tmux", "-L", "bench", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "48",
              "env TERM=xterm-256color " + shlex.join(command) + "; sleep 60"],
             check=True,
         )  # fmt: skip
@@ -50,7 +91,9 @@ class Terminal:
     def wait_for(self, text: str, timeout: float = 120) -> float:
         """Seconds since start when ``text`` is first on screen."""
         while time.monotonic() - self.start < timeout:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+            screen = subprocess.run(
+                ["tmux", "-L", "bench", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+            )
             if text in screen.stdout:
                 return time.monotonic() - self.start
             time.sleep(0.01)
@@ -59,14 +102,16 @@ class Terminal:
     def wait_gone(self, text: str, timeout: float = 300) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True)
+            screen = subprocess.run(
+                ["tmux", "-L", "bench", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+            )
             if text not in screen.stdout:
                 return
             time.sleep(0.05)
         raise RuntimeError(f"{text!r} still on screen after {timeout} s")
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run(["tmux", "-L", "bench", "kill-session", "-t", self.name], capture_output=True)
 
 
 def entry(n: int, parent: str) -> bytes:
@@ -94,7 +139,7 @@ def main() -> None:
         generate(str(path), parse_size(args.size))
         original = path.read_bytes()
         text = leaf_text(str(path))
-        with sftp_server(root, Path(tmp) / "keys") as server:
+        with sftp_in_a_process(root, Path(tmp) / "keys") as server:
             app = [sys.executable, "-m", "session_tui"]
             remote = [*app, server.url("session.jsonl"), *server.cli_options]
             local_times, remote_times, before_paint, per_append = [], [], [], []

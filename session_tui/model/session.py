@@ -24,6 +24,7 @@ from .formats.base import Format, Sent
 from .line_index import LineIndex
 from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
+from .recent_lines import RecentLines
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
 from .source import Source, SourceStat, is_url
@@ -68,6 +69,8 @@ class Session:
         self._format: Format | None = self._forced
         self._guessed = False  # format assumed for a file with no complete line yet
         self.lines = LineIndex()
+        #: a remote file's lines read last (each read there is a round trip)
+        self._recent: RecentLines | None = RecentLines() if self.remote else None
         self.tree = SessionTree(linear=bool(self._forced and self._forced.linear))
         self.pointers: list[tuple[int, object]] = []
         self.bad: list[tuple[int, str]] = []
@@ -303,8 +306,13 @@ class Session:
     ) -> None:
         lines = self.lines
         blocks = LineBlocks(source.reader, start, stop)
+        recent = self._recent
         for block, starts, end in blocks:
-            self._merge(scan(self.format, block, starts, len(lines), state=self.scan_state))
+            first = len(lines)
+            self._merge(scan(self.format, block, starts, first, state=self.scan_state))
+            if recent is not None:  # the rows near the end are drawn next: no round trip for them
+                for line, raw in enumerate(block, first):
+                    recent.put(line, raw[:-1] if raw.endswith(b"\n") else raw)
             lines.end = end
             if progress is not None:
                 progress(end, total)
@@ -376,8 +384,13 @@ class Session:
 
     def raw_line(self, line: int) -> bytes:
         """The bytes of 0-based committed ``line`` (no newline)."""
-        offset, length = self.lines.span(line)
-        data = self._held().read(offset, length)
+        recent = self._recent
+        data = recent.get(line) if recent is not None else None
+        if data is None:
+            offset, length = self.lines.span(line)
+            data = self._held().read(offset, length)
+            if recent is not None:
+                recent.put(line, data)
         if line == 0 and data.startswith(BOM):
             data = data[len(BOM) :]
         return data.removesuffix(b"\r")

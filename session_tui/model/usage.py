@@ -102,14 +102,18 @@ class SessionUsage:
         return self.last - self.first if self.first is not None and self.last is not None else None
 
 
-def session_usage(session: Session, should_stop: Callable[[], bool] | None = None) -> SessionUsage:
+def session_usage(
+    session: Session, should_stop: Callable[[], bool] | None = None, read_records: bool = True
+) -> SessionUsage:
     """Tokens over every entry of the file (all branches: what was spent;
     a response recorded over several entries once, with its highest output
     count) or, where the format records a session total (Codex), that;
     and the span of its timestamps. Formats that tally while indexing
     (``ScanTally``) need no record read again; the others read each entry
     once, the tally kept with the session, so a live file costs only its
-    new entries."""
+    new entries. ``read_records=False``: only what the index kept (nothing
+    where it keeps no tally: a remote file's records are not read again
+    for a status line)."""
     from .errors import check_stop
 
     fmt = session.format
@@ -118,6 +122,8 @@ def session_usage(session: Session, should_stop: Callable[[], bool] | None = Non
         return SessionUsage(
             scanned.input_tokens, scanned.output_tokens, parse_time(scanned.first), parse_time(scanned.last)
         )  # kept by the index: no record read again
+    if not read_records:
+        return SessionUsage()
     tally = session.memo.of(UsageTally)
     for entry in range(tally.entries, session.tree.count):
         check_stop(should_stop, entry - tally.entries)

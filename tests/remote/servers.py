@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 
@@ -17,7 +18,7 @@ import asyncssh
 class _CountingSFTP(asyncssh.SFTPServer):
     """The standard SFTP server, counting the bytes of file content it sends."""
 
-    def __init__(self, chan: asyncssh.SSHServerChannel, root: Path, tally: list[int]) -> None:
+    def __init__(self, chan: asyncssh.SSHServerChannel, root: Path, tally: Any) -> None:
         super().__init__(chan, chroot=str(root).encode())
         self.tally = tally
 
@@ -34,7 +35,7 @@ class SFTPServer:
     root: Path  # what the server serves
     client_key: Path  # the key it accepts
     user: str = "tester"
-    tally: list[int] = field(default_factory=lambda: [0])  # bytes of file content sent so far
+    tally: Any = field(default_factory=lambda: [0])  # tally[0]: bytes of file content sent so far
 
     @property
     def bytes_served(self) -> int:
@@ -54,15 +55,16 @@ class SFTPServer:
 
 
 @contextmanager
-def sftp_server(root: Path, keys: Path) -> Iterator[SFTPServer]:
-    """An SFTP server on 127.0.0.1 (a free port) serving ``root``, in a thread."""
+def sftp_server(root: Path, keys: Path, tally: Any = None) -> Iterator[SFTPServer]:
+    """An SFTP server on 127.0.0.1 (a free port) serving ``root``, in a
+    thread; ``tally[0]`` counts the bytes of file content it sends."""
     keys.mkdir(parents=True, exist_ok=True)
     host_key = asyncssh.generate_private_key("ssh-ed25519")
     client_key = asyncssh.generate_private_key("ssh-ed25519")
     client_path = keys / "id_ed25519"
     client_key.write_private_key(str(client_path))
     authorized = asyncssh.import_authorized_keys(client_key.export_public_key().decode())
-    tally = [0]
+    tally = [0] if tally is None else tally
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()

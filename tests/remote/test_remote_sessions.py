@@ -131,3 +131,12 @@ def test_failures_are_one_line(sftp):
         assert r.returncode == 2, what
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and expected in lines[0] and "Traceback" not in r.stderr, (what, r.stderr)
+
+
+def test_check_lists_an_s3_prefix(s3):
+    for name in ("runs/a.jsonl", "runs/deep/b.jsonl", "runs/notes.txt", "other/c.jsonl"):
+        s3.put(name, chain(3))
+    r = cli("check", "--json", s3.url("runs/"), *s3.cli_options)
+    assert r.returncode == 0, r.stderr
+    paths = [json.loads(line)["path"] for line in r.stdout.splitlines()]
+    assert paths == [s3.url("runs/a.jsonl"), s3.url("runs/deep/b.jsonl")]

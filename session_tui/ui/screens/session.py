@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
 REMOTE_SYNC_INDEX_BYTES = 1 << 20  # over the network, bytes are what a first paint waits for
+REMOTE_INDEX_DELAY = 0.1  # seconds after the first frame before a remote file's full index starts
 #: how often a remote file's size is asked for while tailing it
 REMOTE_POLL_SECONDS = float(os.environ.get("SESSION_TUI_POLL_SECONDS", "0.5"))
 PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
@@ -124,7 +125,10 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             preview.refresh()
             self.indexing = "indexing 0%"
             self._show(preview, cursor_entry=None)
-            self.call_after_refresh(self.index_file)  # after the first frame: the scan would slow it
+            if session.remote:  # the first frame has the network to itself: the index waits a moment
+                self.call_after_refresh(self.set_timer, REMOTE_INDEX_DELAY, self.index_file)
+            else:
+                self.call_after_refresh(self.index_file)  # after the first frame: the scan would slow it
 
     def _after_index(self) -> None:
         self.compute_problems()

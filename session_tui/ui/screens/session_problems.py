@@ -48,7 +48,7 @@ class ProblemActions(SessionHost):
                 self.post_message(
                     UsageReady(
                         generation,
-                        usage_text(session_usage(session, should_stop=stop)),
+                        usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)),
                         session.title(),
                         session.origin(),
                     )
@@ -87,7 +87,7 @@ class ProblemActions(SessionHost):
         try:
             problems = session.problems(should_stop=stop)
             off_branch = session.format.off_branch(session, stop)
-            usage = usage_text(session_usage(session, should_stop=stop))
+            usage = usage_text(session_usage(session, should_stop=stop, read_records=not session.remote))
         except Cancelled:
             return False
         finally:
