@@ -305,7 +305,7 @@ def run_export(args) -> int:
             leaf = resolve_entry(session, args.leaf) if args.leaf else None
             text = export(session, args.to, leaf, context=args.context, redact=redactor)
         if args.output is not None:
-            save(args.output, text, force=args.force)
+            save(args.output, text, force=args.force, source=args.file)
     except FileExistsError as exc:
         print(f"session-tui export: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1

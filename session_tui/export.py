@@ -70,10 +70,12 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n:,} {one if n == 1 else many}"
 
 
-def save(path: str, text: str, *, force: bool = False) -> None:
+def save(path: str, text: str, *, force: bool = False, source: str | None = None) -> None:
     """Write ``text`` to ``path`` through a temp file in the same directory
     and ``os.replace``; an existing ``path`` raises FileExistsError unless
-    ``force``."""
+    ``force``, and the session file it was exported from (``source``) always."""
+    if source is not None and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+        raise FileExistsError(f"{path}: is the session file itself; never overwritten by its export")
     if not force and os.path.lexists(path):
         raise FileExistsError(f"{path}: already exists; not overwritten (--force overwrites it)")
     directory = os.path.dirname(os.path.abspath(path))

@@ -405,3 +405,12 @@ def test_a_tool_input_nested_deeper_than_orjson_writes_is_checked_exported_and_f
     done = run_cli("fork", str(path), "a1", "-o", str(fork))
     assert done.returncode == 0, done.stderr
     assert b"[" * 600 + b"]" * 600 in fork.read_bytes() and run_cli("check", str(fork)).returncode == 0
+
+
+def test_the_session_file_itself_is_never_overwritten_by_its_export(tmp_path):
+    session = tmp_path / "s.jsonl"
+    shutil.copy(BRANCHED, session)
+    original = session.read_bytes()
+    refused = run_cli("export", str(session), "--to", "json", "-o", str(session), "--force")
+    assert refused.returncode == 1 and "is the session file itself" in refused.stderr
+    assert session.read_bytes() == original

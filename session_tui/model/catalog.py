@@ -260,8 +260,10 @@ def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None =
     between them (then False)."""
     forms = {text.lower().encode(), orjson.dumps(text)[1:-1].lower()}
     overlap = max(map(len, forms)) - 1
+    source = None
     try:
-        with open_source(path).reader() if is_url(path) else open(path, "rb") as f:
+        source = open_source(path) if is_url(path) else None
+        with source.reader() if source is not None else open(path, "rb") as f:
             carry = b""
             while block := f.read(SEARCH_BLOCK):
                 window = carry + block.lower()
@@ -272,4 +274,7 @@ def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None =
                 carry = window[-overlap:] if overlap else b""
     except (OSError, SessionError):
         return False
+    finally:
+        if source is not None:
+            source.close()
     return False

@@ -74,6 +74,12 @@ def mtime_ns(info: dict[str, Any]) -> int:
     return 0
 
 
+class RemoteReadError(SessionError, OSError):
+    """A read of a remote file failed (a dropped connection, a denied open,
+    a vanished object): a SessionError for those who report one line, an
+    OSError for those who expect what a failed read raises."""
+
+
 class RemoteFile:
     """A file reached through fsspec, read by byte range through one open
     handle (``cat_file`` is no use: some back-ends ignore its range and send
@@ -114,9 +120,9 @@ class RemoteFile:
                     self._handle = self.fs.open(self.path, "rb", cache_type="none")
                 self._handle.seek(offset)
                 data: bytes = self._handle.read(length)
-            except Exception as exc:  # a dropped connection, a vanished object: the reader's OSError
+            except Exception as exc:  # a dropped connection, a denied open, a vanished object
                 self._close_handle()
-                raise OSError(inert_line(describe(self.name, exc))) from None
+                raise RemoteReadError(inert_line(describe(self.name, exc))) from None
         self.bytes_read += len(data)
         return data
 

@@ -138,7 +138,9 @@ class SessionApp(App):
 
             redactor = Redactor()
         text = export(session, "md", redact=redactor)
-        stem, n = os.path.splitext(screen.path)[0], 1
+        # beside the file; a remote file's export is written here (remote files are only read)
+        local = os.path.basename(screen.path) if screen.session.remote else screen.path
+        stem, n = os.path.splitext(local)[0], 1
         while True:
             path = f"{stem}.export{f'-{n}' if n > 1 else ''}.md"
             try:

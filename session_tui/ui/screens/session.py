@@ -113,6 +113,20 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
     def on_mount(self) -> None:
         self.tree_widget.focus()
         self.tree_widget.live = self.watching
+        try:
+            self._open_first_view()
+        except SessionError as exc:  # gone, or unreachable, since it was looked at
+            self._cannot_open(str(exc))
+
+    def _cannot_open(self, reason: str) -> None:
+        """Say why in one line: back to the view under this one, or out of the app."""
+        if len(self.app.screen_stack) > 2 or self.app.picker_paths:
+            self.app.notify(reason, title="Cannot open", severity="error", timeout=6)
+            self.app.pop_screen()
+        else:
+            self.app.exit(return_code=2, message=f"session-tui: {inert(reason, keep_newlines=False)}")
+
+    def _open_first_view(self) -> None:
         session = Session(self.path, self.format)
         size = session.size()
         if size <= (REMOTE_SYNC_INDEX_BYTES if session.remote else SYNC_INDEX_BYTES):
@@ -401,9 +415,8 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
                     now = await asyncio.to_thread(session.stat)
                 except SessionError:
                     now = None  # gone or unreachable: the refresh says which
-                if now != seen:
-                    if seen is not None:
-                        self.on_file_changed()
+                if now != seen:  # (the first time too: what was written since the index)
+                    self.on_file_changed()
                     seen = now
             await asyncio.sleep(REMOTE_POLL_SECONDS)
 
