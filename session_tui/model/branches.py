@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .entry_view import EntryView
+from .secrets import find_secrets
 from .segment import Shape
 from .tree import NONE, SessionTree
 from .usage import entry_tokens, parse_time, usage_counts
@@ -225,11 +226,23 @@ def ending(session: Session, leaf: int, last: Step | None = None) -> str:
 
 
 # -- one step -----------------------------------------------------------------------
+def cut(text: str, limit: int = PREVIEW) -> str:
+    """``text`` cut to ``limit`` characters, never through a secret (a piece
+    of one is no longer recognised, so no longer masked): the cut moves to
+    the secret's start."""
+    if len(text) <= limit:
+        return text
+    for found in find_secrets(text):
+        if found.start < limit < found.end:
+            limit = found.start
+    return text[:limit]
+
+
 def step(session: Session, entry: int) -> Step:
     fmt = session.format
     record = session.record(entry)
     view: EntryView = fmt.view(record)
-    text = " ".join(view.text.split())[:PREVIEW]
+    text = cut(" ".join(view.text.split()))
     calls = [f"{c.name}({' '.join(c.arguments.split())})" for c in view.tool_calls]
     preview = text or ("→ " + ", ".join(calls) if calls else "")
     if calls and text:
@@ -242,7 +255,7 @@ def step(session: Session, entry: int) -> Step:
         view.id,
         view.role,
         view.kind,
-        preview[:PREVIEW],
+        cut(preview),
         key,
         _is_error(view, record),
         parse_time(view.time),

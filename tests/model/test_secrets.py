@@ -245,3 +245,16 @@ def test_a_sidecar_document_is_redacted_as_it_was_written():
     out = redactor.document(data)
     assert key not in out.decode() and shape(json.loads(out)) == shape(json.loads(data)) and out.endswith(b"}\n")
     assert redactor.file("a.meta.json", data) == out
+
+
+@pytest.mark.parametrize("kind, secret", [(k, s) for k, s, _ in PLANTED if len(s) > 20 and "\n" not in s][:8])
+def test_a_preview_is_never_cut_through_a_secret(kind, secret):
+    """The branch list and the compare cut previews: a piece of a key would
+    no longer be recognised (so no longer masked); the cut moves before it."""
+    from session_tui.model.branches import PREVIEW, cut
+
+    for before in range(PREVIEW - len(secret) + 1, PREVIEW):
+        text = "x" * before + " " + secret + " and more"
+        shown = cut(text)
+        assert len(shown) <= PREVIEW
+        assert secret[:12] not in shown or secret in shown, (kind, before)
