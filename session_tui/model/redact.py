@@ -55,21 +55,33 @@ class Redactor:
         return copy
 
     def _in_place(self, root: dict[str, Any] | list[Any]) -> None:
-        slots: list[tuple[Any, Any]] = []  # (container, key or index) of each string
+        slots: list[tuple[Any, Any, bool]] = []  # (container, key or index, the key itself) of each string
         items: list[tuple[str | None, str]] = []  # (field name, string)
         todo: list[dict[str, Any] | list[Any]] = [root]  # no recursion: any depth a session holds
         while todo:
             node = todo.pop()
             pairs = node.items() if isinstance(node, dict) else enumerate(node)
             for key, child in pairs:
+                if isinstance(key, str):  # a key can be a secret too (a map of tokens)
+                    slots.append((node, key, True))
+                    items.append((None, key))
                 if isinstance(child, str):
-                    slots.append((node, key))
+                    slots.append((node, key, False))
                     items.append((key if isinstance(key, str) else None, child))
                 elif isinstance(child, (dict, list)):
                     todo.append(child)
-        for (node, key), (_, text), found in zip(slots, items, find_in_strings(items), strict=True):
-            if found:
+        renamed: dict[int, tuple[dict[str, Any], dict[str, str]]] = {}
+        for (node, key, is_key), (_, text), found in zip(slots, items, find_in_strings(items), strict=True):
+            if not found:
+                continue
+            if is_key:
+                renamed.setdefault(id(node), (node, {}))[1][key] = self._replaced(text, found)
+            else:
                 node[key] = self._replaced(text, found)
+        for node, names in renamed.values():  # keys renamed in place, their order kept
+            items_now = list(node.items())
+            node.clear()
+            node.update((names.get(k, k), v) for k, v in items_now)
 
     def line(self, raw: bytes, candidate: bool = False) -> bytes:
         """One JSONL line (no newline) with its secrets replaced; unchanged

@@ -258,3 +258,12 @@ def test_a_preview_is_never_cut_through_a_secret(kind, secret):
         shown = cut(text)
         assert len(shown) <= PREVIEW
         assert secret[:12] not in shown or secret in shown, (kind, before)
+
+
+def test_a_secret_used_as_a_key_is_redacted_too():
+    secret = next(s for kind, s, _ in PLANTED if kind.startswith("anthropic"))
+    raw = orjson.dumps({"type": "note", "tokens": {secret: 1, "other": secret}, "z": 2})
+    redactor = Redactor()
+    out = orjson.loads(redactor.line(raw))
+    assert secret not in orjson.dumps(out).decode() and redactor.count == 2
+    assert list(out) == ["type", "tokens", "z"] and list(out["tokens"])[1] == "other"
