@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 from session_tui.ui.app import SessionApp
-from session_tui.ui.screens import session as session_module
+from session_tui.ui.screens import session_tail
 from session_tui.ui.screens.files import FilesScreen
 from tests.model.helpers import chain, message
 from tests.support import SAMPLES
@@ -14,7 +14,7 @@ from tests.ui.pilot_support import cursor_line, session_screen, tail_armed, wait
 
 
 async def test_a_url_opens_at_its_leaf_and_follows_appends(sftp, monkeypatch):
-    monkeypatch.setattr(session_module, "REMOTE_POLL_SECONDS", 0.05)
+    monkeypatch.setattr(session_tail, "REMOTE_POLL_SECONDS", 0.05)
     path = sftp.root / "live.jsonl"
     path.write_bytes(chain(5))
     async with SessionApp(sftp.url("live.jsonl"), watch=True).run_test(size=(120, 30)) as pilot:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from typing import TYPE_CHECKING
@@ -14,7 +13,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
-from watchfiles import awatch
 
 from ...model.errors import Cancelled, SessionError
 from ...model.rows import RowLayout
@@ -31,32 +29,27 @@ from ..workers import Slow
 from .session_edits import EditActions
 from .session_problems import ProblemActions
 from .session_search import SearchActions
+from .session_tail import TailActions
 from .text_view import TextViewScreen, context_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from textual.timer import Timer
 
     from ...model.problems import Problem
-    from ...model.tree import SessionTree
     from ...store import Fingerprint
     from ...store.edits import Done
 
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
 REMOTE_SYNC_INDEX_BYTES = 1 << 20  # over the network, bytes are what a first paint waits for
 REMOTE_INDEX_DELAY = 0.1  # seconds after the first frame before a remote file's full index starts
-#: how often a remote file's size is asked for while tailing it
-REMOTE_POLL_SECONDS = float(os.environ.get("SESSION_TUI_POLL_SECONDS", "0.5"))
 PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
-TAIL_DEBOUNCE_MS = 15
-TAIL_STEP_MS = 5
 DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
 DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
-PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again (in a worker)
 METADATA_LIMIT = 5000  # records listed by `m`
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
 
-class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
+class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Screen):
     BINDINGS = keys.bindings()  # ui/keys.py: the footer, the palette and the help from one list
     DEFAULT_CSS = """
     SessionScreen #panes { height: 1fr; }
@@ -384,117 +377,6 @@ class SessionScreen(ProblemActions, SearchActions, EditActions, Screen):
             self.new_entries = 0
             self.action_go_leaf()
         self.update_status()
-
-    # -- live tail ----------------------------------------------------------------
-    @work(exclusive=True, group="tail", exit_on_error=False, description="tail")
-    async def tail(self) -> None:
-        if self.session is not None and self.session.remote:
-            await self._poll_remote()
-            return
-        directory = os.path.dirname(os.path.abspath(self.path)) or "."
-        name = os.path.basename(self.path)
-        self.call_later(self._on_tail_armed)  # runs once awatch below has set its watch (no await before it)
-        async for changes in awatch(
-            directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS, recursive=False, ignore_permission_denied=True
-        ):
-            if any(os.path.basename(changed) == name for _, changed in changes):
-                self.on_file_changed()
-                await asyncio.sleep(0)
-
-    async def _poll_remote(self) -> None:
-        """A remote file has no change events: its size and time are asked
-        for every REMOTE_POLL_SECONDS (in a thread: the network is slow), and
-        only a change reads the file (the appended bytes, or all of it when
-        it was replaced)."""
-        self.tail_armed = True
-        seen = None
-        while True:
-            session = self.session
-            if session is not None:
-                try:
-                    now = await asyncio.to_thread(session.stat)
-                except SessionError:
-                    now = None  # gone or unreachable: the refresh says which
-                if now != seen:  # (the first time too: what was written since the index)
-                    self.on_file_changed()
-                    seen = now
-            await asyncio.sleep(REMOTE_POLL_SECONDS)
-
-    def _on_tail_armed(self) -> None:
-        self.tail_armed = True
-        self.on_file_changed()  # what was written between the index and the watch
-
-    def on_file_changed(self) -> None:
-        session, rows = self.session, self.rows
-        if session is None or rows is None or self.indexing:
-            return
-        cursor_entry = self.tree_widget.cursor_entry
-        was_following = self.following
-        torn_before, leaf_before = session.lines.torn, session.active_leaf()
-        try:
-            change = session.refresh()
-        except SessionError:
-            if not self._deleted_notified:
-                self.notify("the file is gone: showing the last view", severity="warning")
-                self._deleted_notified = True
-            self.live = "deleted"
-            self.update_status()
-            return
-        if self._deleted_notified:
-            self._deleted_notified = False
-            self.live = "live"
-        if change.reloaded:
-            self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
-            self._close_branch_views()
-            self.new_entries = 0
-            self._show(session, cursor_entry=None)
-        elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
-            tree = session.tree
-            changed: set[int] | None
-            changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)} | {cursor_entry}
-            if not self._extends(tree, leaf_before, session.active_leaf(), tree.count - change.new_entries):
-                changed = None  # another branch is active: every row's mark may change
-            rows.build()
-            leaf = session.active_leaf()
-            if was_following:
-                target = leaf
-            else:
-                self.new_entries += change.new_entries
-                target = cursor_entry
-            self._moved_by_tail = was_following
-            self.tree_widget.show(session, rows, target, changed, tailing=True)
-            self.following = was_following
-        elif not (change.grew or change.bytes_read):
-            return
-        # else: lines that are not entries (events, titles) and move no leaf: no row changed, none repainted
-        if self._problems_timer is not None:
-            self._problems_timer.stop()
-            self._problems_timer = None
-        if not self.check_appended():
-            # Too much to look at in one frame: look once the writes pause.
-            self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
-        self.update_status()
-
-    @staticmethod
-    def _extends(tree: SessionTree, old_leaf: int, leaf: int, old_count: int) -> bool:
-        """Whether ``leaf`` is ``old_leaf`` or continues it through entries appended since (index ≥ ``old_count``)."""
-        parent = tree.parent
-        while leaf >= old_count:
-            leaf = parent[leaf]
-        return leaf == old_leaf
-
-    def _close_branch_views(self) -> None:
-        """A branch list or compare over this session holds entry numbers of
-        the file as it was: after a reload they name other entries. Close them."""
-        from .branches import BranchesScreen
-        from .compare import CompareScreen
-
-        stack = self.app.screen_stack
-        if self in stack:
-            above = stack[stack.index(self) + 1 :]
-            if any(isinstance(s, (BranchesScreen, CompareScreen)) and s.session is self.session for s in above):
-                while self.app.screen is not self:
-                    self.app.pop_screen()
 
     def action_open_subagent(self) -> None:
         """Open the transcript of the sub-agent the selected call spawned."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from textual import getters
     from textual.screen import Screen
+    from textual.timer import Timer
 
     from ...model.problems import Problem
     from ...model.rows import RowLayout
@@ -38,6 +39,14 @@ if TYPE_CHECKING:  # pragma: no cover
         query_text: str
         last_edit: Done | None
         _our_write: Fingerprint | None
+        path: str
+        following: bool  # the cursor follows the active leaf
+        new_entries: int  # appended since the cursor left the leaf
+        live: str  # what the status says of the tail
+        tail_armed: bool
+        _moved_by_tail: bool
+        _deleted_notified: bool
+        _problems_timer: Timer | None
 
         @property
         def tree_widget(self) -> EntryTree: ...
@@ -47,6 +56,12 @@ if TYPE_CHECKING:  # pragma: no cover
         def jump_to_entry(self, entry: int | None, row: bool = False) -> None: ...
 
         def on_file_changed(self) -> None: ...
+
+        def _show(self, session: Session, cursor_entry: int | None, keep_folds: bool = False) -> None: ...
+
+        def check_appended(self) -> bool: ...
+
+        def compute_problems(self) -> None: ...
 
 else:
     SessionHost = object

@@ -1,0 +1,137 @@
+"""The session view's live tail: a local file's changes come from
+watchfiles, a remote file's from a poll of its size and time; each change
+reads only what was appended (or all of it, when the file was replaced) and
+updates the rows, the cursor (following the leaf or not) and the status."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING
+
+from textual import work
+from watchfiles import awatch
+
+from ...model.errors import SessionError
+from .session_host import SessionHost
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...model.tree import SessionTree
+
+TAIL_DEBOUNCE_MS = 15
+TAIL_STEP_MS = 5
+#: how often a remote file's size is asked for while tailing it
+REMOTE_POLL_SECONDS = float(os.environ.get("SESSION_TUI_POLL_SECONDS", "0.5"))
+PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again (in a worker)
+
+
+class TailActions(SessionHost):
+    @work(exclusive=True, group="tail", exit_on_error=False, description="tail")
+    async def tail(self) -> None:
+        if self.session is not None and self.session.remote:
+            await self._poll_remote()
+            return
+        directory = os.path.dirname(os.path.abspath(self.path)) or "."
+        name = os.path.basename(self.path)
+        self.call_later(self._on_tail_armed)  # runs once awatch below has set its watch (no await before it)
+        async for changes in awatch(
+            directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS, recursive=False, ignore_permission_denied=True
+        ):
+            if any(os.path.basename(changed) == name for _, changed in changes):
+                self.on_file_changed()
+                await asyncio.sleep(0)
+
+    async def _poll_remote(self) -> None:
+        """A remote file has no change events: its size and time are asked
+        for every REMOTE_POLL_SECONDS (in a thread: the network is slow), and
+        only a change reads the file (the appended bytes, or all of it when
+        it was replaced)."""
+        self.tail_armed = True
+        seen = None
+        while True:
+            session = self.session
+            if session is not None:
+                try:
+                    now = await asyncio.to_thread(session.stat)
+                except SessionError:
+                    now = None  # gone or unreachable: the refresh says which
+                if now != seen:  # (the first time too: what was written since the index)
+                    self.on_file_changed()
+                    seen = now
+            await asyncio.sleep(REMOTE_POLL_SECONDS)
+
+    def _on_tail_armed(self) -> None:
+        self.tail_armed = True
+        self.on_file_changed()  # what was written between the index and the watch
+
+    def on_file_changed(self) -> None:
+        session, rows = self.session, self.rows
+        if session is None or rows is None or self.indexing:
+            return
+        cursor_entry = self.tree_widget.cursor_entry
+        was_following = self.following
+        torn_before, leaf_before = session.lines.torn, session.active_leaf()
+        try:
+            change = session.refresh()
+        except SessionError:
+            if not self._deleted_notified:
+                self.notify("the file is gone: showing the last view", severity="warning")
+                self._deleted_notified = True
+            self.live = "deleted"
+            self.update_status()
+            return
+        if self._deleted_notified:
+            self._deleted_notified = False
+            self.live = "live"
+        if change.reloaded:
+            self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
+            self._close_branch_views()
+            self.new_entries = 0
+            self._show(session, cursor_entry=None)
+        elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
+            tree = session.tree
+            changed: set[int] | None
+            changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)} | {cursor_entry}
+            if not self._extends(tree, leaf_before, session.active_leaf(), tree.count - change.new_entries):
+                changed = None  # another branch is active: every row's mark may change
+            rows.build()
+            leaf = session.active_leaf()
+            if was_following:
+                target = leaf
+            else:
+                self.new_entries += change.new_entries
+                target = cursor_entry
+            self._moved_by_tail = was_following
+            self.tree_widget.show(session, rows, target, changed, tailing=True)
+            self.following = was_following
+        elif not (change.grew or change.bytes_read):
+            return
+        # else: lines that are not entries (events, titles) and move no leaf: no row changed, none repainted
+        if self._problems_timer is not None:
+            self._problems_timer.stop()
+            self._problems_timer = None
+        if not self.check_appended():
+            # Too much to look at in one frame: look once the writes pause.
+            self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
+        self.update_status()
+
+    @staticmethod
+    def _extends(tree: SessionTree, old_leaf: int, leaf: int, old_count: int) -> bool:
+        """Whether ``leaf`` is ``old_leaf`` or continues it through entries appended since (index ≥ ``old_count``)."""
+        parent = tree.parent
+        while leaf >= old_count:
+            leaf = parent[leaf]
+        return leaf == old_leaf
+
+    def _close_branch_views(self) -> None:
+        """A branch list or compare over this session holds entry numbers of
+        the file as it was: after a reload they name other entries. Close them."""
+        from .branches import BranchesScreen
+        from .compare import CompareScreen
+
+        stack = self.app.screen_stack
+        if self in stack:
+            above = stack[stack.index(self) + 1 :]
+            if any(isinstance(s, (BranchesScreen, CompareScreen)) and s.session is self.session for s in above):
+                while self.app.screen is not self:
+                    self.app.pop_screen()
