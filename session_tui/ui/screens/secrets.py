@@ -6,24 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled
 from ...model.sanitize import inert
+from .line_list import LineListScreen, plural, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.secret_scan import Finding
     from .session import SessionScreen
 
-MAX_SHOWN = 5000
 
-
-class SecretsScreen(ModalScreen[int | None]):
+class SecretsScreen(LineListScreen):
     """Dismisses with the 1-based line of the chosen secret, or None."""
 
     BINDINGS = [Binding("escape,q,S", "dismiss_none", "Close")]
@@ -33,35 +28,24 @@ class SecretsScreen(ModalScreen[int | None]):
                                  border: thick $warning; }
     SecretsScreen > Static { width: 100; max-width: 95%; background: $warning; color: $text; padding: 0 1; }
     """
+    EMPTY = "no secrets found"
 
     def __init__(self, found: list[Finding]) -> None:
         super().__init__()
         self.found = found
 
-    def compose(self) -> ComposeResult:
-        count = len(self.found)
-        yield Static(
-            Text(f"{count:,} secret{'s' if count != 1 else ''} (masked) — Enter jumps to it, Esc closes"),
-            markup=False,
-        )
-        options = []
-        for item in self.found[:MAX_SHOWN]:
-            label = Text(no_wrap=True, overflow="ellipsis")
-            label.append(f"line {item.line:>6}  ", style="bold")
+    def heading(self) -> str:
+        return plural(len(self.found), "secret") + " (masked)"
+
+    def rows(self) -> list[tuple[int, Text]]:
+        out = []
+        for item in self.found:
+            label = row_label(item.line)
             entry = "—" if item.entry is None else f"{item.entry:,}"
             label.append(f"entry {entry:>7}  {item.kind:<18} ")
             label.append(inert(item.preview, keep_newlines=False))
-            options.append(Option(label))
-        if not options:
-            options.append(Option(Text("no secrets found"), disabled=True))
-        yield OptionList(*options)
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option_index < min(len(self.found), MAX_SHOWN):
-            self.dismiss(self.found[event.option_index].line)
-
-    def action_dismiss_none(self) -> None:
-        self.dismiss(None)
+            out.append((item.line, label))
+        return out
 
 
 def list_secrets(screen: SessionScreen) -> None:
