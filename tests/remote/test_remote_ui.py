@@ -7,10 +7,9 @@ import shutil
 
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens import session_tail
-from session_tui.ui.screens.files import FilesScreen
 from tests.model.helpers import chain, message
 from tests.support import SAMPLES
-from tests.ui.pilot_support import cursor_line, session_screen, tail_armed, wait_for
+from tests.ui.pilot_support import cursor_line, picker_read, session_screen, tail_armed, wait_for
 
 
 async def test_a_url_opens_at_its_leaf_and_follows_appends(sftp, monkeypatch):
@@ -33,16 +32,8 @@ async def test_the_picker_lists_a_remote_folder_with_titles(sftp, tmp_path, monk
     shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", sftp.root / "runs" / "a.jsonl")
     shutil.copy(SAMPLES / "tree" / "crash-torn.jsonl", sftp.root / "runs" / "b.jsonl")
     async with SessionApp([sftp.url("runs")], watch=False).run_test(size=(140, 30)) as pilot:
-        await wait_for(
-            pilot,
-            lambda: (
-                isinstance(pilot.app.screen, FilesScreen)
-                and len(pilot.app.screen.table.rows) == 2
-                and all(info.known for info in pilot.app.screen.table.rows)
-            ),
-            what="the remote folder listed and read",
-        )
-        rows = {info.path.rsplit("/", 1)[1]: info for info in pilot.app.screen.table.rows}
+        picker = await picker_read(pilot, 2)
+        rows = {info.path.rsplit("/", 1)[1]: info for info in picker.table.rows}
         assert rows["a.jsonl"].format == "tree" and rows["a.jsonl"].title
         assert rows["b.jsonl"].torn
         await pilot.press("enter")  # opens the file under the cursor, over SFTP

@@ -46,3 +46,19 @@ async def detail_caught_up(pilot, screen) -> None:
 
     pane = screen.query_one(DetailPane)
     await wait_for(pilot, lambda: pane.entry_shown == screen.tree_widget.cursor_entry, what="the detail pane")
+
+
+async def picker_read(pilot, rows: int):
+    """Wait for the picker with ``rows`` rows, every one read."""
+    from session_tui.ui.screens.files import FilesScreen
+
+    await wait_for(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, FilesScreen)
+            and len(pilot.app.screen.table.rows) == rows
+            and all(info.known for info in pilot.app.screen.table.rows)
+        ),
+        what=f"the picker with its {rows} rows read",
+    )
+    return pilot.app.screen

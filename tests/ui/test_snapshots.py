@@ -10,7 +10,7 @@ import pytest
 from session_tui.ui.app import SessionApp
 from tests.support import SAMPLES
 
-from .pilot_support import cursor_line, detail_caught_up, session_screen, wait_for
+from .pilot_support import cursor_line, detail_caught_up, picker_read, session_screen, wait_for
 
 SIZE = (120, 34)
 
@@ -133,8 +133,6 @@ def test_picker(snap_compare, fixed_clock, tmp_path, monkeypatch):
     import os
     import shutil
 
-    from session_tui.ui.screens.files import FilesScreen
-
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "sessions"
@@ -148,15 +146,7 @@ def test_picker(snap_compare, fixed_clock, tmp_path, monkeypatch):
         os.utime(target, (FIXED_NOW - 3600 * (hours + 1),) * 2)
 
     async def run_before(pilot) -> None:
-        await wait_for(
-            pilot,
-            lambda: (
-                isinstance(pilot.app.screen, FilesScreen)
-                and len(pilot.app.screen.table.rows) == 6
-                and all(info.known for info in pilot.app.screen.table.rows)
-            ),
-            what="the picker with every row read",
-        )
+        await picker_read(pilot, 6)
         await pilot.pause()
 
     assert snap_compare(SessionApp([str(root)], watch=False), terminal_size=(80, 24), run_before=run_before)
