@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .source import Source, SourceStat
 
 HEAD_BYTES = 4096
-MARK_BYTES = 64  # the last bytes indexed, to tell a grown file from a replaced one where no identity says
+MARK_BYTES = 256  # the last bytes indexed, to tell a grown file from a replaced one where no identity says
 REMOTE_HEAD_CHECK = 256  # of the head, compared at each refresh of a remote file (bytes cross the network)
 
 

@@ -95,8 +95,23 @@ class RemoteFile:
         self._handle: Any = None
         self._handle_size = -1
         self._lock = threading.Lock()  # one seek + read at a time (the UI and workers read)
+        #: read ahead in a worker for the next refresh: its stat, once, and byte ranges
+        self._ahead_stat: SourceStat | None = None
+        self._ahead: list[tuple[int, bytes]] = []
+
+    def read_ahead(self, st: SourceStat, ranges: list[tuple[int, int]]) -> None:
+        """Read ``ranges`` now (in a worker thread) and keep them, with ``st``,
+        for the reads of the next refresh (on the UI thread, which then waits
+        on no network)."""
+        ahead = [(offset, self.read(offset, length)) for offset, length in ranges if length > 0]
+        with self._lock:
+            self._ahead, self._ahead_stat = ahead, st
 
     def stat(self) -> SourceStat:
+        with self._lock:
+            known, self._ahead_stat = self._ahead_stat, None
+        if known is not None:
+            return known  # measured a moment ago by the worker that read ahead
         try:
             self.fs.invalidate_cache(self.path)
             info = self.fs.info(self.path)
@@ -105,8 +120,9 @@ class RemoteFile:
         if info.get("type") == "directory":
             raise SessionError(f"{self.name}: is a directory")
         size = int(info.get("size") or 0)
-        if size != self._handle_size:
-            with self._lock:
+        with self._lock:
+            self._ahead = []  # what was read ahead is for one refresh
+            if size != self._handle_size:
                 self._close_handle()
                 self._handle_size = size
         return SourceStat(size, None, mtime_ns(info))
@@ -115,6 +131,9 @@ class RemoteFile:
         if length <= 0:
             return b""
         with self._lock:
+            for start, kept in self._ahead:  # (a read past the end of the file gets what there is)
+                if start <= offset and (offset + length <= start + len(kept) or start + len(kept) == self._handle_size):
+                    return kept[offset - start : offset - start + length]
             try:
                 if self._handle is None:
                     self._handle = self.fs.open(self.path, "rb", cache_type="none")

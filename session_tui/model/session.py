@@ -21,11 +21,12 @@ from .errors import Cancelled as Cancelled  # (importers name them from here too
 from .errors import SessionError as SessionError
 from .formats import DEFAULT, get_format, sniff
 from .formats.base import Format, Sent
-from .line_index import LineIndex
+from .line_index import MARK_BYTES, REMOTE_HEAD_CHECK, LineIndex
 from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .recent_lines import RecentLines
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
+from .remote import RemoteFile
 from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
 from .source import Source, SourceStat, is_url
 from .sources import open_source
@@ -33,6 +34,7 @@ from .tools import ContextItem, Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 
 SNIFF_RECORDS = 5
+READ_AHEAD_MAX = 8 << 20  # appended bytes a tail's worker reads for the UI's refresh
 SNIFF_MAX_BYTES = 64 << 20
 
 #: (context items, notes: (0-based line, text)) at a leaf
@@ -122,6 +124,22 @@ class Session:
     def stat(self) -> SourceStat:
         """The file's size and identity now (raises SessionError)."""
         return self._open()[1]
+
+    def read_ahead(self, st: SourceStat) -> bool:
+        """For a remote file, in a worker thread: read what the next refresh
+        will read (the bytes it compares, the appended ones, up to
+        READ_AHEAD_MAX), so that the refresh, on the UI thread, waits on no
+        network. True when the file looks replaced: then it is read again
+        from the start, better in a worker too."""
+        source = self._held()
+        if not isinstance(source, RemoteFile):
+            return False
+        lines = self.lines
+        end = lines.end + len(lines.torn)
+        ranges = [(0, min(len(lines.head), REMOTE_HEAD_CHECK)), (max(lines.end - MARK_BYTES, 0), MARK_BYTES)]
+        ranges.append((lines.end, min(st.size - lines.end, READ_AHEAD_MAX)))
+        source.read_ahead(st, ranges)
+        return st.size < end or lines.changed(source, st) is not None
 
     def detect(self) -> str:
         """Check the file can be read as a session, reading only its first

@@ -140,3 +140,19 @@ def test_check_lists_an_s3_prefix(s3):
     assert r.returncode == 0, r.stderr
     paths = [json.loads(line)["path"] for line in r.stdout.splitlines()]
     assert paths == [s3.url("runs/a.jsonl"), s3.url("runs/deep/b.jsonl")]
+
+
+def test_a_tail_worker_reads_ahead_so_the_refresh_waits_on_no_network(sftp):
+    path = sftp.root / "live.jsonl"
+    path.write_bytes(chain(300))
+    with Session(sftp.url("live.jsonl")) as session:
+        session.refresh()
+        source = session._held()
+        with open(path, "ab") as f:
+            f.write(message("m300", "m299", content="z" * 900))
+        assert session.read_ahead(session.stat()) is False  # grown, not replaced
+        before = source.bytes_read
+        change = session.refresh()  # what the UI thread does next
+        assert change.new_entries == 1 and source.bytes_read == before
+        path.write_bytes(chain(300, prefix="q"))  # replaced: same size class, other ids
+        assert session.read_ahead(session.stat()) is True

@@ -39,3 +39,18 @@ async def test_the_picker_lists_a_remote_folder_with_titles(sftp, tmp_path, monk
         await pilot.press("enter")  # opens the file under the cursor, over SFTP
         screen = await session_screen(pilot)
         assert screen.session.remote
+
+
+async def test_a_replaced_remote_file_is_read_again_in_a_worker(sftp, monkeypatch):
+    monkeypatch.setattr(session_tail, "REMOTE_POLL_SECONDS", 0.05)
+    path = sftp.root / "live.jsonl"
+    path.write_bytes(chain(5))
+    async with SessionApp(sftp.url("live.jsonl"), watch=True).run_test(size=(120, 30)) as pilot:
+        screen = await session_screen(pilot)
+        await tail_armed(pilot, screen)
+        path.write_bytes(chain(7, prefix="r"))
+        await wait_for(
+            pilot,
+            lambda: not screen.indexing and screen.session.find("r6") is not None and len(screen.rows) == 7,
+            what="the replaced file read again",
+        )

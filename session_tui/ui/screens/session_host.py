@@ -63,5 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
         def compute_problems(self) -> None: ...
 
+        def index_file(self) -> object: ...
+
 else:
     SessionHost = object

@@ -53,8 +53,15 @@ class TailActions(SessionHost):
             if session is not None:
                 try:
                     now = await asyncio.to_thread(session.stat)
-                except SessionError:
-                    now = None  # gone or unreachable: the refresh says which
+                    replaced = now != seen and await asyncio.to_thread(session.read_ahead, now)
+                except (SessionError, OSError):
+                    now, replaced = None, False  # gone or unreachable: the refresh says which
+                if replaced and not self.indexing:  # read again from the start, in a worker
+                    self.notify("reloaded: the file was replaced", severity="warning", timeout=4)
+                    self.indexing = "indexing 0%"
+                    self.update_status()
+                    self.index_file()
+                    return  # the tail starts again once the index is done
                 if now != seen:  # (the first time too: what was written since the index)
                     self.on_file_changed()
                     seen = now
