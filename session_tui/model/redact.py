@@ -54,7 +54,9 @@ class Redactor:
         self._in_place(copy)
         return copy
 
-    def _in_place(self, root: dict[str, Any] | list[Any]) -> None:
+    def _in_place(self, root: dict[str, Any] | list[Any]) -> list[tuple[str, str]]:
+        """Replace the secrets in ``root``'s strings (and keys); return each
+        changed string, (before, after)."""
         slots: list[tuple[Any, Any, bool]] = []  # (container, key or index, the key itself) of each string
         items: list[tuple[str | None, str]] = []  # (field name, string)
         todo: list[dict[str, Any] | list[Any]] = [root]  # no recursion: any depth a session holds
@@ -71,17 +73,20 @@ class Redactor:
                 elif isinstance(child, (dict, list)):
                     todo.append(child)
         renamed: dict[int, tuple[dict[str, Any], dict[str, str]]] = {}
+        changes: list[tuple[str, str]] = []
         for (node, key, is_key), (_, text), found in zip(slots, items, find_in_strings(items), strict=True):
             if not found:
                 continue
+            changes.append((text, self._replaced(text, found)))
             if is_key:
-                renamed.setdefault(id(node), (node, {}))[1][key] = self._replaced(text, found)
+                renamed.setdefault(id(node), (node, {}))[1][key] = changes[-1][1]
             else:
-                node[key] = self._replaced(text, found)
+                node[key] = changes[-1][1]
         for node, names in renamed.values():  # keys renamed in place, their order kept
             items_now = list(node.items())
             node.clear()
             node.update((names.get(k, k), v) for k, v in items_now)
+        return changes
 
     def line(self, raw: bytes, candidate: bool = False) -> bytes:
         """One JSONL line (no newline) with its secrets replaced; unchanged
@@ -99,9 +104,14 @@ class Redactor:
             return raw if redacted is text else redacted.encode("utf-8", "surrogateescape")
         if isinstance(record, str):
             record = self.text(record)
+            changes = [(orjson.loads(raw), record)]
         elif isinstance(record, (dict, list)):
-            self._in_place(record)
-        return raw if self.count == before else json_text.dumps(record).encode()
+            changes = self._in_place(record)
+        else:
+            changes = []
+        if self.count == before:
+            return raw
+        return _in_raw(raw, changes) or json_text.dumps(record).encode()
 
     def jsonl(self, data: bytes) -> bytes:
         """A JSONL file's bytes with the secrets of each line replaced; line
@@ -132,3 +142,16 @@ class Redactor:
         if self.count == before:
             return data
         return (json_text.dumps(value, indent=b"\n " in data) + ("\n" if data.endswith(b"\n") else "")).encode()
+
+
+def _in_raw(raw: bytes, changes: list[tuple[str, str]]) -> bytes | None:
+    """``raw`` with each changed string replaced where it is written, every
+    other byte kept (numbers beyond 64 bits, repeated keys, spacing); None
+    when a string is written otherwise than orjson writes it (``\\/``, ``\\u``
+    escapes): then the record is written again."""
+    for before, after in changes:
+        written = orjson.dumps(before)
+        if written not in raw:
+            return None
+        raw = raw.replace(written, orjson.dumps(after))
+    return raw

@@ -267,3 +267,13 @@ def test_a_secret_used_as_a_key_is_redacted_too():
     out = orjson.loads(redactor.line(raw))
     assert secret not in orjson.dumps(out).decode() and redactor.count == 2
     assert list(out) == ["type", "tokens", "z"] and list(out["tokens"])[1] == "other"
+
+
+def test_a_redacted_line_keeps_every_other_byte():
+    """Only the string holding the secret changes: numbers beyond 64 bits,
+    repeated keys and spacing stay as the writer wrote them."""
+    secret = next(s for kind, s, _ in PLANTED if kind.startswith("anthropic"))
+    raw = b'{"type":"x", "big":123456789012345678901234567890,"a":1,"a":2,"t":' + orjson.dumps(f"k {secret} e") + b"}"
+    out = Redactor().line(raw)
+    head, _, tail = raw.partition(orjson.dumps(f"k {secret} e"))
+    assert out.startswith(head) and out.endswith(tail) and secret not in out.decode()
