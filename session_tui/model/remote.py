@@ -59,7 +59,8 @@ def file_system(url: str) -> tuple[AbstractFileSystem, str]:
     try:
         from fsspec.core import url_to_fs
 
-        return url_to_fs(url, **_OPTIONS.get(protocol_of(url), {}))  # type: ignore[no-any-return]
+        fs, path = url_to_fs(url, **_OPTIONS.get(protocol_of(url), {}))
+        return fs, str(path)
     except Exception as exc:  # connecting: any back-end's error, one line
         raise SessionError(inert_line(describe(url, exc))) from None
 
