@@ -59,8 +59,9 @@ class SessionApp(App):
         return FilesScreen(self.picker_paths) if self.picker_paths else super().get_default_screen()
 
     def on_mount(self) -> None:
-        if not self.picker_paths:
-            self.open_session_file(self.path if isinstance(self.path, str) else self.path[0])
+        if not self.picker_paths:  # (the command line has looked at the file: no second look)
+            path = self.path if isinstance(self.path, str) else self.path[0]
+            self.push_screen(self._session_screen(path))
 
     def notify(
         self,
@@ -94,7 +95,6 @@ class SessionApp(App):
         """Open ``path`` in a session view, or say in one line why not."""
         from ..model.errors import SessionError
         from ..model.session import Session
-        from .screens.session import SessionScreen
 
         try:
             with Session(path, self.format) as probe:
@@ -102,7 +102,12 @@ class SessionApp(App):
         except SessionError as exc:
             self.notify(str(exc), title="Cannot open", severity="error", timeout=6, markup=False)
             return
-        self.push_screen(SessionScreen(path, self.format, watch=self.watching))
+        self.push_screen(self._session_screen(path))
+
+    def _session_screen(self, path: str) -> Screen:
+        from .screens.session import SessionScreen
+
+        return SessionScreen(path, self.format, watch=self.watching)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

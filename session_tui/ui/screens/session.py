@@ -126,9 +126,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
             session.refresh()
             self._show(session, cursor_entry=None)
             self._after_index()
-        else:
-            session.close()
-            preview = Session(self.path, self.format, start=max(0, size - PREVIEW_BYTES), parallel_ok=False)
+        else:  # the same object, not yet read, reads only the end (its file already open)
+            preview = session
+            preview.start, preview.parallel_ok = max(0, size - PREVIEW_BYTES), False
             preview.refresh()
             self.indexing = "indexing 0%"
             self._show(preview, cursor_entry=None)
