@@ -156,7 +156,7 @@ def main() -> None:
                     remote_times.append(term.wait_for(text))
                     before_paint.append(server.bytes_served - served)
                     term.wait_gone("indexing")  # the full index runs after the paint: let it end
-                    time.sleep(2)  # and the problems pass after it
+                    quiet(server)  # and the problems pass after it
                     served = server.bytes_served
                     with open(path, "ab") as f:
                         f.write(entry(run, parent=_leaf_id(path, original)))
@@ -172,6 +172,20 @@ def main() -> None:
         print(f"ratio {far / local:.2f}× local (target ≤ 1.5×)")
         print(f"bytes served before the paint: {statistics.median(before_paint) / 1e6:.2f} MB (target ≤ 2 MB)")
         print(f"bytes served for a ~1 KB append while tailing: {statistics.median(per_append):,.0f} (target ≤ 4 KB)")
+
+
+def quiet(server: Served, still: float = 1.0, timeout: float = 120) -> None:
+    """Wait until the server has sent nothing for ``still`` seconds."""
+    deadline = time.monotonic() + timeout
+    last, since = server.bytes_served, time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = server.bytes_served
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= still:
+            return
+    raise RuntimeError("the app kept reading")
 
 
 def _leaf_id(path: Path, original: bytes) -> str:
