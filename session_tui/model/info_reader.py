@@ -18,7 +18,7 @@ from .formats.base import Format, best_title
 from .records import BOM, BadLine, parse_object, read_object_file
 from .segment import LineKind, Segment
 from .session_info import SessionInfo, is_subagent
-from .source import LocalFile, Source, is_url
+from .source import Source
 from .sources import open_source
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
@@ -43,8 +43,8 @@ class _Sample:
 
 def read_info(path: str) -> SessionInfo:
     """Metadata of one file from its first and last ~64 KiB."""
-    source = open_source(path) if is_url(path) else LocalFile(path)
     try:
+        source = open_source(path)
         st = source.stat()
     except SessionError as exc:
         return SessionInfo(path, 0, 0, known=True, error=f"unreadable: {str(exc).removeprefix(path + ': ')}")

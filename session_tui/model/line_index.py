@@ -53,12 +53,20 @@ class LineIndex:
             return "the file was replaced"
         if st.size < self.end:
             return "the file shrank"
-        head = self.head if st.identity is not None else self.head[:REMOTE_HEAD_CHECK]
-        if head and source.read(0, len(head)) != head:
+        head_range, *mark_range = self.compared(st)
+        head = self.head[: head_range[1]]
+        if head and source.read(*head_range) != head:
             return "the first line changed"
-        if st.identity is None and self.mark and source.read(self.end - len(self.mark), len(self.mark)) != self.mark:
+        if mark_range and source.read(*mark_range[0]) != self.mark:
             return "the file was replaced"
         return None
+
+    def compared(self, st: SourceStat) -> list[tuple[int, int]]:
+        """The byte ranges (offset, length) ``changed`` reads for ``st``."""
+        ranges = [(0, len(self.head) if st.identity is not None else min(len(self.head), REMOTE_HEAD_CHECK))]
+        if st.identity is None and self.mark:
+            ranges.append((self.end - len(self.mark), len(self.mark)))
+        return ranges
 
     def remember(self, source: Source, st: SourceStat) -> None:
         self.remembered = True

@@ -21,7 +21,7 @@ from .errors import Cancelled as Cancelled  # (importers name them from here too
 from .errors import SessionError as SessionError
 from .formats import DEFAULT, get_format, sniff
 from .formats.base import Format, Sent
-from .line_index import MARK_BYTES, REMOTE_HEAD_CHECK, LineIndex
+from .line_index import LineIndex
 from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .recent_lines import RecentLines
@@ -117,10 +117,6 @@ class Session:
         """Whether the file is on another machine (a URL): read-only here."""
         return is_url(self.path)
 
-    def size(self) -> int:
-        """The file's size now (raises SessionError)."""
-        return self._open()[1].size
-
     def stat(self) -> SourceStat:
         """The file's size and identity now (raises SessionError)."""
         return self._open()[1]
@@ -135,11 +131,9 @@ class Session:
         if not isinstance(source, RemoteFile):
             return False
         lines = self.lines
-        end = lines.end + len(lines.torn)
-        ranges = [(0, min(len(lines.head), REMOTE_HEAD_CHECK)), (max(lines.end - MARK_BYTES, 0), MARK_BYTES)]
-        ranges.append((lines.end, min(st.size - lines.end, READ_AHEAD_MAX)))
+        ranges = [*lines.compared(st), (lines.end, min(st.size - lines.end, READ_AHEAD_MAX))]
         source.read_ahead(st, ranges)
-        return st.size < end or lines.changed(source, st) is not None
+        return st.size < lines.end + len(lines.torn) or lines.changed(source, st) is not None
 
     def detect(self) -> str:
         """Check the file can be read as a session, reading only its first

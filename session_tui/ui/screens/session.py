@@ -121,7 +121,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
 
     def _open_first_view(self) -> None:
         session = Session(self.path, self.format)
-        size = session.size()
+        size = session.stat().size
         if size <= (REMOTE_SYNC_INDEX_BYTES if session.remote else SYNC_INDEX_BYTES):
             session.refresh()
             self._show(session, cursor_entry=None)
