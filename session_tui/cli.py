@@ -156,7 +156,7 @@ def run_edit(args) -> int:
     from .model.errors import SessionError
     from .model.sanitize import inert, inert_line
     from .model.session import open_session
-    from .store import Refused, edits
+    from .store import Refused, WriteFailed, edits
 
     try:
         if args.command == "fix":
@@ -178,6 +178,9 @@ def run_edit(args) -> int:
     except Refused as exc:
         print(f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1
+    except WriteFailed as exc:
+        print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
     except OSError as exc:  # e.g. no permission to write, a full disk
         print(
             f"session-tui {args.command}: {inert_line(exc.filename or args.file)}: {exc.strerror or exc}",
@@ -209,7 +212,7 @@ def run_fix(args) -> int:
     leaves the file whole); exit 1 only if one was refused."""
     from .model.sanitize import inert
     from .model.session import open_session
-    from .store import NothingToDo, Refused, edits
+    from .store import NothingToDo, Refused, WriteFailed, edits
     from .store.store import Fingerprint
 
     close = args.close or not (args.cut or args.drop_torn or args.drop_bad)
@@ -246,6 +249,13 @@ def run_fix(args) -> int:
             )
             refused = True
             continue
+        except WriteFailed as exc:  # the system refused the write: the parts after it are not tried
+            print(f"session-tui fix: {name}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            where = inert(str(exc.filename or args.file), keep_newlines=False)
+            print(f"session-tui fix: {name}: {where}: {exc.strerror or exc}; nothing was changed", file=sys.stderr)
+            return 2
         torn_done = torn_done or bool(plan.drop_torn)
         for path in last.created:
             print(f"wrote {inert(path, keep_newlines=False)}")

@@ -6,6 +6,15 @@ write native ``tree`` sessions through it.
 """
 
 from .session_store import TreeSessionStore
-from .store import DanglingInside, Fingerprint, LiveWriter, NothingToDo, Refused, Store
+from .store import DanglingInside, Fingerprint, LiveWriter, NothingToDo, Refused, Store, WriteFailed
 
-__all__ = ["DanglingInside", "Fingerprint", "LiveWriter", "NothingToDo", "Refused", "Store", "TreeSessionStore"]
+__all__ = [
+    "DanglingInside",
+    "Fingerprint",
+    "LiveWriter",
+    "NothingToDo",
+    "Refused",
+    "Store",
+    "TreeSessionStore",
+    "WriteFailed",
+]

@@ -21,7 +21,7 @@ from .forms import FORMS
 from .forms.base import SYNTHETIC_RESULT, Form
 from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
-from .store import Fingerprint, NothingToDo, Refused, Store, create_exclusive, fsync_dir, open_nofollow, utc_stamp
+from .store import Fingerprint, NothingToDo, Refused, Store, WriteFailed, create_exclusive, open_nofollow, utc_stamp
 
 __all__ = [
     "SYNTHETIC_RESULT",
@@ -155,8 +155,8 @@ class Done:
 
 def apply(plan: Plan, force: bool = False) -> Done:
     """Carry out ``plan``."""
-    created = _apply(plan, force)
-    changes_file = bool(plan.drop_torn or plan.append or plan.rewrite is not None)
+    plan, created = _apply(plan, force)
+    changes_file = bool(plan.append or plan.rewrite is not None)
     return Done(
         plan,
         created,
@@ -184,7 +184,7 @@ def plan_undo(done: Done) -> Plan:
         before = _backup_of(done, plan.path)
     else:
         with open(plan.path, "rb") as f:
-            before = f.read(plan.fingerprint.size - len(plan.drop_torn)) + plan.drop_torn
+            before = f.read(plan.fingerprint.size)
     also = [
         Rewrite(other.path, _backup_of(done, other.path), after)
         for other, after in zip(plan.also, done.also_after, strict=True)
@@ -192,50 +192,52 @@ def plan_undo(done: Done) -> Plan:
     return Plan(plan.path, f"undo: {plan.summary}", done.after, rewrite=before, also=also)
 
 
-def _apply(plan: Plan, force: bool) -> list[str]:
+def _as_rewrite(plan: Plan) -> Plan:
+    """A torn fragment is cut by a rewrite, never by truncating: a writer
+    appending meanwhile would lose its lines to a truncate, while the
+    rewrite copies them over. With records to append as well it is one
+    backed-up rewrite: the old file or the new one, whatever happens."""
+    if not plan.drop_torn or plan.rewrite is not None:
+        return plan
+    with os.fdopen(open_nofollow(plan.path, os.O_RDONLY), "rb") as f:
+        body = f.read(plan.fingerprint.size - len(plan.drop_torn))  # the rewrite checks the file did not change
+    added = b"".join(json_text.dumps(record).encode() + b"\n" for record in plan.append)
+    return replace(plan, append=[], rewrite=body + added)
+
+
+def _apply(plan: Plan, force: bool) -> tuple[Plan, list[str]]:
+    """The plan as carried out (a torn tail's cut made a rewrite) and the files it created."""
+    plan = _as_rewrite(plan)
     store = Store(plan.path, force=force)
     created: list[str] = []
-    expected = plan.fingerprint
-    if plan.drop_torn and plan.append and plan.rewrite is None:
-        # Cutting the fragment, then appending, is two writes: a kill between
-        # them would leave the file cut and the calls still open. One backed-up
-        # rewrite instead: the old file or the new one, whatever happens.
-        with os.fdopen(open_nofollow(plan.path, os.O_RDONLY), "rb") as f:
-            body = f.read(expected.size - len(plan.drop_torn))  # the rewrite checks the file did not change
-        added = b"".join(json_text.dumps(record).encode() + b"\n" for record in plan.append)
-        plan = replace(plan, append=[], rewrite=body + added)
     for other in plan.also:  # refuse before writing anything, not half way
         Store(other.path).verify(other.fingerprint)
-    if plan.drop_torn or plan.aside:
-        with store.locked():  # saved aside before the file changes: a kill in between loses nothing
-            store.check_quiet()
-            store.verify(expected)
-            stamp = utc_stamp()
-            saves = [(kind, data) for kind, data, _ in plan.aside]
-            if plan.drop_torn:
-                saves.append(("torn", plan.drop_torn))
-            for kind, data in saves:
-                saved = f"{plan.path}.{kind}-{stamp}"
-                create_exclusive(saved, data)
-                created.append(saved)
-            if plan.drop_torn and plan.rewrite is None:  # a rewrite leaves the fragment out by itself
-                fd = open_nofollow(plan.path, os.O_WRONLY)
-                try:
-                    os.ftruncate(fd, expected.size - len(plan.drop_torn))
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-                fsync_dir(os.path.dirname(os.path.abspath(plan.path)))
-        if plan.drop_torn and plan.rewrite is None:
-            expected = Fingerprint.of(plan.path)
-            store.force = True  # the file just changed: ours
-    if plan.append:
-        store.append_lines(plan.append, expected=expected)
-    if plan.rewrite is not None:
-        created.append(store.rewrite(plan.rewrite, expected=expected))
+    try:
+        if plan.drop_torn or plan.aside:
+            with store.locked():  # saved aside before the file changes: a kill in between loses nothing
+                store.check_quiet()
+                store.verify(plan.fingerprint)
+                st = os.stat(plan.path)
+                stamp = utc_stamp()
+                saves = [(kind, data) for kind, data, _ in plan.aside]
+                if plan.drop_torn:
+                    saves.append(("torn", plan.drop_torn))
+                for kind, data in saves:
+                    saved = f"{plan.path}.{kind}-{stamp}"
+                    create_exclusive(saved, data, owner=(st.st_uid, st.st_gid))
+                    created.append(saved)
+        if plan.append:
+            store.append_lines(plan.append, expected=plan.fingerprint)
+        if plan.rewrite is not None:
+            created.append(store.rewrite(plan.rewrite, expected=plan.fingerprint))
+    except BaseException as exc:  # the file is as it was: so is its folder (what was saved aside goes too)
+        if not (isinstance(exc, WriteFailed) and exc.changed):
+            for saved in created:
+                os.unlink(saved)
+        raise
     for other in plan.also:
         created.append(Store(other.path, force=force).rewrite(other.data, expected=other.fingerprint))
     for path, data in plan.new_files:
         create_exclusive(path, data)
         created.append(path)
-    return created
+    return plan, created

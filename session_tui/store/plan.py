@@ -38,7 +38,7 @@ class Plan:
         for kind, data, what in self.aside:
             out.append(f"save {what} ({len(data):,} bytes) to {os.path.basename(self.path)}.{kind}-<UTC time> first")
         if self.drop_torn:
-            cut = "the rewrite leaves it out" if self.rewrite is not None else "then cut it from the file"
+            cut = "the rewrite leaves it out" if self.rewrite is not None else "then rewrite the file without it"
             out.append(
                 f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"
                 f".torn-<UTC time>, {cut}"

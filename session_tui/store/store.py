@@ -5,12 +5,18 @@
   it, or when the file grew within the last ``LIVE_SECONDS`` (an agent is
   writing), unless forced.
 * Appends: the file must end with a newline first (a complete last record
-  missing it gets one; a torn fragment refuses: drop it first). Each record
-  is one ``write()`` on an ``O_APPEND`` descriptor, then ``fsync``.
-* Rewrites: a backup copy first (``<name>.bak-<UTC timestamp>``), a temp file
-  in the same directory, ``fsync``, ``os.replace``, ``fsync`` of the
-  directory; permission bits kept. New files are ``0600`` and never replace
-  an existing path.
+  missing it gets one; a torn fragment refuses: drop it first). The records
+  are one ``write()`` on an ``O_APPEND`` descriptor, then ``fsync``; a failed
+  or short write is cut back, so a failed append leaves the file as it was.
+* Rewrites (every edit that is not an append, a torn tail's cut included):
+  the new content in a temp file beside it, then under the lock the checks,
+  the old file kept as ``<name>.bak-<UTC timestamp>`` (a hard link),
+  ``os.replace``, ``fsync`` of the directory, and whatever another process
+  appends to the old file meanwhile copied to the new one until no process
+  holds the old one open. Refused while another process holds the file open
+  for writing (``open_writers``), or when this user may not write it. Owner,
+  group and mode kept. New files are ``0600`` and never replace an existing
+  path.
 * No write goes through a symlink (the session file, its lock, a new file):
   refused, with the reason.
 * Before writing, the file must still be what the plan was made from
@@ -31,10 +37,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
 from ..model import json_text
+from ..model import records as records_io
 from ..model.source import is_url
+from . import open_writers
 
 LIVE_SECONDS = 2.0
 TAIL_WINDOW = 1 << 16
@@ -51,6 +57,16 @@ class Refused(Exception):
 
 class LiveWriter(Refused):
     """The file changed a moment ago: an agent may be writing it (forcing writes anyway)."""
+
+
+class WriteFailed(Exception):
+    """A write the system refused (a full disk, an I/O error); ``str()``
+    says in one line what happened and what was left. ``changed``: the file
+    was replaced all the same (only copying what came after failed)."""
+
+    def __init__(self, message: str, changed: bool = False) -> None:
+        super().__init__(message)
+        self.changed = changed
 
 
 class NothingToDo(Refused):
@@ -105,19 +121,39 @@ def open_nofollow(path: str, flags: int, mode: int = 0o600) -> int:
         raise
 
 
-def create_exclusive(path: str, data: bytes, mode: int = 0o600) -> None:
+def create_exclusive(path: str, data: bytes, mode: int = 0o600, owner: tuple[int, int] | None = None) -> None:
     """Write a new file at ``path``: never over an existing file or through
-    a symlink; fsync the file and its directory."""
+    a symlink; owned by ``owner`` (uid, gid) where this process may give it;
+    fsync the file and its directory. A failed write removes the file."""
     try:
         fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileExistsError:
         raise Refused(f"{path}: already exists; not overwritten") from None
     try:
+        if owner is not None:
+            give_to(fd, *owner)
+        os.fchmod(fd, mode)  # after chown, which may clear bits; and umask does not apply
         _write_all(fd, data)
         os.fsync(fd)
-    finally:
+    except BaseException:
         os.close(fd)
+        os.unlink(path)
+        raise
+    os.close(fd)
     fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def give_to(fd: int, uid: int, gid: int) -> None:
+    """chown ``fd`` to ``uid``:``gid``, or to the group alone, as far as this process may."""
+    st = os.fstat(fd)
+    if (st.st_uid, st.st_gid) == (uid, gid):
+        return
+    for new_uid in (uid, -1):
+        try:
+            os.fchown(fd, new_uid, gid)
+            return
+        except PermissionError:
+            continue
 
 
 def fsync_dir(directory: str) -> None:
@@ -132,6 +168,8 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
+        if not written:
+            raise OSError(errno.EIO, "the write wrote nothing")
         view = view[written:]
 
 
@@ -186,6 +224,26 @@ class Store:
         if now != expected:
             raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
 
+    def check_writable(self) -> None:
+        """Refuse when this user may not write the file itself: a directory
+        that allows replacing it is not permission to change it."""
+        effective = os.access in os.supports_effective_ids
+        if not os.access(self.path, os.W_OK, effective_ids=effective):
+            raise Refused(f"{self.path}: you may not write this file (its permissions); nothing was changed")
+
+    def check_no_open_writer(self) -> None:
+        """Refuse a rewrite while another process holds the file open for
+        writing: what it writes later would go to the replaced file. Not
+        lifted by ``force``."""
+        st = os.stat(self.path)
+        holders = open_writers.writers_of(st.st_dev, st.st_ino)
+        if holders:
+            names = ", ".join(str(holder) for holder in holders[:3]) + (" …" if len(holders) > 3 else "")
+            raise Refused(
+                f"{self.path}: held open for writing by {names}; a rewrite now would lose what it writes "
+                "next (stop it first; forcing does not lift this)"
+            )
+
     # -- writes -------------------------------------------------------------------
     def ends_with_newline(self) -> bool | None:
         """True / False, or None for an empty file."""
@@ -197,41 +255,202 @@ class Store:
             return f.read(1) == b"\n"
 
     def append_lines(self, records: list[dict[str, Any]], *, expected: Fingerprint | None = None) -> int:
-        """Append ``records`` as JSON lines; returns the offset they start at."""
+        """Append ``records`` as JSON lines; returns the offset they start at.
+        A failed append (a full disk, an I/O error, a short write) is cut
+        back: the file is as it was."""
+        payload = b"".join(json_text.dumps(record).encode() + b"\n" for record in records)
         with self.locked():
             self.check_quiet()
             self.verify(expected)
             fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND)
             try:
+                newline = b""
                 if self.ends_with_newline() is False:
                     last = _last_line(self.path, os.path.getsize(self.path))
                     try:
-                        orjson.loads(last)
-                    except orjson.JSONDecodeError:
+                        records_io.loads(last)
+                    except records_io.JSONDecodeError:
                         raise Refused(f"{self.path}: ends in a torn line; drop it first") from None
-                    _write_all(fd, b"\n")  # a complete record that only lacked its newline
-                start = os.fstat(fd).st_size
-                for record in records:  # one write() per record
-                    _write_all(fd, json_text.dumps(record).encode() + b"\n")
-                os.fsync(fd)
+                    newline = b"\n"  # a complete record that only lacked its newline
+                return self._append(fd, newline + payload) + len(newline)
             finally:
                 os.close(fd)
-        return start
 
-    def rewrite(self, data: bytes, *, expected: Fingerprint | None = None) -> str:
-        """Replace the file's content atomically after a backup; returns the
-        backup's path."""
-        with self.locked():
-            self.check_quiet()
-            self.verify(expected)
-            st = os.lstat(self.path)
-            backup = f"{self.path}.bak-{utc_stamp()}"
-            with open(self.path, "rb") as f:
-                create_exclusive(backup, f.read(), stat.S_IMODE(st.st_mode))
-            directory = os.path.dirname(os.path.abspath(self.path))
-            temp = os.path.join(directory, f".{os.path.basename(self.path)}.tmp-{os.getpid()}-{utc_stamp()}")
-            create_exclusive(temp, data, stat.S_IMODE(st.st_mode))
-            os.chmod(temp, stat.S_IMODE(st.st_mode))
-            os.replace(temp, self.path)
-            fsync_dir(directory)
+    def _append(self, fd: int, payload: bytes) -> int:
+        """Write ``payload`` at the end (one ``write()`` unless the kernel
+        writes less) and fsync; on failure cut back what was written."""
+        pieces: list[tuple[int, int]] = []  # (start, end) of each write of ours
+        try:
+            view = memoryview(payload)
+            while view:
+                written = os.write(fd, view)
+                if not written:
+                    raise OSError(errno.EIO, "the write wrote nothing")
+                end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: the end of this very write
+                pieces.append((end - written, end))
+                view = view[written:]
+            os.fsync(fd)
+        except OSError as exc:
+            raise self._cut_back(fd, pieces, exc) from None
+        return pieces[0][0] if pieces else os.fstat(fd).st_size
+
+    def _cut_back(self, fd: int, pieces: list[tuple[int, int]], error: OSError) -> WriteFailed:
+        reason = error.strerror or str(error)
+        if not pieces:
+            return WriteFailed(f"{self.path}: could not append ({reason}); nothing was written, the file is as it was")
+        start, end = pieces[0][0], pieces[-1][1]
+        ours_alone = all(a[1] == b[0] for a, b in zip(pieces, pieces[1:], strict=False))
+        try:
+            if ours_alone and os.fstat(fd).st_size == end:
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+                return WriteFailed(f"{self.path}: could not append ({reason}); the file is as it was")
+        except OSError as exc:
+            return WriteFailed(
+                f"{self.path}: could not append ({reason}) nor cut back the part written at bytes "
+                f"{start}-{end} ({exc.strerror or exc}): fix --drop-torn or --drop-bad removes it"
+            )
+        return WriteFailed(
+            f"{self.path}: could not append ({reason}), and another process wrote after the part written at "
+            f"bytes {start}-{end}: fix --drop-bad removes it"
+        )
+
+    def rewrite(self, data: bytes, *, expected: Fingerprint) -> str:
+        """Replace the file's content with ``data`` (what the plan made of
+        its first ``expected.size`` bytes); returns the backup's path.
+
+        The new file is written beside it before the lock is taken. Under
+        the lock: the checks (the file is as planned, writable by this user,
+        held open for writing by no other process), the old file kept as the
+        backup (a hard link: nothing copied), whatever was appended since
+        the plan copied over, the rename, then whatever a writer that opened
+        the old file before the rename still adds to it, until no process
+        holds it open. Owner, group and mode are kept."""
+        st = os.lstat(self.path)
+        directory = os.path.dirname(os.path.abspath(self.path))
+        temp = os.path.join(directory, f".{os.path.basename(self.path)}.tmp-{os.getpid()}-{utc_stamp()}")
+        try:
+            create_exclusive(temp, data, stat.S_IMODE(st.st_mode), owner=(st.st_uid, st.st_gid))
+            with self.locked():
+                self.check_quiet()
+                self.verify(expected)
+                self.check_writable()
+                self.check_no_open_writer()
+                return self._swap(temp, expected)
+        except BaseException as exc:
+            if os.path.lexists(temp):
+                os.unlink(temp)
+            if isinstance(exc, OSError):
+                raise WriteFailed(
+                    f"{self.path}: could not rewrite ({exc.strerror or exc}); the file is as it was, "
+                    "no backup or temporary file left"
+                ) from None
+            raise
+
+    def _swap(self, temp: str, expected: Fingerprint) -> str:
+        old = open_nofollow(self.path, os.O_RDONLY)
+        backup = ""
+        try:
+            st = os.fstat(old)
+            if st.st_ino != expected.inode:
+                raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
+            backup = self._keep_as_backup(old, st)
+            new = open_nofollow(temp, os.O_WRONLY | os.O_APPEND)
+            try:
+                copied = _copy_tail(old, new, expected.size, whole_lines=False)  # nobody else writes ``new`` yet
+                os.fsync(new)
+                os.replace(temp, self.path)
+            except BaseException:
+                os.close(new)
+                os.unlink(backup)
+                raise
+            try:
+                fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+                self._catch_up(old, new, copied, st)
+            except OSError as exc:
+                raise WriteFailed(
+                    f"{self.path}: rewritten, but copying what was appended during the rewrite failed "
+                    f"({exc.strerror or exc}): it is at the end of {backup}",
+                    changed=True,
+                ) from None
+            finally:
+                os.close(new)
             return backup
+        finally:
+            os.close(old)
+
+    def _keep_as_backup(self, old: int, st: os.stat_result) -> str:
+        """The old file kept as ``<name>.bak-<UTC>``: a hard link to it (so
+        even what is appended to it later is kept), else a copy."""
+        backup = f"{self.path}.bak-{utc_stamp()}"
+        try:
+            os.link(self.path, backup, follow_symlinks=False)
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+        else:
+            if os.lstat(backup).st_ino == st.st_ino:
+                return backup
+            os.unlink(backup)
+            raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
+        size = os.fstat(old).st_size
+        try:
+            create_exclusive(backup, os.pread(old, size, 0), stat.S_IMODE(st.st_mode), owner=(st.st_uid, st.st_gid))
+        except BaseException:
+            if os.path.lexists(backup):
+                os.unlink(backup)
+            raise
+        return backup
+
+    def _catch_up(self, old: int, new: int, copied: int, st: os.stat_result) -> None:
+        """Copy to ``new`` what is appended to the replaced file until no
+        other process holds it open for writing (no /proc: until it has been
+        still for QUIET_SECONDS)."""
+        deadline = time.monotonic() + CATCH_UP_SECONDS
+        still_since, last_size, empty_scans = time.monotonic(), -1, 0
+        while True:
+            holders = open_writers.writers_of(st.st_dev, st.st_ino)
+            if holders is None:  # cannot tell who holds it: wait for it to be still
+                size = os.fstat(old).st_size
+                if size != last_size:
+                    still_since, last_size = time.monotonic(), size
+                settled = time.monotonic() - still_since >= QUIET_SECONDS
+            else:
+                empty_scans = 0 if holders else empty_scans + 1
+                settled = empty_scans >= 2  # twice: a writer between its open() and the scan is seen the second time
+            if settled:
+                _copy_tail(old, new, copied, whole_lines=False)
+                os.fsync(new)
+                return
+            copied = _copy_tail(old, new, copied, whole_lines=True)  # others append to ``new`` now: whole lines only
+            if time.monotonic() > deadline:
+                raise OSError(errno.EBUSY, f"still held open for writing after {CATCH_UP_SECONDS:.0f} s")
+            time.sleep(0.01)
+
+
+#: how long a rewrite waits for writers of the replaced file to let go
+CATCH_UP_SECONDS = 30.0
+#: without /proc: how long the replaced file must be still before the rewrite is done
+QUIET_SECONDS = 0.5
+COPY_CHUNK = 1 << 20
+
+
+def _copy_tail(source: int, target: int, start: int, *, whole_lines: bool) -> int:
+    """Append ``source``'s bytes from ``start`` to its end (up to its last
+    newline if ``whole_lines``) to ``target``; returns the offset copied to."""
+    end = os.fstat(source).st_size
+    while start < end:
+        chunk = os.pread(source, min(COPY_CHUNK, end - start), start)
+        if not chunk:
+            break
+        if whole_lines:
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                if len(chunk) == COPY_CHUNK:  # a line longer than a chunk: copy on
+                    cut = len(chunk)
+                else:
+                    break
+            chunk = chunk[:cut]
+        _write_all(target, chunk)
+        start += len(chunk)
+    return start

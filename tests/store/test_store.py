@@ -96,7 +96,7 @@ def test_rewrite_backs_up_keeps_mode_and_replaces_atomically(tmp_path):
     os.chmod(path, 0o640)
     old(path)
     inode = path.stat().st_ino
-    backup = Store(path).rewrite(chain(1))
+    backup = Store(path).rewrite(chain(1), expected=Fingerprint.of(str(path)))
     assert path.read_bytes() == chain(1)
     assert open(backup, "rb").read() == original
     assert stat.S_IMODE(path.stat().st_mode) == 0o640 and stat.S_IMODE(os.stat(backup).st_mode) == 0o640
@@ -111,7 +111,7 @@ def test_never_rewrites_through_a_symlink_or_over_an_existing_file(tmp_path):
     link.symlink_to(target)
     old(target)
     with pytest.raises(Refused, match="is a symbolic link"):
-        Store(link).rewrite(b"")
+        Store(link).rewrite(b"", expected=Fingerprint.of(str(link)))
     with pytest.raises(Refused, match="already exists"):
         create_exclusive(str(target), b"x")
     with pytest.raises(Refused, match="already exists"):

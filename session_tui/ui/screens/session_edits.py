@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, edits
+from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed, edits
 from ..messages import OpenSession
 from .confirm import ConfirmScreen
 from .session_host import SessionHost
@@ -57,6 +57,9 @@ class EditActions(SessionHost):
                 self.notify(str(exc), severity="warning", timeout=6, markup=False)
             else:
                 self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
+            return None
+        except (WriteFailed, OSError) as exc:  # a full disk, an I/O error: the file is as it was
+            self.notify(str(exc), title="Write failed", severity="error", timeout=8, markup=False)
             return None
         self.last_edit = done
         self._our_write = done.after or self._our_write  # the file as our last write left it

@@ -1,0 +1,75 @@
+"""Which other processes hold a file open for writing.
+
+Linux only, through ``/proc/<pid>/fd`` (the inode each descriptor points at)
+and ``/proc/<pid>/fdinfo`` (its open flags); only processes this user may
+inspect are seen (all of them for root). Elsewhere there is no such listing
+and ``writers_of`` returns None: the caller cannot tell, and says so.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+PROC = "/proc"
+
+
+@dataclass(frozen=True)
+class Holder:
+    pid: int
+    name: str  # the command name (``/proc/<pid>/comm``), for the message
+
+    def __str__(self) -> str:
+        return f"{self.name} (pid {self.pid})"
+
+
+def can_tell() -> bool:
+    return os.path.isdir(os.path.join(PROC, "self", "fdinfo"))
+
+
+def _write_mode(pid: str, fd: str) -> bool:
+    try:
+        with open(os.path.join(PROC, pid, "fdinfo", fd), "rb") as f:
+            for line in f:
+                if line.startswith(b"flags:"):
+                    return int(line.split()[1], 8) & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _name(pid: str) -> str:
+    try:
+        with open(os.path.join(PROC, pid, "comm"), "rb") as f:
+            return f.read().decode(errors="replace").strip() or "?"
+    except OSError:
+        return "?"
+
+
+def writers_of(device: int, inode: int) -> list[Holder] | None:
+    """The other processes with the file (``device``, ``inode``) open for
+    writing, or None where that cannot be told (no ``/proc``)."""
+    if not can_tell():
+        return None
+    me = str(os.getpid())
+    holders = []
+    for pid in os.listdir(PROC):
+        if not pid.isdigit() or pid == me:
+            continue
+        fd_dir = os.path.join(PROC, pid, "fd")
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:  # gone, or not ours to look at
+            continue
+        for fd in fds:
+            link = os.path.join(fd_dir, fd)
+            try:
+                if not os.readlink(link).startswith("/"):  # pipes, sockets, anonymous inodes
+                    continue
+                st = os.stat(link)
+            except OSError:
+                continue
+            if st.st_ino == inode and st.st_dev == device and _write_mode(pid, fd):
+                holders.append(Holder(int(pid), _name(pid)))
+                break
+    return holders
