@@ -22,6 +22,7 @@ import orjson
 
 from .model import json_text
 from .model.entry_view import EntryView
+from .model.records import loads as json_loads
 from .model.sanitize import inert, json_escape_invisible
 from .model.session import Session
 
@@ -105,7 +106,7 @@ def _json(data: list) -> str:
 def _arguments(arguments: str) -> tuple[str, str]:
     """(language, text) of tool-call arguments: JSON pretty-printed when it is JSON."""
     try:
-        return "json", json_text.dumps(orjson.loads(arguments), indent=True)
+        return "json", json_text.dumps(json_loads(arguments), indent=True)
     except orjson.JSONDecodeError:
         return "", arguments
 

@@ -4,7 +4,7 @@
 string value but the structural ones suffixed with ``PAYLOAD``, so ids still
 link), an extra record whose role is an escape sequence, a line whose C1
 controls are raw bytes, a torn tail, and files whose names carry escapes and
-undecodable bytes. What must never reach a terminal is listed in
+undecodable bytes; every string holds a lone surrogate escape too. What must never reach a terminal is listed in
 ``FORBIDDEN``.
 """
 
@@ -21,6 +21,7 @@ PAYLOAD = (
     OSC52 + "\x1b]0;pwned\x07\x1b]2;pwned\x1b\\\x1b[2J\x1bc\x9b6n\x9d0;pwned\x9c"
     "\x1b]8;;http://pwned.example/\x07link\x1b]8;;\x07\u202eevil\u202c zero\u200bwidth\u2028sep"
 )
+LONE_SURROGATE = b"\\ud83d"  # half an emoji: valid JSON (the clients read it), never valid UTF-8 written raw
 RAW_BYTES = b"\x9b2J\x9d0;pwned\x07"  # C1 CSI/OSC as bytes: not UTF-8, so a bad line shown as read
 
 # what must not appear in the bytes the app writes (the app itself makes none of these)
@@ -36,6 +37,7 @@ FORBIDDEN = {
     "RLO (bidi override)": "\u202e".encode(),
     "zero-width space": "\u200b".encode(),
     "line separator": "\u2028".encode(),
+    "lone surrogate": "\ud83d".encode("utf-8", "surrogatepass"),
 }
 
 STRUCTURAL = {"type", "role", "version", "record_type"}
@@ -65,7 +67,8 @@ def hostile_lines(fmt: str) -> list[bytes]:
     out = []
     for line in lines:
         try:
-            out.append(json.dumps(poison(json.loads(line)), ensure_ascii=False).encode())
+            dumped = json.dumps(poison(json.loads(line)), ensure_ascii=False).encode()
+            out.append(dumped.replace(b" zero", b" " + LONE_SURROGATE + b"zero"))
         except ValueError:  # a sample's own torn line stays as it is
             out.append(line)
     if fmt in ("tree", "chat"):  # the role itself from the file
@@ -73,7 +76,7 @@ def hostile_lines(fmt: str) -> list[bytes]:
         record = {"role": PAYLOAD, "content": "hostile role" + PAYLOAD}
         if fmt == "tree":
             record = {"type": "message", "id": "hostile-role", "parentId": last.get("id"), "message": record}
-        out.append(json.dumps(record, ensure_ascii=False).encode())
+        out.append(json.dumps(record).encode())  # (its parent's id holds the lone surrogate: escaped)
     out.append(b'{"role":"user","content":"' + RAW_BYTES + b'"}')
     if fmt == "chat":  # nested deeper than orjson writes (254), as deep as it reads
         out.append(b'{"role":"user","content":"deep","extra":' + b"[" * 1000 + b"]" * 1000 + b"}")

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
 
 BOM = b"\xef\xbb\xbf"
 JSONDecodeError = orjson.JSONDecodeError
-loads = orjson.loads
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(raw: bytes | str | memoryview) -> Any:
+    """One JSON value, parsed by orjson; a value holding a lone surrogate
+    escape (``"\\ud83d"``, half an emoji cut from tool output) is valid JSON
+    for the clients (Node, Python's json) and is read the same way here,
+    the surrogate kept in the string. Anything else orjson refuses stays
+    refused, with orjson's reason."""
+    try:
+        return orjson.loads(raw)
+    except JSONDecodeError as exc:
+        if "surrogate" not in str(exc):
+            raise
+        try:
+            return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            raise exc from None
 
 
 class BadLine(Exception):

@@ -18,6 +18,7 @@ import orjson
 
 from .errors import Cancelled
 from .records import BOM
+from .records import loads as json_loads
 from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, preview
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,7 +55,7 @@ def strings(value: Any) -> Iterator[tuple[str | None, str]]:
 def line_secrets(raw: bytes) -> list[Secret]:
     """The secrets in the string values of one raw line (no newline)."""
     try:
-        value = orjson.loads(raw)
+        value = json_loads(raw)
     except orjson.JSONDecodeError:
         return find_secrets(raw.decode("utf-8", "replace"))
     if isinstance(value, str):

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ..model.records import JSONDecodeError, content_after
+from ..model.records import loads as json_loads
 
 _SKIP = b"\x00 \t\r"
 HEAD = 8  # bytes of a record's start that must recur for a record to be looked for there
@@ -42,7 +43,7 @@ def salvage(raw: bytes) -> list[bytes]:
         if pos >= size:
             break
         try:
-            if isinstance(orjson.loads(view[pos:]), dict):
+            if isinstance(json_loads(view[pos:]), dict):
                 found.append(raw[pos:].rstrip())
             break
         except JSONDecodeError as exc:
@@ -61,7 +62,7 @@ def salvage(raw: bytes) -> list[bytes]:
 
 def _is_object(raw: memoryview) -> bool:
     try:
-        return isinstance(orjson.loads(raw), dict)
+        return isinstance(json_loads(raw), dict)
     except JSONDecodeError:
         return False
 

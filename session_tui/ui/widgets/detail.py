@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from ...model import json_text
+from ...model.records import loads as json_loads
 from ...model.sanitize import inert, inert_line
 from ...model.usage import entry_tokens, human_seconds, step_seconds
 from ..labels import tokens_text
@@ -21,7 +22,7 @@ MAX_CHARS = 200_000
 def pretty_arguments(arguments: str) -> str:
     """Tool arguments pretty-printed when they are JSON, as recorded otherwise."""
     try:
-        return json_text.dumps(orjson.loads(arguments), indent=True)
+        return json_text.dumps(json_loads(arguments), indent=True)
     except (orjson.JSONDecodeError, TypeError):
         return arguments
 
