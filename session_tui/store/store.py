@@ -193,6 +193,12 @@ class Store:
                 if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                     raise Refused(f"{self.path}: another process is writing it (lock held)") from None
                 raise
+            try:
+                same = os.lstat(self.lock_path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # ``clean`` removed it while we waited: another writer may lock a new one
+                raise Refused(f"{self.path}: its lock file was removed meanwhile; try again")
             yield
         finally:
             os.close(fd)
@@ -355,10 +361,12 @@ class Store:
             if st.st_ino != expected.inode:
                 raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
             backup = self._keep_as_backup(old, st)
-            new = open_nofollow(temp, os.O_WRONLY | os.O_APPEND)
+            new = open_nofollow(temp, os.O_RDWR | os.O_APPEND)
             try:
-                copied = _copy_tail(old, new, expected.size, whole_lines=False)  # nobody else writes ``new`` yet
-                os.fsync(new)
+                consumed = _copy_tail(old, new, expected.size, whole_lines=True)  # appended since the plan
+                os.fsync(new)  # the rewrite is on disk before it replaces anything
+                consumed = _copy_tail(old, new, consumed, whole_lines=True)  # (appended during the fsync)
+                renamed_at = os.fstat(new).st_size  # its own content: whatever follows, others appended
                 os.replace(temp, self.path)
             except BaseException:
                 os.close(new)
@@ -366,18 +374,62 @@ class Store:
                 raise
             try:
                 fsync_dir(os.path.dirname(os.path.abspath(self.path)))
-                self._catch_up(old, new, copied, st)
+                self._settle(old, new, consumed, renamed_at, st)
             except OSError as exc:
                 raise WriteFailed(
                     f"{self.path}: rewritten, but copying what was appended during the rewrite failed "
                     f"({exc.strerror or exc}): it is at the end of {backup}",
                     changed=True,
                 ) from None
-            finally:
-                os.close(new)
             return backup
         finally:
             os.close(old)
+
+    def _settle(self, old: int, new: int, consumed: int, renamed_at: int, st: os.stat_result) -> None:
+        """After ``new`` replaced ``old`` (of which ``consumed`` bytes are in
+        it): a writer that opened the old file before the rename may still
+        write to it, and its next line already to the new one. Wait until no
+        process holds the old file; if it grew meanwhile, those lines came
+        before anything others appended to the new file: a new file is made
+        in that order and renamed in turn (the race is microseconds wide: a
+        round is rarely needed, more than one hardly ever). A writer that
+        holds the old file longer than SETTLE_SECONDS has its lines appended
+        as they come instead, until it lets go (none is lost). ``renamed_at``:
+        the size of ``new`` when it was renamed. Closes ``new``."""
+        directory = os.path.dirname(os.path.abspath(self.path))
+        ours: list[int] = [new]  # descriptors to close (``old`` is the caller's)
+        try:
+            for _ in range(MAX_ROUNDS):
+                if not _Release(old, st).wait(SETTLE_SECONDS):
+                    break
+                size = os.fstat(old).st_size
+                if size == consumed:  # nothing reached the old file after the rename
+                    return
+                temp = os.path.join(directory, f".{os.path.basename(self.path)}.tmp-{os.getpid()}-{utc_stamp()}")
+                following = open_nofollow(temp, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+                ours.append(following)
+                try:
+                    current = os.fstat(new)
+                    give_to(following, current.st_uid, current.st_gid)
+                    os.fchmod(following, stat.S_IMODE(current.st_mode))
+                    _copy_range(new, following, 0, renamed_at)  # the rewrite and what it caught up
+                    _copy_range(old, following, consumed, size)  # the old file's late lines
+                    now = _copy_tail(new, following, renamed_at, whole_lines=True)  # then what others appended
+                    os.fsync(following)
+                    now = _copy_tail(new, following, now, whole_lines=True)  # (appended during the fsync)
+                    following_at = os.fstat(following).st_size
+                    os.replace(temp, self.path)
+                    fsync_dir(directory)
+                except BaseException:
+                    if os.path.lexists(temp):
+                        os.unlink(temp)
+                    raise
+                old, new, consumed, renamed_at = new, following, now, following_at
+                st = os.fstat(old)
+            self._catch_up(old, new, consumed, st)
+        finally:
+            for fd in ours:
+                os.close(fd)
 
     def _keep_as_backup(self, old: int, st: os.stat_result) -> str:
         """The old file kept as ``<name>.bak-<UTC>``: a hard link to it (so
@@ -403,36 +455,67 @@ class Store:
         return backup
 
     def _catch_up(self, old: int, new: int, copied: int, st: os.stat_result) -> None:
-        """Copy to ``new`` what is appended to the replaced file until no
-        other process holds it open for writing (no /proc: until it has been
-        still for QUIET_SECONDS)."""
-        deadline = time.monotonic() + CATCH_UP_SECONDS
-        still_since, last_size, empty_scans = time.monotonic(), -1, 0
-        while True:
-            holders = open_writers.writers_of(st.st_dev, st.st_ino)
-            if holders is None:  # cannot tell who holds it: wait for it to be still
-                size = os.fstat(old).st_size
-                if size != last_size:
-                    still_since, last_size = time.monotonic(), size
-                settled = time.monotonic() - still_since >= QUIET_SECONDS
-            else:
-                empty_scans = 0 if holders else empty_scans + 1
-                settled = empty_scans >= 2  # twice: a writer between its open() and the scan is seen the second time
-            if settled:
-                _copy_tail(old, new, copied, whole_lines=False)
-                os.fsync(new)
-                return
-            copied = _copy_tail(old, new, copied, whole_lines=True)  # others append to ``new`` now: whole lines only
+        """Copy to ``new`` what is appended to the replaced file, line by
+        line as it comes, until no other process holds it open for writing."""
+        release, deadline = _Release(old, st), time.monotonic() + CATCH_UP_SECONDS
+        while not release.done():
+            copied = _copy_tail(old, new, copied, whole_lines=True)  # others append to ``new`` too: whole lines only
             if time.monotonic() > deadline:
                 raise OSError(errno.EBUSY, f"still held open for writing after {CATCH_UP_SECONDS:.0f} s")
             time.sleep(0.01)
+        _copy_tail(old, new, copied, whole_lines=False)
+        os.fsync(new)
 
 
 #: how long a rewrite waits for writers of the replaced file to let go
 CATCH_UP_SECONDS = 30.0
+#: how long a rewrite waits for them before it copies their lines as they come (their order then not kept)
+SETTLE_SECONDS = 2.0
+#: at most so many new files in a row, each fixing the order of the last one's race
+MAX_ROUNDS = 8
 #: without /proc: how long the replaced file must be still before the rewrite is done
 QUIET_SECONDS = 0.5
 COPY_CHUNK = 1 << 20
+
+
+class _Release:
+    """Whether other processes have let go of a file: none holds it open
+    for writing, seen twice in a row (a writer between its open() and the
+    first look shows the second time); without /proc, the file has been
+    still for QUIET_SECONDS."""
+
+    def __init__(self, fd: int, st: os.stat_result) -> None:
+        self.fd, self.st = fd, st
+        self.empty_looks, self.size, self.still_since = 0, -1, time.monotonic()
+
+    def done(self) -> bool:
+        holders = open_writers.writers_of(self.st.st_dev, self.st.st_ino)
+        if holders is None:
+            size = os.fstat(self.fd).st_size
+            if size != self.size:
+                self.size, self.still_since = size, time.monotonic()
+            return time.monotonic() - self.still_since >= QUIET_SECONDS
+        self.empty_looks = 0 if holders else self.empty_looks + 1
+        return self.empty_looks >= 2
+
+    def wait(self, timeout: float) -> bool:
+        """``done()`` within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while not self.done():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002 if self.empty_looks else 0.01)
+        return True
+
+
+def _copy_range(source: int, target: int, start: int, end: int) -> None:
+    """Append ``source``'s bytes ``start``..``end`` to ``target``."""
+    while start < end:
+        chunk = os.pread(source, min(COPY_CHUNK, end - start), start)
+        if not chunk:
+            raise OSError(errno.EIO, "the file ended before the bytes to copy")
+        _write_all(target, chunk)
+        start += len(chunk)
 
 
 def _copy_tail(source: int, target: int, start: int, *, whole_lines: bool) -> int:
