@@ -12,7 +12,7 @@ REDACT_HELP = (
     "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
     "sha256>]; the session file is not changed"
 )
-COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "export", "demo", "serve")
+COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "clean", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("leaves", nargs="*", metavar="LEAF", help="LEAF_A [LEAF_B]")
     diff.add_argument("--json", action="store_true", help="fork point and both branches' entries as JSON")
     diff.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    diff.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     edits_epilog = "Exit status: 0 done, 1 refused, 2 error."
     set_leaf = commands.add_parser(
@@ -99,6 +100,18 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
         sub.add_argument("--force", action="store_true", help="write even if the file changed in the last 2 s")
+
+    clean = commands.add_parser(
+        "clean",
+        help="list and remove what edits left beside session files (backups, saved lines, locks)",
+        description="Remove <name>.bak-<UTC> backups, <name>.bad-<UTC> and <name>.torn-<UTC> saved lines, "
+        "<name>.lock files and the temp files of a rewrite that was killed, beside FILE or every session "
+        "under DIR. Never a session file; a lock only when no edit holds it.",
+        epilog="Exit status: 0 done, 2 error.",
+    )
+    clean.add_argument("paths", nargs="+", metavar="PATH", help="a session file, or a directory searched below")
+    clean.add_argument("--older-than", metavar="AGE", help="only what was made AGE ago or earlier (7d, 12h, 30m)")
+    clean.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
 
     export = commands.add_parser(
         "export",
@@ -167,7 +180,7 @@ def run_edit(args) -> int:
             else:
                 plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
         if getattr(args, "redact", False):
-            plan = redacted_fork(plan)
+            plan = redacted_fork(plan, chosen=args.output is not None)
         print(inert(plan.preview()))
         if args.dry_run:
             return 0
@@ -193,15 +206,17 @@ def run_edit(args) -> int:
     return 0
 
 
-def redacted_fork(plan):
+def redacted_fork(plan, chosen: bool = False):
     """The fork's new files with each secret replaced by its mark (the
-    source is only read); how many, on stderr."""
+    source is only read), and in their names unless ``chosen`` (-o); how
+    many, on stderr."""
     from dataclasses import replace
 
-    from .model.redact import Redactor
+    from .model.redact import Redactor, redacted_name
 
     redactor = Redactor()
-    plan = replace(plan, new_files=[(path, redactor.file(path, data)) for path, data in plan.new_files])
+    named = [(path if chosen else redacted_name(path), data) for path, data in plan.new_files]
+    plan = replace(plan, new_files=[(path, redactor.file(path, data)) for path, data in named])
     print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
     return plan
 
@@ -485,6 +500,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
             args = build_parser().parse_args(argv)
+            if getattr(args, "redact", False) or getattr(args, "secrets", False):
+                # every line printed masks secrets, file names and titles included (check --secrets: its report)
+                from .model.sanitize import redact_shown
+
+                redact_shown(True)
             if args.command == "export":
                 return run_export(args)
             if args.command == "diff":
@@ -493,7 +513,11 @@ def main(argv: list[str] | None = None) -> int:
                     return 2
                 from .diff import run_diff
 
-                return run_diff(args.file, args.leaves, args.json, args.format)
+                return run_diff(args.file, args.leaves, args.json, args.format, redact=args.redact)
+            if args.command == "clean":
+                from .clean import run_clean
+
+                return run_clean(args.paths, args.older_than, args.dry_run)
             if args.command == "demo":
                 from .demo import run_demo
 

@@ -17,8 +17,9 @@ MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two le
 COLUMN = (WIDTH - 3) // 2
 
 
-def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = None) -> int:
-    """Print the comparison; 0 done, 1 nothing to compare (one branch), 2 error."""
+def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = None, *, redact: bool = False) -> int:
+    """Print the comparison; 0 done, 1 nothing to compare (one branch), 2
+    error. ``redact``: each secret in it replaced by its mark."""
     from .store import Refused
     from .store.edits import resolve_entry
 
@@ -43,12 +44,33 @@ def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = Non
                 print(f"session-tui diff: {inert(path, keep_newlines=False)}: the same branch twice", file=sys.stderr)
                 return 2
             result = compare(session, a, b, MAX_STEPS)
+            if redact:
+                result = _redacted(result)
             text = as_json_text(session, result) if as_json else as_text(session, result)
     except (SessionError, Refused) as exc:
         print(f"session-tui diff: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2
     sys.stdout.write(text)
     return 0
+
+
+def _redacted(result: Comparison) -> Comparison:
+    """``result`` with the secrets in its steps' previews and ids masked
+    (previews are cut at a secret's start, never through one)."""
+    from dataclasses import replace
+
+    from .model.redact import Redactor
+
+    redactor = Redactor()
+
+    def side(one: Side) -> Side:
+        steps = [
+            replace(step, preview=redactor.text(step.preview), id=step.id and redactor.text(step.id))
+            for step in one.steps
+        ]
+        return replace(one, steps=steps)
+
+    return replace(result, a=side(result.a), b=side(result.b))
 
 
 def _nothing(path: str) -> int:

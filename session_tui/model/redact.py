@@ -8,12 +8,15 @@ only when something in it was replaced: every other line keeps its bytes.
 
 from __future__ import annotations
 
+import os
+import re
 from collections import Counter
 from typing import Any
 
 import orjson
 
 from . import json_text
+from .records import loads as json_loads
 from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, has_candidate, mark
 
 
@@ -50,7 +53,7 @@ class Redactor:
         encoded = json_text.dumps(value).encode()
         if not has_candidate(encoded):
             return value
-        copy = orjson.loads(encoded)
+        copy = json_loads(encoded)
         self._in_place(copy)
         return copy
 
@@ -97,14 +100,14 @@ class Redactor:
             return raw
         before = self.count
         try:
-            record = orjson.loads(raw)
+            record = json_loads(raw)
         except orjson.JSONDecodeError:
             text = raw.decode("utf-8", "surrogateescape")
             redacted = self.text(text)
             return raw if redacted is text else redacted.encode("utf-8", "surrogateescape")
         if isinstance(record, str):
             record = self.text(record)
-            changes = [(orjson.loads(raw), record)]
+            changes = [(json_loads(raw), record)]
         elif isinstance(record, (dict, list)):
             changes = self._in_place(record)
         else:
@@ -134,7 +137,7 @@ class Redactor:
         if not has_candidate(data):
             return data
         try:
-            value = orjson.loads(data)
+            value = json_loads(data)
         except orjson.JSONDecodeError:
             return self.line(data)
         before = self.count
@@ -150,8 +153,19 @@ def _in_raw(raw: bytes, changes: list[tuple[str, str]]) -> bytes | None:
     when a string is written otherwise than orjson writes it (``\\/``, ``\\u``
     escapes): then the record is written again."""
     for before, after in changes:
-        written = orjson.dumps(before)
+        written = json_text.dumps(before).encode()
         if written not in raw:
             return None
-        raw = raw.replace(written, orjson.dumps(after))
+        raw = raw.replace(written, json_text.dumps(after).encode())
     return raw
+
+
+def redacted_name(path: str) -> str:
+    """``path`` with each secret in its file name replaced by a mark fit for
+    a file name (``REDACTED-<kind>-<sha8>``): what ``--redact`` names a file it writes."""
+    directory, name = os.path.split(path)
+    masked = Redactor().text(name)
+    return path if masked == name else os.path.join(directory, _MARK_IN_NAME.sub(r"REDACTED-\1-\2", masked))
+
+
+_MARK_IN_NAME = re.compile(r"\[REDACTED:([a-z0-9-]+):([0-9a-f]{8})\]")

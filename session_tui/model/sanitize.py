@@ -45,12 +45,28 @@ def _placeholder(match: re.Match[str]) -> str:
     return f"<{code:04X}>"  # bidi controls such as RLO (<202E>), ZWSP (<200B>)
 
 
+_redacting = False
+
+
+def redact_shown(on: bool) -> bool:
+    """From now on, ``inert`` also replaces each secret in what it returns
+    by its mark (``--redact``: every heading, file name, row and message a
+    command or the app shows); returns the setting it replaces."""
+    global _redacting
+    before, _redacting = _redacting, on
+    return before
+
+
 def inert(text: str, *, keep_newlines: bool = True) -> str:
     """``text`` with every control character (ESC, BEL, C1 CSI, bidi
     overrides and isolates, zero-width characters, …) replaced by a visible
     placeholder, so no escape sequence can act on a terminal nor anything
     reorder or hide what is read. Tabs and, unless ``keep_newlines`` is
-    false, newlines are kept."""
+    false, newlines are kept. Secrets are masked too after ``redact_shown(True)``."""
+    if _redacting:
+        from .redact import Redactor
+
+        text = Redactor().text(text)
     text = _CONTROL.sub(_placeholder, text)
     if not keep_newlines:
         text = text.replace("\n", "\u240a").replace("\t", " ")

@@ -18,6 +18,7 @@ that the prefilter looks for.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from bisect import bisect_right
@@ -33,7 +34,6 @@ from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
 from detect_secrets.plugins.jwt import JwtTokenDetector
 from detect_secrets.plugins.mailchimp import MailchimpDetector
 from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.private_key import PrivateKeyDetector
 from detect_secrets.plugins.pypi_token import PypiTokenDetector
 from detect_secrets.plugins.sendgrid import SendGridDetector
 from detect_secrets.plugins.slack import SlackDetector
@@ -121,6 +121,15 @@ def _non_trivial(value: str) -> bool:
 
 def _password(value: str) -> bool:
     return _non_trivial(value) or (len(value) >= 6 and _random_looking(value))
+
+
+_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z0-9]+){2,}")
+
+
+def _assigned_password(value: str) -> bool:
+    """A password assigned in code or config: not lower-case words joined by
+    dashes or underscores (``test-secret-key-base-…``: a fixture's, a name)."""
+    return _password(value) and not _WORDS.fullmatch(value)
 
 
 def _generated(value: str) -> bool:
@@ -251,6 +260,42 @@ _PATTERNS: tuple[_Pattern, ...] = (
         _random_looking,
         bounded=False,
     ),
+    _Pattern("twilio-key", ("AC", "SK"), re.compile(r"(?:AC|SK)[a-f0-9]{32}" + _E), check=_keyish),
+    _Pattern(  # Azure AD (Entra ID) client secrets: 3 characters, a digit, Q~, 31 to 34 more
+        "azure-client-secret",
+        ("Q~",),
+        re.compile(r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
+        check=_random_looking,
+        reach=4,
+    ),
+    # generic: a bearer token in an Authorization header, a password assigned
+    # in any case (``password="…"``, ``client_secret: …``), a JSON Web Token
+    # (signed), a password in a URL
+    _Pattern(
+        "bearer-token",
+        ("Authorization", "authorization"),
+        re.compile(
+            r"[Aa]uthorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:[Bb]earer|[Tt]oken|[Bb]asic)[ \t]+"
+            r"([A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])"
+        ),
+        1,
+        _random_looking,
+        bounded=False,
+        specific=False,
+    ),
+    _Pattern(
+        "password-assignment",
+        ("assword", "asswd", "ecret"),
+        re.compile(
+            r"(?:[Pp]ass(?:word|wd)|[Ss]ecret)[A-Za-z_]*\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+            r"([^\s\"'`$;&|<>(){}\[\]\\,]{8,})"
+        ),
+        1,
+        _assigned_password,
+        reach=1,
+        bounded=False,
+        specific=False,
+    ),
     # generic: a JSON Web Token (signed), a password in a URL
     _Pattern(
         "jwt",
@@ -306,8 +351,9 @@ def _assignment(text: str, at: int) -> tuple[int, int, str] | None:
         end += 1
     while start and text[start - 1] in _NAME_CHARS:
         start -= 1
-    if start and (text[start - 1].isalnum() or text[start - 1] == "_"):  # a lower-case name: code
-        return None
+    escaped_line_end = start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nrt"  # ``\nNAME=``
+    if start and (text[start - 1].isalnum() or text[start - 1] == "_") and not escaped_line_end:
+        return None  # a lower-case name: code
     found = ENV_NAME.fullmatch(text, start, end) and _ENV_ASSIGNED.match(text, end)
     if not found:
         return None
@@ -320,29 +366,82 @@ def _assignment(text: str, at: int) -> tuple[int, int, str] | None:
     return None
 
 
-KINDS = (*dict.fromkeys(p.kind for p in _PATTERNS), "env-assignment", "private-key")
+KINDS = (*dict.fromkeys(p.kind for p in _PATTERNS), "env-assignment", "private-key", "base64-secret")
 
-# A private key block: detect-secrets' headers (its PrivateKeyDetector), then
-# the body up to the END line (or, cut short, as far as it goes). A header
-# without a body (code that looks for one, a placeholder) is no secret.
-_KEY_HEADERS = "|".join(
-    [p.pattern.removeprefix("BEGIN ") for p in PrivateKeyDetector.denylist if "BEGIN" in p.pattern]
-    + ["ENCRYPTED PRIVATE KEY"]
-)
+# A private key block: any ``-----BEGIN … PRIVATE KEY-----`` header (RSA, EC,
+# DSA, OpenSSH, PKCS#8, encrypted, PGP's ``PRIVATE KEY BLOCK``, SSH2's
+# ``---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----``), then the body up to the END
+# line (or, cut short, as far as it goes). A header without a body (code that
+# looks for one, a placeholder) is no secret.
 _NL = r"(?:\\+[rn]|\s)+"  # a newline, as text or as escapes (a key inside JSON inside a string)
+_DASHES = r"-{4,5} ?"
+_KEY_NAME = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN (" + _KEY_HEADERS + r")-----"
+    _DASHES + "BEGIN " + _KEY_NAME + " ?-{4,5}"
     r"(?:" + _NL + r"[A-Za-z0-9-]+: [^\n\\]*)*"  # headers (Proc-Type, DEK-Info, Comment)
     r"(" + _NL + r"[A-Za-z0-9+/=]{16,})+"
-    r"(?:" + _NL + r"-----END \1-----)?"
+    r"(?:" + _NL + _DASHES + "END " + _KEY_NAME + " ?-{4,5})?"
 )
 _BODY_LINE = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,}")
 
 
 def _key_body(block: str) -> bool:
-    """A real key's body: at least 64 base64 characters, not one repeated."""
+    """A real key's body: at least 64 base64 characters of at least 16
+    kinds (an OpenSSH key has long runs of ``A``: no run is held against it)."""
     body = "".join(_BODY_LINE.findall(block))
-    return len(body) >= 64 and not _RUN.search(body) and len(set(body)) >= 16
+    return len(body) >= 64 and len(set(body)) >= 16
+
+
+def _key_start(text: str, at: int) -> int:
+    """Where the header holding ``PRIVATE KEY`` at ``at`` starts (its
+    dashes), or -1."""
+    begin = text.rfind("BEGIN ", max(0, at - 60), at)
+    if begin > 0 and text[begin - 1] == " ":
+        begin -= 1
+    while begin > 0 and text[begin - 1] == "-":
+        begin -= 1
+    return begin
+
+
+# Base64 text that decodes to a secret (``.env`` content piped through
+# ``base64``, a Kubernetes secret's data): found by the base64 of the words
+# such content holds, at each of the three alignments a word can have.
+_B64_WORDS = (b"API_KEY", b"SECRET", b"TOKEN=", b"PASSWORD")  # (each search costs a pass: the words .env names hold)
+
+
+def _b64_needles(word: bytes) -> list[str]:
+    """The base64 characters ``word`` alone decides, at each alignment."""
+    out = []
+    for pad in range(3):
+        encoded = base64.b64encode(b"A" * pad + word + b"AAA").decode()
+        out.append(encoded[-(-8 * pad // 6) : (8 * pad + 8 * len(word)) // 6])
+    return out
+
+
+_B64_NEEDLES = frozenset(needle for word in _B64_WORDS for needle in _b64_needles(word))
+_B64_BODY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
+_B64_MAX = 1 << 20
+
+
+def _base64_secret(text: str, at: int) -> tuple[int, int] | None:
+    """The base64 run around ``text[at]``, if it decodes to text holding a secret."""
+    start, end = at, at
+    while start and text[start - 1] in _B64_BODY:
+        start -= 1
+    while end < len(text) and text[end] in _B64_BODY:
+        end += 1
+    body = text[start:end]
+    while end < len(text) and text[end] == "=":
+        end += 1
+    if not 16 <= len(body) <= _B64_MAX:
+        return None
+    body = body[: len(body) - len(body) % 4] if len(body) % 4 == 1 else body
+    try:
+        decoder = base64.urlsafe_b64decode if ("-" in body or "_" in body) else base64.b64decode
+        decoded = decoder(body + "=" * (-len(body) % 4)).decode("utf-8", "replace")
+    except ValueError:
+        return None
+    return (start, end) if find_secrets(decoded, in_base64=True) else None
 
 
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d: [^\n]*(?:\n[^\n]*){0,40}?\nPrivate-MAC: [0-9a-f]+")
@@ -354,25 +453,36 @@ _PUTTY = re.compile(r"PuTTY-User-Key-File-\d: [^\n]*(?:\n[^\n]*){0,40}?\nPrivate
 # common in ordinary text (``://``, ``KEY``) are looked for with what must
 # follow them. One search per first letter of the needles: Python's regular
 # expressions find a literal at gigabytes a second, an alternation of dozens
-# of them at 15 MB/s.
+# of them at 15 MB/s (each search costs a pass over the text: 15 to 40 ms
+# per 50 MB).
 _ASSIGNED = r"\\*[\"']?(?:[ \t]|\\t)*[:=]"  # after a name: its assignment (the name quoted, in JSON, or twice)
 _KEY_BLOCKS = ("PRIVATE KEY", "PuTTY-User-Key")
 _BY_NEEDLE: dict[str, list[_Pattern]] = {}
 for _pattern in _PATTERNS:
     for _needle in _pattern.needles:
         _BY_NEEDLE.setdefault(_needle, []).append(_pattern)
-_REFINED = {
+_REFINED = {  # each regex starts with its needle's first character, as it is
     "://": (r"://[^\s/@]{0,1024}:[^\s/@]{1,1024}@", r":\\/\\/[^\s@]{0,1024}:[^\s@]{1,1024}@"),  # also ``:\/\/``
     **{needle: (re.escape(needle) + r"[A-Z]*" + _ASSIGNED,) for needle in _ENV_NEEDLES},
+    **{needle: (needle + r"[A-Za-z_]*" + _ASSIGNED,) for needle in ("assword", "asswd", "ecret")},
+    **{needle: (needle + _ASSIGNED,) for needle in ("Authorization", "authorization")},
+    "AC": (r"AC[a-f0-9]{32}",),
+    "SK": (r"SK[a-f0-9]{32}",),
 }
 _FIRST: dict[str, list[str]] = {}  # the plain needles by first letter, longest first
-for _needle in sorted((*_BY_NEEDLE, *_KEY_BLOCKS), key=len, reverse=True):
+for _needle in sorted((*_BY_NEEDLE, *_KEY_BLOCKS, *_B64_NEEDLES), key=len, reverse=True):
     if _needle not in _REFINED:
         _FIRST.setdefault(_needle[0], []).append(_needle)
-_SEARCHES = [
-    re.escape(first) + "(?:" + "|".join(re.escape(n[1:]) for n in needles) + ")" for first, needles in _FIRST.items()
-] + [regex for regexes in _REFINED.values() for regex in regexes]
-PREFILTERS: tuple[Pattern[bytes], ...] = tuple(re.compile(regex.encode()) for regex in _SEARCHES)
+# one search per first character: what may follow it, plain needles and refined ones alike
+_AFTER: dict[str, list[str]] = {first: [re.escape(n[1:]) for n in needles] for first, needles in _FIRST.items()}
+for _needle, _regexes in _REFINED.items():
+    _AFTER.setdefault(_needle[0], []).extend(regex[1:] for regex in _regexes)
+_SEARCHES = [re.escape(first) + "(?:" + "|".join(rest) + ")" for first, rest in _AFTER.items()]
+# A raw line may write a needle's characters as ``\\u`` escapes (``\\u0073k-``):
+# a line with an escaped printable ASCII character (which JSON writers leave
+# as it is) is decoded and looked at too.
+_ESCAPED_ASCII = r"\\u00[2-7][0-9a-fA-F]"
+PREFILTERS: tuple[Pattern[bytes], ...] = tuple(re.compile(regex.encode()) for regex in [*_SEARCHES, _ESCAPED_ASCII])
 TEXT_PREFILTERS: tuple[Pattern[str], ...] = tuple(re.compile(regex) for regex in _SEARCHES)
 _NEEDLES_AT = {**{first: tuple(needles) for first, needles in _FIRST.items()}}
 for _needle in _REFINED:
@@ -405,13 +515,15 @@ def needle_hits(text: str) -> list[int]:
     return sorted({found.start() for prefilter in TEXT_PREFILTERS for found in prefilter.finditer(text)})
 
 
-def find_secrets(text: str, name: str | None = None, hits: list[int] | None = None) -> list[Secret]:
+def find_secrets(
+    text: str, name: str | None = None, hits: list[int] | None = None, *, in_base64: bool = False
+) -> list[Secret]:
     """The secrets in ``text``, in order, none overlapping: a vendor's
     format wins over a JWT, a URL or an assignment around it. ``name`` is
     the field that holds ``text`` in a record: a field named like an
     environment variable that holds a secret (``OPENAI_API_KEY``) makes a
     non-trivial value a secret as a whole. ``hits``: ``needle_hits(text)``,
-    when known."""
+    when known. ``in_base64``: ``text`` is decoded base64 (not looked into again)."""
     found: list[tuple[bool, int, int, str]] = []  # (generic, start, end, kind)
     if name is not None and "\n" not in text and ENV_NAME.fullmatch(name) and _non_trivial(text.strip()):
         found.append((True, 0, len(text), "env-assignment"))
@@ -424,9 +536,14 @@ def find_secrets(text: str, name: str | None = None, hits: list[int] | None = No
                 if assigned:
                     start, end, kind = assigned
                     found.append((kind == "env-assignment", start, end, kind))
+            elif needle in _B64_NEEDLES:
+                run = None if in_base64 else _base64_secret(text, at)
+                if run:
+                    found.append((False, *run, "base64-secret"))
+                continue
             elif needle in _KEY_BLOCKS:
                 block = _PRIVATE_KEY if needle == "PRIVATE KEY" else _PUTTY
-                begin = text.rfind("-----BEGIN ", max(0, at - 40), at) if needle == "PRIVATE KEY" else at
+                begin = _key_start(text, at) if needle == "PRIVATE KEY" else at
                 match = block.match(text, begin) if begin >= 0 else None
                 if match and (needle != "PRIVATE KEY" or _key_body(match.group())):
                     found.append((False, *match.span(), "private-key"))
@@ -439,7 +556,13 @@ def find_secrets(text: str, name: str | None = None, hits: list[int] | None = No
                         found.append((not pattern.specific, first, last, pattern.kind))
     if any(kind == "aws-access-key" for *_, kind in found):
         found += _aws_secrets_beside(text, [(s, e) for _, s, e, kind in found if kind == "aws-access-key"])
+    if found and "[REDACTED:" in text:  # a mark redaction wrote is no secret, nor part of one
+        marks = [m.span() for m in _MARK.finditer(text)]
+        found = [f for f in found if all(f[2] <= start or f[1] >= end for start, end in marks)]
     return _resolve(text, found)
+
+
+_MARK = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 
 
 def find_in_strings(items: list[tuple[str | None, str]]) -> list[list[Secret]]:

@@ -13,7 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..model.sanitize import inert
+from ..model.sanitize import inert, redact_shown
 from ..model.source import is_url
 from . import keys
 from .messages import OpenSession
@@ -42,6 +42,7 @@ class SessionApp(App):
     ) -> None:
         super().__init__()
         self.redact = redact  # mask secrets wherever session text is shown (``--redact``; ui/masking.py)
+        self._redacting_before = redact_shown(True) if redact else None  # file names and every inert text too
         # The collector's full passes stop every thread, for longer the more
         # objects live (0.3 s with 100,000 picker rows): collect less often (the picker also freezes its rows).
         gc.set_threshold(*GC_THRESHOLDS)
@@ -57,6 +58,10 @@ class SessionApp(App):
         # The picker is the first screen itself (not pushed from on_mount,
         # whose first frame Textual drops): its rows are in the first frame.
         return FilesScreen(self.picker_paths) if self.picker_paths else super().get_default_screen()
+
+    def on_unmount(self) -> None:
+        if self._redacting_before is not None:
+            redact_shown(self._redacting_before)
 
     def on_mount(self) -> None:
         if not self.picker_paths:  # (the command line has looked at the file: no second look)
@@ -145,6 +150,10 @@ class SessionApp(App):
         text = export(session, "md", redact=redactor)
         # beside the file; a remote file's export is written here (remote files are only read)
         local = os.path.basename(screen.path) if screen.session.remote else screen.path
+        if self.redact:
+            from ..model.redact import redacted_name
+
+            local = redacted_name(local)
         stem, n = os.path.splitext(local)[0], 1
         while True:
             path = f"{stem}.export{f'-{n}' if n > 1 else ''}.md"
