@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import orjson
-
+from .model import json_text
 from .model.errors import SessionError
 from .model.problems import ERROR
 from .model.sanitize import inert, json_escape_invisible, mark_undecodable
@@ -127,7 +126,7 @@ def to_json_line(rep: Report) -> str:
     as in the text output): JSON text holds only UTF-8."""
     data = rep.as_json()
     data["path"] = mark_undecodable(rep.path)
-    return json_escape_invisible(orjson.dumps(data).decode())
+    return json_escape_invisible(json_text.dumps(data))
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:

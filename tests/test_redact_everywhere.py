@@ -29,7 +29,7 @@ SOURCES = {
     "tree": "tree/branched-summary.jsonl",
     "chat": "chat/session-fix-rounding.jsonl",
     "pi": "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
-    "claude": "claude/3a2dec82-3264-4fa4-bb60-d92b18d2e064.jsonl",
+    "claude": "claude/d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl",
     "codex": "codex/rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl",
     "astorlm": "astorlm/3fc3f7d7-a9cc-4b2a-8f1b-80ee252c7110.jsonl",
 }

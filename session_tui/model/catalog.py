@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterable
 
 import orjson
 
+from . import json_text
 from .errors import SessionError
+from .records import loads as json_loads
 from .sanitize import UNDECODABLE
 from .session_info import SessionInfo, is_subagent
 from .source import is_url
@@ -101,7 +103,7 @@ class Catalog:
     def _load(self) -> dict[str, object]:
         try:
             with open(self.cache_path, "rb") as f:
-                data = orjson.loads(f.read())
+                data = json_loads(f.read())  # (titles may hold lone surrogates, written escaped)
         except (OSError, orjson.JSONDecodeError):
             return {}
         if (
@@ -188,7 +190,7 @@ class Catalog:
                 return
             # JSON holds only UTF-8: names with undecodable bytes are read again next time
             files = {path: row for path, row in self._cached.items() if not UNDECODABLE.search(path)}
-            data = orjson.dumps({"version": CACHE_VERSION, "files": files})
+            data = json_text.dumps({"version": CACHE_VERSION, "files": files}).encode()
             self._changed = False
         folder = os.path.dirname(self.cache_path)
         try:
@@ -258,7 +260,7 @@ def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None =
     """Whether the file holds ``text`` (case-insensitive for ASCII letters),
     as written or JSON-escaped. Reads blocks; ``should_stop`` is polled
     between them (then False)."""
-    forms = {text.lower().encode(), orjson.dumps(text)[1:-1].lower()}
+    forms = {text.lower().encode(), json_text.dumps(text).encode()[1:-1].lower()}
     overlap = max(map(len, forms)) - 1
     source = None
     try:

@@ -18,7 +18,7 @@ from ..model.segment import LineKind
 from ..model.session import Session
 from ..model.source import is_url
 from .forms import FORMS
-from .forms.base import SYNTHETIC_RESULT, Form
+from .forms.base import SYNTHETIC_RESULT, Form, planned_on
 from .plan import Plan, Rewrite
 from .salvage import salvage, saved_line
 from .store import Fingerprint, NothingToDo, Refused, Store, WriteFailed, create_exclusive, open_nofollow, utc_stamp
@@ -76,7 +76,7 @@ def plan_set_leaf(session: Session, entry: int) -> Plan:
     return Plan(
         session.path,
         f"make line {session.line_of(entry)} ({session.record(entry).get('id')}) the active leaf",
-        Fingerprint.of(session.path),
+        planned_on(session),
         append=[record],
     )
 
@@ -109,7 +109,7 @@ def plan_drop_bad(session: Session) -> Plan:
     bad = [line for line in range(len(lines)) if lines.line_kinds[line] == LineKind.BAD]
     if not bad:
         raise NothingToDo(f"{session.path}: no bad lines: nothing to do")
-    fingerprint = Fingerprint.of(session.path)
+    fingerprint = planned_on(session)
     reasons = dict(session.bad)
     kept: dict[int, bytes] = {}
     saved = []
@@ -216,7 +216,7 @@ def _apply(plan: Plan, force: bool) -> tuple[Plan, list[str]]:
         if plan.drop_torn or plan.aside:
             with store.locked():  # saved aside before the file changes: a kill in between loses nothing
                 store.check_quiet()
-                store.verify(plan.fingerprint)
+                store.verify(plan.fingerprint, grown_ok=plan.rewrite is not None)
                 st = os.stat(plan.path)
                 stamp = utc_stamp()
                 saves = [(kind, data) for kind, data, _ in plan.aside]

@@ -13,8 +13,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import orjson
-
+from ..model import json_text
 from ..model.records import JSONDecodeError, content_after
 from ..model.records import loads as json_loads
 
@@ -82,4 +81,4 @@ def saved_line(line: int, offset: int, raw: bytes, reason: str, kept: int) -> by
         record["text"] = raw.decode("utf-8")
     except UnicodeDecodeError:
         record["base64"] = base64.b64encode(raw).decode("ascii")
-    return orjson.dumps(record) + b"\n"
+    return json_text.dumps(record).encode() + b"\n"

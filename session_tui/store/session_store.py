@@ -15,8 +15,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
-
+from ..model import json_text
 from ..model.errors import SessionError
 from ..model.session import Session
 from .store import Refused, Store, create_exclusive
@@ -60,7 +59,7 @@ class TreeSessionStore:
             header["model"] = model
         if parent_session is not None:
             header["parentSession"] = parent_session
-        create_exclusive(os.fspath(path), orjson.dumps(header) + b"\n")
+        create_exclusive(os.fspath(path), json_text.dumps(header).encode() + b"\n")
         return cls(path)
 
     @classmethod
@@ -163,5 +162,5 @@ class TreeSessionStore:
             if session.header and key in session.header:
                 header[key] = session.header[key]
         body = [session.raw_line(session.tree.entry_line[e]) + b"\n" for e in session.tree.path_to(entry)]
-        create_exclusive(os.fspath(new_path), orjson.dumps(header) + b"\n" + b"".join(body))
+        create_exclusive(os.fspath(new_path), json_text.dumps(header).encode() + b"\n" + b"".join(body))
         return TreeSessionStore(new_path)

@@ -92,13 +92,39 @@ class Fingerprint:
         st = os.stat(path)
         return cls(st.st_size, st.st_ino, st.st_mtime_ns, hashlib.sha256(_last_line(path, st.st_size)).hexdigest())
 
+    @classmethod
+    def as_read(cls, path: str, size: int, inode: int | None = None) -> Fingerprint:
+        """The file as a session read it: its first ``size`` bytes (what an
+        agent appended since is not part of it, see ``grown_into``)."""
+        if is_url(path):
+            raise Refused(f"{path}: {REMOTE_READ_ONLY}")
+        st = os.stat(path)
+        if inode is not None and st.st_ino != inode:
+            raise Refused(f"{path}: the file changed since it was read: reload it and plan again")
+        mtime = st.st_mtime_ns if st.st_size == size else -1  # grown: never equal to the file as it is
+        return cls(size, st.st_ino, mtime, hashlib.sha256(_last_line(path, size)).hexdigest())
+
+    def grown_into(self, now: Fingerprint, path: str) -> bool:
+        """Whether the file at ``path``, now ``now``, is this one with whole
+        lines appended: the same file, longer, the same last line where it
+        ended, and that line ended (a fragment there may be a line someone
+        was still writing, which the growth completed)."""
+        if now.inode != self.inode or now.size < self.size:
+            return False
+        if hashlib.sha256(_last_line(path, self.size)).hexdigest() != self.last_line:
+            return False
+        if not self.size:
+            return True
+        with open(path, "rb") as f:
+            return os.pread(f.fileno(), 1, self.size - 1) == b"\n"
+
 
 def _last_line(path: str, size: int) -> bytes:
     if not size:
         return b""
     with open(path, "rb") as f:
         f.seek(max(0, size - TAIL_WINDOW))
-        tail = f.read()
+        tail = f.read(min(size, TAIL_WINDOW))
     body = tail[:-1] if tail.endswith(b"\n") else tail
     return body[body.rfind(b"\n") + 1 :]
 
@@ -214,9 +240,11 @@ class Store:
         if age < LIVE_SECONDS:
             raise LiveWriter(f"{self.path}: changed {age:.1f} s ago: a live agent may be writing it (wait, or force)")
 
-    def verify(self, expected: Fingerprint | None) -> None:
+    def verify(self, expected: Fingerprint | None, *, grown_ok: bool = False) -> None:
         """Refuse if the file is a symlink (before anything is written; no
-        write follows one either) or no longer what a plan was made from."""
+        write follows one either) or no longer what a plan was made from;
+        ``grown_ok``: a file that only grew since (an agent appended to it)
+        is still it (a rewrite carries what was appended over)."""
         if os.path.islink(self.path):
             raise _symlink_refused(self.path)
         if expected is None:
@@ -227,7 +255,7 @@ class Store:
             raise Refused(
                 f"{self.path}: changed since the edit was planned ({exc.strerror or exc}); plan it again"
             ) from None
-        if now != expected:
+        if now != expected and not (grown_ok and expected.grown_into(now, self.path)):
             raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
 
     def check_writable(self) -> None:
@@ -339,7 +367,7 @@ class Store:
             create_exclusive(temp, data, stat.S_IMODE(st.st_mode), owner=(st.st_uid, st.st_gid))
             with self.locked():
                 self.check_quiet()
-                self.verify(expected)
+                self.verify(expected, grown_ok=True)  # what was appended since the plan is carried over
                 self.check_writable()
                 self.check_no_open_writer()
                 return self._swap(temp, expected)

@@ -162,3 +162,44 @@ def test_no_line_lost_or_doubled_when_a_writer_races_every_edit(tmp_path, append
     assert outcomes["done"] > TRIALS // 4 and outcomes["refused"] > 0
     assert outcomes["copied over"] > 0
     assert held_outcomes == {"done", "refused"}
+
+
+APPEND_LINES = r"""
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+for n in range(int(sys.argv[2])):
+    os.write(fd, sys.argv[3].encode() % n + b"\n")
+os.close(fd)
+"""
+
+
+def append_from_another_process(path: Path, count: int, template: str) -> None:
+    subprocess.run([sys.executable, "-c", APPEND_LINES, str(path), str(count), template], check=True, timeout=30)
+
+
+def test_a_rewrite_planned_before_an_agent_appended_carries_its_lines_over(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(base(torn=False))
+    aged(path)
+    plan = plan_for("drop-bad", path)
+    wanted = edited(plan, tmp_path / "copy")
+    append_from_another_process(path, 3, '{"type":"message","id":"late-%d","parentId":null,"message":{}}')
+    done = edits.apply(plan, force=True)
+    after = path.read_bytes()
+    late = b"".join(b'{"type":"message","id":"late-%d","parentId":null,"message":{}}\n' % n for n in range(3))
+    assert after == wanted + late
+    assert Path(next(p for p in done.created if ".bak-" in p)).read_bytes().endswith(late)
+
+
+def test_a_torn_line_written_on_since_the_plan_is_never_cut(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(base(torn=True))
+    aged(path)
+    plan = plan_for("drop-torn", path)
+    rest = 'sage":{"role":"user","content":"the rest of line %d"}}'
+    append_from_another_process(path, 1, rest)  # it was a slow write, not a crash
+    before = path.read_bytes()
+    with pytest.raises(Refused, match="changed since"):
+        edits.apply(plan, force=True)
+    assert path.read_bytes() == before
+    assert not [p for p in tmp_path.iterdir() if ".torn-" in p.name or ".bak-" in p.name]

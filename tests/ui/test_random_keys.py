@@ -103,7 +103,9 @@ async def drive(path: str, keys: list[str]) -> None:
             else:
                 await pilot.press(key)
         await pilot.pause()
-        assert app.is_running
+        if not app.is_running:  # quit on purpose: the palette's "Quit" chosen (ctrl+p, u, Enter in a text view)
+            assert app.return_code == 0, f"the app ended with {app.return_code}"
+            return
         for _ in range(10):  # back to the session or the picker as a person would: Esc
             if isinstance(app.screen, (SessionScreen, FilesScreen)):
                 break

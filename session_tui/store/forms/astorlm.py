@@ -22,16 +22,23 @@ import time
 import uuid
 from typing import Any
 
-import orjson
-
 from ...model import json_text
 from ...model.segment import Shape
 from ...model.session import Session
 from ..plan import Plan, Rewrite
 from ..store import Fingerprint, Refused
-from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, path_bytes, read_as_indexed, spliced_bytes
+from .base import (
+    SYNTHETIC_RESULT,
+    Form,
+    dangling_by_owner,
+    fork_plan,
+    path_bytes,
+    planned_on,
+    read_as_indexed,
+    spliced_bytes,
+)
 
-INDENT = orjson.OPT_INDENT_2  # the meta is pretty-printed with 2 spaces and no final newline, as astorLM writes it
+# the meta is pretty-printed with 2 spaces and no final newline, as astorLM writes it (json_text, indent)
 
 
 def _now_ms() -> int:
@@ -80,7 +87,7 @@ def _rewrite(session: Session, summary: str, data: bytes, read_as: Fingerprint) 
         read_as,
         rewrite=data,
         drop_torn=session.lines.torn,
-        also=[Rewrite(meta_path, orjson.dumps(meta, option=INDENT), fingerprint)],
+        also=[Rewrite(meta_path, json_text.dumps(meta, indent=True).encode(), fingerprint)],
     )
 
 
@@ -92,7 +99,7 @@ class AstorlmForm(Form):
         results message right after the call takes the missing blocks, or a
         new one is put there."""
         _refuse_bad(session)
-        fingerprint = Fingerprint.of(session.path)
+        fingerprint = planned_on(session)
         owners = dangling_by_owner(session)
         path = session.active_path()
         position = {e: k for k, e in enumerate(path)}
@@ -139,7 +146,7 @@ class AstorlmForm(Form):
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         owner, _ = dangling_by_owner(session)[0]
         start = session.lines.line_starts[session.tree.entry_line[owner]]
-        fingerprint = Fingerprint.of(session.path)
+        fingerprint = planned_on(session)
         return _rewrite(
             session,
             f"remove the calling message (line {session.line_of(owner)}) and what follows it",
@@ -148,7 +155,7 @@ class AstorlmForm(Form):
         )
 
     def drop_torn(self, session: Session) -> Plan:
-        fingerprint = Fingerprint.of(session.path)
+        fingerprint = planned_on(session)
         return _rewrite(
             session, f"drop the torn last line (line {len(session.lines) + 1})", _committed(session), fingerprint
         )
@@ -177,7 +184,7 @@ class AstorlmForm(Form):
             entry,
             [
                 (out, path_bytes(session, entry, insert)),
-                (_meta_path(session, out), orjson.dumps(meta, option=INDENT)),
+                (_meta_path(session, out), json_text.dumps(meta, indent=True).encode()),
             ],
         )
 

@@ -71,17 +71,29 @@ def path_bytes(
     return b"".join(out)
 
 
+def planned_on(session: Session) -> Fingerprint:
+    """The file as the session read it, which a plan is made from: an edit
+    is refused if it changed since, but for what an agent appended (a
+    rewrite carries that over)."""
+    identity = session.lines.identity
+    return Fingerprint.as_read(session.path, session.lines.end + len(session.lines.torn), identity and identity[1])
+
+
 def read_as_indexed(session: Session, committed: int | None = None) -> bytes:
     """The file's first ``committed`` bytes (default: all its committed
     lines), refused unless the file is still the one the session read: the
-    same file (device, inode), the same size, the same torn fragment at its
-    end. A plan built from an older read would drop or cut what was written
-    since."""
+    same file (device, inode), as long or, ending in a whole line, longer
+    (what was appended is the rewrite's to carry over), the same torn
+    fragment at its end (a fragment written on since may be a line someone
+    was still writing). A plan built from an older read would drop or cut
+    what was written since."""
     lines = session.lines
     committed = lines.end if committed is None else committed
     with open(session.path, "rb") as f:
         st = os.fstat(f.fileno())
-        same = lines.identity in (None, (st.st_dev, st.st_ino)) and st.st_size == lines.end + len(lines.torn)
+        read = lines.end + len(lines.torn)
+        grew_ok = st.st_size == read or (st.st_size > read and not lines.torn)
+        same = lines.identity in (None, (st.st_dev, st.st_ino)) and grew_ok
         if same and lines.torn:
             same = os.pread(f.fileno(), len(lines.torn), lines.end) == lines.torn
         data = f.read(committed) if same else b""
@@ -124,7 +136,7 @@ def fork_plan(session: Session, entry: int, files: list[tuple[str, bytes]]) -> P
     return Plan(
         session.path,
         f"fork at line {session.line_of(entry)}: {len(session.tree.path_to(entry))} entries into {files[0][0]}",
-        Fingerprint.of(session.path) if not session.remote else Fingerprint(0, 0, 0, ""),  # (only read there)
+        planned_on(session) if not session.remote else Fingerprint(0, 0, 0, ""),  # (only read there)
         new_files=files,
     )
 
@@ -220,7 +232,7 @@ class Form:
         plan = Plan(
             session.path,
             f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error results",
-            Fingerprint.of(session.path),
+            planned_on(session),
             append=self.results(session, owner, calls),
         )
         return with_torn(session, plan, drop_torn)
@@ -267,7 +279,7 @@ class Form:
             session.path,
             f"move the active leaf back to line {session.line_of(up)}, before the call on "
             f"line {session.line_of(owner)} (nothing is deleted)",
-            Fingerprint.of(session.path),
+            planned_on(session),
             append=[self.leaf_record(session, up)],
         )
         return with_torn(session, plan, drop_torn)
@@ -287,7 +299,7 @@ class Form:
 
     def drop_torn(self, session: Session) -> Plan:
         """Save the torn last line aside and cut it (the file has one)."""
-        fingerprint = Fingerprint.of(session.path)
+        fingerprint = planned_on(session)
         read_as_indexed(session, 0)  # the fragment cut is the one read, and nothing follows it
         return Plan(
             session.path,

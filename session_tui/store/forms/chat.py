@@ -9,14 +9,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import orjson
-
 from ...model import json_text
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
-from ..store import Fingerprint
-from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_path, fork_plan, path_bytes, read_as_indexed
+from .base import (
+    SYNTHETIC_RESULT,
+    Form,
+    dangling_by_owner,
+    fork_path,
+    fork_plan,
+    path_bytes,
+    planned_on,
+    read_as_indexed,
+)
 
 
 class ChatForm(Form):
@@ -30,7 +36,7 @@ class ChatForm(Form):
     def close_inside(self, session: Session) -> Plan:
         """One branch per file: the results go right after each call (and the
         results already there), by a backed-up rewrite."""
-        fingerprint = Fingerprint.of(session.path)
+        fingerprint = planned_on(session)
         path, insert = self.inserts(session)
         after = {
             session.tree.entry_line[e]: [json_text.dumps(r).encode() for r in records] for e, records in insert.items()
@@ -57,13 +63,13 @@ class ChatForm(Form):
             entry,
             [
                 (out, path_bytes(session, entry, insert)),
-                (out[: -len(".jsonl")] + ".meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2) + b"\n"),
+                (out[: -len(".jsonl")] + ".meta.json", json_text.dumps(meta, indent=True).encode() + b"\n"),
             ],
         )
 
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         owner, _ = dangling_by_owner(session)[0]
-        fingerprint = Fingerprint.of(session.path)
+        fingerprint = planned_on(session)
         start = session.lines.line_starts[session.tree.entry_line[owner]]
         keep = read_as_indexed(session, start)
         after = len(session.lines) - session.tree.entry_line[owner] - 1

@@ -26,16 +26,15 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-import orjson
-
+from ...model import json_text
 from ...model.formats.codex import CALLS, OUTPUTS
 from ...model.records import BadLine, parse_object
 from ...model.segment import LineKind
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
-from ..store import DanglingInside, Fingerprint, Refused
-from .base import Form, dangling_by_owner, fork_plan, with_torn
+from ..store import DanglingInside, Refused
+from .base import Form, dangling_by_owner, fork_plan, planned_on, with_torn
 
 ABORTED = "aborted"
 OUTPUT_OF = {
@@ -130,7 +129,7 @@ class CodexForm(Form):
         plan = Plan(
             session.path,
             f"close {len(records)} dangling call(s) with '{ABORTED}' outputs, as Codex would send them",
-            Fingerprint.of(session.path),
+            planned_on(session),
             append=records,
         )
         return with_torn(session, plan, drop_torn)
@@ -179,7 +178,7 @@ class CodexForm(Form):
         header = {**source, "timestamp": stamp, "payload": payload}
         after = {session.tree.entry_line[e]: records for e, records in (insert or {}).items()}
         body = b"".join(
-            session.raw_line(n) + b"\n" + b"".join(orjson.dumps(r) + b"\n" for r in after.get(n, ()))
+            session.raw_line(n) + b"\n" + b"".join(json_text.dumps(r).encode() + b"\n" for r in after.get(n, ()))
             for n in range(header_line + 1, session.tree.entry_line[entry] + 1)
             if lines.line_kinds[n] not in (LineKind.BAD, LineKind.BLANK)
         )
@@ -187,7 +186,7 @@ class CodexForm(Form):
             os.path.dirname(os.path.abspath(session.path)),
             f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{thread}.jsonl",
         )
-        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + body)])
+        return fork_plan(session, entry, [(out, json_text.dumps(header).encode() + b"\n" + body)])
 
 
 FORM = CodexForm()

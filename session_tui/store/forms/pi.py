@@ -11,8 +11,7 @@ import time
 import uuid
 from typing import Any
 
-import orjson
-
+from ...model import json_text
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
@@ -77,7 +76,9 @@ class PiForm(Form):
             "cwd": source.get("cwd", ""),
             "parentSession": os.path.abspath(session.path),
         }
-        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry, insert))])
+        return fork_plan(
+            session, entry, [(out, json_text.dumps(header).encode() + b"\n" + path_bytes(session, entry, insert))]
+        )
 
 
 FORM = PiForm()

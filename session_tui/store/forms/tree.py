@@ -9,8 +9,7 @@ import os
 import uuid
 from typing import Any
 
-import orjson
-
+from ...model import json_text
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
@@ -61,7 +60,9 @@ class TreeForm(Form):
         for key in ("cwd", "model"):
             if key in source:
                 header[key] = source[key]
-        return fork_plan(session, entry, [(out, orjson.dumps(header) + b"\n" + path_bytes(session, entry, insert))])
+        return fork_plan(
+            session, entry, [(out, json_text.dumps(header).encode() + b"\n" + path_bytes(session, entry, insert))]
+        )
 
 
 FORM = TreeForm()
