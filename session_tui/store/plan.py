@@ -38,7 +38,12 @@ class Plan:
         for kind, data, what in self.aside:
             out.append(f"save {what} ({len(data):,} bytes) to {os.path.basename(self.path)}.{kind}-<UTC time> first")
         if self.drop_torn:
-            cut = "the rewrite leaves it out" if self.rewrite is not None else "then rewrite the file without it"
+            if self.rewrite is not None:
+                cut = "the rewrite leaves it out"
+            elif self.append:
+                cut = "then rewrite the file without it, the records below at its end"
+            else:
+                cut = "then rewrite the file without it"
             out.append(
                 f"save the torn fragment ({len(self.drop_torn)} bytes) to {os.path.basename(self.path)}"
                 f".torn-<UTC time>, {cut}"
@@ -47,12 +52,13 @@ class Plan:
             out.append("append: " + json_text.dumps(record))
         if self.rewrite is not None:
             out.append(
-                f"rewrite the file ({self.fingerprint.size:,} → {len(self.rewrite):,} bytes) after a backup copy"
+                f"rewrite the file ({self.fingerprint.size:,} → {len(self.rewrite):,} bytes), keeping the old one "
+                "as a backup"
             )
         for other in self.also:
             out.append(
-                f"then rewrite {other.path} ({other.fingerprint.size:,} → {len(other.data):,} bytes) "
-                "after a backup copy"
+                f"then rewrite {other.path} ({other.fingerprint.size:,} → {len(other.data):,} bytes), "
+                "keeping the old one as a backup"
             )
         for path, data in self.new_files:
             lines = data.count(b"\n")
