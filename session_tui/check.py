@@ -59,6 +59,7 @@ class Report:
     active_leaf_line: int | None
     dangling_tool_calls: list[dict]
     problems: list[dict]
+    tool_errors: int = 0  # failed tool results on the active path, as the client marks them
     # for people only (not in the JSON contract)
     context_messages: int = 0
     notes: list[tuple[int, str]] = field(default_factory=list)
@@ -79,6 +80,7 @@ class Report:
         "active_leaf_line",
         "dangling_tool_calls",
         "problems",
+        "tool_errors",
     )
 
     def as_json(self) -> dict:
@@ -105,6 +107,7 @@ def report(session: Session, path: str) -> Report:
         active_leaf_line=session.line_of(leaf) if leaf >= 0 else None,
         dangling_tool_calls=[{"call_id": d.call_id, "line": session.line_of(d.entry)} for d in dangling],
         problems=[p.as_json() for p in session.problems(light=True)],
+        tool_errors=session.tool_errors(leaf),
         context_messages=session.context_size(),
         notes=session.notes(),
         sidecar=_sidecar_summary(session),
@@ -158,6 +161,7 @@ def to_text(rep: Report) -> str:
         out.append(
             f"  active leaf {leaf} (line {rep.active_leaf_line}); "
             f"context at leaf: {_plural(rep.context_messages, 'message')}"
+            + (f"; {_plural(rep.tool_errors, 'failed tool result')}" if rep.tool_errors else "")
         )
     if rep.usage:
         out.append(f"  {rep.usage}")

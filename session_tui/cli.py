@@ -169,7 +169,7 @@ def run_edit(args) -> int:
     from .model.errors import SessionError
     from .model.sanitize import inert, inert_line
     from .model.session import open_session
-    from .store import Refused, WriteFailed, edits
+    from .store import NothingToDo, Refused, WriteFailed, edits
 
     try:
         if args.command == "fix":
@@ -188,6 +188,9 @@ def run_edit(args) -> int:
     except SessionError as exc:
         print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2
+    except NothingToDo as exc:  # (set-leaf on the active leaf)
+        print(inert(str(exc), keep_newlines=False))
+        return 0
     except Refused as exc:
         print(f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1

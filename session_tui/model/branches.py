@@ -55,6 +55,7 @@ class Step:
     time: float | None = None
     tokens: tuple[int, int] = (0, 0)
     calls: int = 0
+    response: str | None = None  # the model response it is a part of (one written over several entries)
 
 
 @dataclass
@@ -190,10 +191,10 @@ def details(session: Session, branch: Branch) -> Details:
     """Label, fork, length, tokens, last activity and ending of ``branch``:
     reads its own entries only."""
     own = own_entries(session, branch)
-    steps = [step(session, e) for e in own]
+    steps = [step(session, e) for e in own if not session.tree.shape[e] & Shape.QUIET]
     fork_line = session.line_of(branch.fork) if branch.fork != NONE else None
     fork_time = step(session, branch.fork).time if branch.fork != NONE else None
-    tokens = (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps))
+    tokens = total_tokens(steps)
     times = [s.time for s in steps if s.time is not None]
     return Details(
         label(session, branch, own),
@@ -209,8 +210,12 @@ def details(session: Session, branch: Branch) -> Details:
 def ending(session: Session, leaf: int, last: Step | None = None) -> str:
     """How a branch ends: an answer, a dangling call, an error result, a
     summary, a user message (waiting for the model), or another record."""
-    shape = session.tree.shape[leaf]
-    last = last or step(session, leaf)
+    if last is None:  # from the leaf, past quiet records (a leaf pointer is no step)
+        tree, node = session.tree, leaf
+        while tree.shape[node] & Shape.QUIET and tree.parent[node] != NONE:
+            node = tree.parent[node]
+        last = step(session, node)
+    shape = session.tree.shape[last.entry]
     if shape & Shape.SUMMARY:
         return "summary"
     if shape & Shape.CALLS:
@@ -261,7 +266,21 @@ def step(session: Session, entry: int) -> Step:
         parse_time(view.time),
         usage_counts(usage) if usage else (0, 0),
         len(view.tool_calls),
+        view.step,
     )
+
+
+def total_tokens(steps: list[Step]) -> tuple[int, int]:
+    """(input, output) of ``steps``, a response written over several entries
+    (each carrying the response's usage) counted once, with its highest counts."""
+    alone = [s.tokens for s in steps if s.response is None]
+    responses: dict[str, tuple[int, int]] = {}
+    for s in steps:
+        if s.response is not None:
+            seen = responses.get(s.response, (0, 0))
+            responses[s.response] = (max(seen[0], s.tokens[0]), max(seen[1], s.tokens[1]))
+    counted = alone + list(responses.values())
+    return sum(t[0] for t in counted), sum(t[1] for t in counted)
 
 
 _ERROR_STARTS = ("error", "[error]", "aborted", "[tool call interrupted", "[tool result missing")
@@ -272,10 +291,7 @@ def _is_error(view: EntryView, record: dict[str, Any]) -> bool:
     ``tool_result``'s ``is_error``, shown as ``[error]``) or worded as one."""
     if view.result_for is None:
         return False
-    message = record.get("message")
-    if isinstance(message, dict) and message.get("isError") is True:
-        return True
-    return view.text.lstrip().lower().startswith(_ERROR_STARTS)
+    return view.is_error or view.text.lstrip().lower().startswith(_ERROR_STARTS)
 
 
 # -- compare --------------------------------------------------------------------------
@@ -308,12 +324,12 @@ def compare(session: Session, a: Branch, b: Branch, max_steps: int | None = None
 
 
 def _side(session: Session, branch: Branch, entries: list[int]) -> Side:
-    steps = [step(session, e) for e in entries]
+    steps = [step(session, e) for e in entries if not session.tree.shape[e] & Shape.QUIET]
     times = [s.time for s in steps if s.time is not None]
     return Side(
         branch,
         steps,
-        (sum(s.tokens[0] for s in steps), sum(s.tokens[1] for s in steps)),
+        total_tokens(steps),
         sum(s.calls for s in steps),
         sum(s.is_error for s in steps),
         max(times) - min(times) if len(times) > 1 else (0.0 if times else None),

@@ -25,6 +25,7 @@ class EntryView:
     time: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     result_for: str | None = None  # the call id a tool result answers
+    is_error: bool = False  # a tool result its client marks as failed (is_error, isError, a non-zero exit)
     tokens: dict[str, Any] | None = None  # usage as recorded
     tokens_before: int | None = None  # summaries
     tokens_after: int | None = None

@@ -27,7 +27,7 @@ from .problems import ERROR, WARNING, Problem, ProblemKind
 from .recent_lines import RecentLines
 from .records import BOM, BadLine, is_blank, parse_object, read_object_file
 from .remote import RemoteFile
-from .segment import LineBlocks, LineKind, ScanTally, Segment, scan
+from .segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
 from .source import Source, SourceStat, is_url
 from .sources import open_source
 from .tools import ContextItem, Pairing, ToolIssue
@@ -567,6 +567,19 @@ class Session:
         found = pairing.feed(items)
         self._pairing = pairing
         return found
+
+    def tool_errors(self, leaf: int | None = None) -> int:
+        """The tool results on the path to ``leaf`` (default: the active
+        leaf) that their client marks as failed: Claude Code's ``is_error``,
+        pi's ``isError``, a Codex command's non-zero exit. Only the result
+        entries' records are read."""
+        leaf = self.active_leaf() if leaf is None else leaf
+        if leaf < 0:
+            return 0
+        shape, view, record = self.tree.shape, self.format.view, self.record
+        return sum(
+            1 for entry in self.tree.path_to(leaf) if shape[entry] & Shape.RESULT and view(record(entry)).is_error
+        )
 
     def notes(self) -> list[tuple[int, str]]:
         """Things worth knowing that are not problems: ignored pointers,

@@ -72,7 +72,10 @@ def resolve_entry(session: Session, ref: str) -> int:
 
 # -- plans ----------------------------------------------------------------------
 def plan_set_leaf(session: Session, entry: int) -> Plan:
-    record = form_of(session).leaf_record(session, entry)
+    form = form_of(session)
+    if entry == session.active_leaf():  # another pointer to it would draw a fork that is not there
+        raise NothingToDo(f"{session.path}: line {session.line_of(entry)} is already the active leaf: nothing to do")
+    record = form.leaf_record(session, entry)
     return Plan(
         session.path,
         f"make line {session.line_of(entry)} ({session.record(entry).get('id')}) the active leaf",

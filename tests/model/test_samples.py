@@ -25,6 +25,7 @@ def test_branched_summary():
         "active_leaf_line": 24,
         "dangling_tool_calls": [],
         "problems": [],
+        "tool_errors": 0,
     }
 
 

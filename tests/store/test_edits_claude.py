@@ -14,7 +14,7 @@ from session_tui.model.session import open_session
 from session_tui.store import Refused, edits
 from session_tui.store.forms.base import SYNTHETIC_RESULT
 from session_tui.store.forms.claude import TOOL_USE_RESULT
-from tests.support import SAMPLES, check_json, run_cli
+from tests.support import REPO, SAMPLES, check_json, run_cli
 
 from .test_edits import sample
 from .test_store import old
@@ -190,3 +190,30 @@ def test_origin_names_the_record_forked_at(tmp_path):
     with open_session(fork) as f:
         assert f.origin().endswith(" at " + f.record(f.tree.count - 1)["uuid"])
         assert f.record(f.tree.count - 1)["uuid"].startswith("55de26f4")
+
+
+def test_a_closing_result_is_what_claude_code_writes_for_one_dated_at_its_call(tmp_path):
+    from session_tui.model.usage import session_usage, step_seconds
+    from session_tui.store.forms.claude import ENVELOPE
+
+    live = REPO / "tests" / "data" / "live-runs" / "claude"
+    (source,) = live.glob("*.jsonl")
+    lines = source.read_bytes().splitlines(keepends=True)
+    calls = [n for n, raw in enumerate(lines) if b'"type":"tool_use"' in raw and b'"type":"assistant"' in raw]
+    cut = calls[len(calls) // 2]  # killed mid-tool: the call written, its result never
+    path = tmp_path / source.name
+    path.write_bytes(b"".join(lines[: cut + 1]))
+    caller = json.loads(lines[cut])
+    with open_session(path) as session:
+        span = session_usage(session).seconds
+    done = run_cli("fix", str(path), "--close", "--force")
+    assert done.returncode == 0, done.stderr
+    added = json.loads(path.read_bytes().splitlines()[-1])
+    assert added["timestamp"] == caller["timestamp"] and added["addedBy"] == "session-tui"
+    assert isinstance(added.get("promptId"), str)
+    assert not {"madeBy", "requestId", "requestRef", "apiBlockIndex", "requestedModel"} & set(added)
+    assert {key for key in ENVELOPE if key in caller} <= set(added)
+    with open_session(path) as session:
+        assert session.problems() == []
+        assert session_usage(session).seconds == span  # the session did not grow longer
+        assert step_seconds(session, session.active_leaf()) == ("tool", 0.0)

@@ -64,6 +64,11 @@ def read_blocks(message: dict[str, Any]) -> tuple[list[str], list[ToolCall]]:
     return texts, calls
 
 
+def failed_result(message: dict[str, Any]) -> bool:
+    """Whether a user message answers a call with a result marked ``is_error``."""
+    return any(b.get("type") == "tool_result" and b.get("is_error") is True for b in blocks(message))
+
+
 class AnthropicMessages:
     """Tool pairing for formats whose messages hold Anthropic content blocks."""
 

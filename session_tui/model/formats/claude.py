@@ -25,7 +25,7 @@ from ..entry_view import EntryView, content_text
 from ..errors import check_stop
 from ..records import BadLine, name_of
 from ..segment import LineKind, Segment, Shape
-from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
+from .anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
 from .base import Format, Sent, Session
 
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
@@ -323,6 +323,7 @@ class ClaudeFormat(AnthropicMessages, Format):
                 text="\n".join(texts),
                 tool_calls=calls,
                 result_for=results[0] if results else None,
+                is_error=bool(results) and failed_result(message),
                 tokens=_tokens(message.get("usage")),
                 step=step,
                 **fields,

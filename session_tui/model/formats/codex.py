@@ -15,6 +15,7 @@ does not resume them: it starts a new conversation without their history.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
 from ..errors import check_stop
 from ..records import BadLine, name_of, parse_object
+from ..records import loads as json_loads
 from ..segment import LineKind, Segment, Shape
 from .base import LinearFile, Sent, Session
 
@@ -399,14 +401,45 @@ class CodexFormat(LinearFile):
             )
         if item in OUTPUTS:
             output = payload.get("output")
+            text, code = command_output(output if isinstance(output, str) else _text(output))
             return EntryView(
                 kind="message",
                 role="tool",
                 time=time,
                 result_for=self.tool_result_id(payload),
-                text=output if isinstance(output, str) else _text(output),
+                text=text if code in (None, 0) else f"[exit {code}] {text}",
+                is_error=code not in (None, 0),
             )
         return EntryView(kind=str(item), role=str(item), text=f"{item} item", time=time)
+
+
+# What Codex wraps a command's output in: ``exec_command`` (0.1xx) writes a
+# header and then the output; older shells wrote JSON with the exit code in
+# its metadata, or "Exit code: N" before the output.
+_EXEC_HEADER = re.compile(
+    r"(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process exited with code (-?\d+)\n)?"
+    r"(?:Process running with session ID [^\n]*\n)?(?:Original token count: [^\n]*\n)?Output:\n"
+)
+_EXIT_CODE = re.compile(r"Exit code: (-?\d+)\n(?:Wall time: [^\n]*\n)?(?:Total output lines: [^\n]*\n)?Output:\n")
+
+
+def command_output(output: str) -> tuple[str, int | None]:
+    """A tool output as Codex recorded it: (the command's output, its exit
+    code or None) for a command's; (the text, None) for any other."""
+    for header in (_EXEC_HEADER, _EXIT_CODE):
+        found = header.match(output)
+        if found and found.end() > 0:
+            code = found.group(1)
+            return output[found.end() :], int(code) if code is not None else None
+    if output.startswith("{") and '"exit_code"' in output:
+        try:
+            value = json_loads(output)
+        except ValueError:
+            return output, None
+        meta = value.get("metadata") if isinstance(value, dict) else None
+        if isinstance(meta, dict) and type(meta.get("exit_code")) is int and isinstance(value.get("output"), str):
+            return value["output"], meta["exit_code"]
+    return output, None
 
 
 FORMAT = CodexFormat()

@@ -31,6 +31,8 @@ SKIPPED_STOPS = ("error", "aborted")  # pi never replays these assistant message
 # keys looked up with any JSON value
 _ROLES: dict[Any, int] = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "toolResult": Shape.TOOL | Shape.RESULT}
 CLIENT = "pi"
+#: the ``customType`` of the custom entry session-tui appends to move pi's leaf (set-leaf, Cut back)
+LEAF_CUSTOM_TYPE = "session-tui/leaf"
 NO_RESULT = "No result provided"  # pi's stand-in for a call's missing result (pi-ai transformMessages)
 #: how pi's convertToLlm wraps summaries it sends as user text
 COMPACTION_WRAP = (
@@ -108,6 +110,8 @@ class PiFormat(Format):
             shape = Shape.SUMMARY
         else:
             shape = Shape.OTHER
+            if kind == "custom" and obj.get("customType") == LEAF_CUSTOM_TYPE:
+                shape |= Shape.QUIET  # session-tui's own leaf pointer: no step of the conversation
             if kind == "session_info" and isinstance(obj.get("name"), str):
                 seg.titles.append((line, 1, obj["name"], None))
         seg.add_entry(line, entry_id, parent if isinstance(parent, str) else None, shape)
@@ -311,6 +315,7 @@ class PiFormat(Format):
                 text="\n".join(texts),
                 tool_calls=calls if message.get("stopReason") not in SKIPPED_STOPS else [],
                 result_for=self.tool_result_id(message),
+                is_error=role == "toolResult" and message.get("isError") is True,
                 tokens=tokens,
                 **fields,
             )

@@ -31,34 +31,25 @@ from ..store import Refused
 from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, inside, path_bytes
 
 TOOL_USE_RESULT = "Error: " + SYNTHETIC_RESULT.removeprefix("error: ")  # how Claude Code words a tool error
-#: fields of the calling record that are about it, not about the session: never copied
-NOT_ENVELOPE = {
-    "type",
-    "message",
-    "uuid",
-    "parentUuid",
-    "logicalParentUuid",
-    "timestamp",
-    "requestId",
-    "subtype",
-    "content",
-    "isMeta",
-    "isApiErrorMessage",
-    "error",
-    "toolUseResult",
-    "sourceToolAssistantUUID",
-    "sourceToolUseID",
-    "isCompactSummary",
-    "isVisibleInTranscriptOnly",
-    "forkedFrom",
-    "level",
-    "compactMetadata",
-    "data",
-    "attachment",
-    "promptId",
-    "thinkingMetadata",
-    "todos",
-}
+#: the fields Claude Code writes on a user tool result that are about the
+#: session, not the record: copied from the call's record where it has them
+#: (an assistant record's own fields, madeBy, requestId, apiBlockIndex, …, never are)
+ENVELOPE = ("isSidechain", "agentId", "userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch", "slug")
+#: marks a record session-tui wrote (Claude Code keeps unknown fields and never sends them)
+ADDED_BY = {"addedBy": "session-tui"}
+
+
+def _prompt_of(session: Session, entry: int) -> str | None:
+    """The ``promptId`` of the turn ``entry`` is in: the nearest record above it that has one."""
+    tree, node = session.tree, entry
+    for _ in range(10_000):
+        if node < 0:
+            return None
+        found = session.record(node).get("promptId")
+        if isinstance(found, str):
+            return found
+        node = tree.parent[node]
+    return None
 
 
 class ClaudeForm(Form):
@@ -85,10 +76,13 @@ class ClaudeForm(Form):
         out = []
         for call_id in calls:
             caller = callers[call_id]
-            record = {key: value for key, value in caller.items() if key not in NOT_ENVELOPE}
+            record: dict[str, Any] = {"parentUuid": parent}
+            record.update((key, caller[key]) for key in ENVELOPE[:1] if key in caller)
+            prompt = _prompt_of(session, owner)
+            if prompt is not None:
+                record["promptId"] = prompt
             record.update(
                 {
-                    "parentUuid": parent,
                     "type": "user",
                     "message": {
                         "role": "user",
@@ -102,11 +96,14 @@ class ClaudeForm(Form):
                         ],
                     },
                     "uuid": str(uuid.uuid4()),
-                    "timestamp": now(),
+                    # dated at its call: the tool did not run for as long as the file lay crashed
+                    "timestamp": caller.get("timestamp") or now(),
                     "toolUseResult": TOOL_USE_RESULT,
                     "sourceToolAssistantUUID": caller["uuid"],
+                    **ADDED_BY,
                 }
             )
+            record.update((key, caller[key]) for key in ENVELOPE[1:] if key in caller)
             out.append(record)
             parent = record["uuid"]
         return out

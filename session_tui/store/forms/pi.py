@@ -12,12 +12,11 @@ import uuid
 from typing import Any
 
 from ...model import json_text
+from ...model.formats.pi import LEAF_CUSTOM_TYPE
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now
 from .base import SYNTHETIC_RESULT, Form, fork_path, fork_plan, new_id, path_bytes
-
-LEAF_CUSTOM_TYPE = "session-tui/leaf"
 
 
 def _pi_id(session: Session) -> str:
@@ -39,8 +38,12 @@ class PiForm(Form):
     def results(
         self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
     ) -> list[dict[str, Any]]:
-        names = {c.id: c.name for c in session.format.view(session.record(owner)).tool_calls}
+        call = session.record(owner)
+        names = {c.id: c.name for c in session.format.view(call).tool_calls}
         parent = parent_id or session.record(session.active_leaf()).get("id")
+        called = call.get("timestamp")  # dated at its call: the tool did not run while the file lay crashed
+        message = call.get("message")
+        called_ms = message.get("timestamp") if isinstance(message, dict) else None
         out = []
         for call_id in calls:
             entry_id = _pi_id(session)
@@ -49,14 +52,14 @@ class PiForm(Form):
                     "type": "message",
                     "id": entry_id,
                     "parentId": parent,
-                    "timestamp": now(),
+                    "timestamp": called if isinstance(called, str) else now(),
                     "message": {
                         "role": "toolResult",
                         "toolCallId": call_id,
                         "toolName": names.get(call_id, ""),
                         "content": [{"type": "text", "text": SYNTHETIC_RESULT}],
                         "isError": True,
-                        "timestamp": int(time.time() * 1000),
+                        "timestamp": called_ms if type(called_ms) is int else int(time.time() * 1000),
                     },
                 }
             )

@@ -26,6 +26,7 @@ class TreeForm(Form):
         self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
     ) -> list[dict[str, Any]]:
         parent = parent_id or session.record(session.active_leaf()).get("id")
+        called = session.record(owner).get("createdAt")  # dated at its call, not at the repair
         out = []
         for call_id in calls:
             entry_id = new_id(session)
@@ -34,7 +35,7 @@ class TreeForm(Form):
                     "type": "message",
                     "id": entry_id,
                     "parentId": parent,
-                    "createdAt": now(),
+                    "createdAt": called if isinstance(called, str) else now(),
                     "message": {"role": "tool", "tool_call_id": call_id, "content": SYNTHETIC_RESULT},
                 }
             )

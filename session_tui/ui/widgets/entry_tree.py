@@ -253,7 +253,9 @@ class EntryTree(ScrollView, can_focus=True):
             text.append(f"◆ summary{tokens}: ", styles("entry-tree--summary"))
             text.append(one_line(view.text))
         elif view.result_for is not None:
-            text.append(f"← {short_args(self.tool_name(entry, view.result_for), 40)}: ", styles("entry-tree--call"))
+            failed = "✗ " if view.is_error else ""  # the client marks it failed (is_error, isError, an exit code)
+            arrow = styles("entry-tree--problem") if view.is_error else styles("entry-tree--call")
+            text.append(f"{failed}← {short_args(self.tool_name(entry, view.result_for), 40)}: ", arrow)
             text.append(one_line(view.text))
         else:
             if view.text.strip():

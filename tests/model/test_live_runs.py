@@ -1,0 +1,49 @@
+"""Files the pinned clients wrote through real agent loops (tests/data/live-runs):
+read whole, failed tool results counted as the client marks them, each
+response's tokens counted once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from session_tui.model.branches import branches, details
+from session_tui.model.session import open_session
+from session_tui.model.usage import session_usage
+from tests.support import check_json
+
+LIVE = Path(__file__).resolve().parent.parent / "data" / "live-runs"
+RUNS = sorted(LIVE.glob("*/*.jsonl"))
+
+
+@pytest.mark.parametrize("path", RUNS, ids=lambda p: p.parent.name)
+def test_a_live_run_reads_whole_and_counts_its_failed_tool_results(path):
+    (report,) = check_json(path)
+    assert report["format"] == path.parent.name
+    assert report["problems"] == [] and report["leaves"] == 1
+    assert report["tool_errors"] >= 1  # the script runs a command that fails
+    with open_session(path) as session:
+        failed = [e for e in session.active_path() if session.format.view(session.record(e)).is_error]
+        assert len(failed) == report["tool_errors"]
+        for entry in failed:
+            assert session.format.view(session.record(entry)).result_for is not None
+
+
+def test_a_codex_command_result_shows_its_output_and_a_failure_its_exit_code():
+    (path,) = LIVE.glob("codex/*.jsonl")
+    with open_session(path) as session:
+        views = [session.format.view(session.record(e)) for e in session.active_path()]
+    results = [v for v in views if v.result_for is not None]
+    assert results and not any(v.text.startswith("Chunk ID") for v in results)
+    assert all(v.text.startswith("[exit ") for v in results if v.is_error)
+
+
+@pytest.mark.parametrize("path", [p for p in RUNS if p.parent.name != "codex"], ids=lambda p: p.parent.name)
+def test_a_branch_counts_each_response_once(path):
+    """(Claude Code writes a response over several lines, each with its usage;
+    Codex records a running total of its own, which the status line shows.)"""
+    with open_session(path) as session:
+        (branch,) = branches(session)
+        usage = session_usage(session)
+        assert details(session, branch).tokens == (usage.input_tokens, usage.output_tokens)
