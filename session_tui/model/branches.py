@@ -17,7 +17,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .entry_view import EntryView
+from .entry_view import EntryView, typed_prompt
 from .secrets import find_secrets
 from .segment import Shape
 from .tree import NONE, SessionTree
@@ -167,11 +167,13 @@ def label(session: Session, branch: Branch, own: list[int] | None = None) -> str
     the shape bytes say which, one record is read."""
     own = own_entries(session, branch) if own is None else own
     shape = session.tree.shape
-    chosen = next(
-        (e for e in own if shape[e] & (Shape.ROLE_MASK | Shape.RESULT) == Shape.USER and not shape[e] & Shape.QUIET),
-        own[0] if own else None,
-    )
-    return step(session, chosen).preview if chosen is not None else "(no entries of its own)"
+    for entry in own:  # a prompt a person typed, not injected context (<environment_context>, a reminder)
+        if shape[entry] & (Shape.ROLE_MASK | Shape.RESULT) == Shape.USER and not shape[entry] & Shape.QUIET:
+            record = session.record(entry)
+            typed = typed_prompt(record, session.format.view(record))
+            if typed:
+                return cut(typed)
+    return step(session, own[0]).preview if own else "(no entries of its own)"
 
 
 def branch_path(session: Session, branch: Branch) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,3 +81,22 @@ def role_label(role: object) -> str:
     if isinstance(role, str) and role in ROLE_LABELS:
         return ROLE_LABELS[role]
     return inert_line(role)[:4]
+
+
+_MARKS = re.compile(r"\A(?:\[(?:sidechain|compact summary)\]\s*)+")  # what a view puts before a text
+_MARKER = re.compile(r"\[[\w ]+\]")  # a line that only stands for a part, e.g. "[image]"
+
+
+def typed_prompt(record: dict[str, Any], view: EntryView) -> str | None:
+    """The first line of a user message a person typed, or None for
+    anything else: injected context (``<environment_context>``, a
+    ``<system-reminder>``), a record Claude Code marks ``isMeta``, a
+    compaction's summary; the marks a view puts before a text left out."""
+    if view.role != "user" or record.get("isMeta") is True or record.get("isCompactSummary"):
+        return None
+    for text in _MARKS.sub("", view.text.lstrip(), count=1).splitlines():
+        text = text.strip()
+        if not text or _MARKER.fullmatch(text):
+            continue
+        return None if text.startswith("<") else text
+    return None

@@ -7,11 +7,10 @@ a warm cache shows its first rows without the format readers loaded.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from .entry_view import EntryView
+from .entry_view import EntryView, typed_prompt
 from .errors import SessionError
 from .formats import DEFAULT, sniff
 from .formats.base import Format, best_title
@@ -25,8 +24,6 @@ SAMPLE_BYTES = 64 << 10  # read from each end of a file
 SAMPLE_MAX_BYTES = 1 << 20  # an end is read further back (or on) until it holds MIN_LINES lines
 MIN_LINES = 4
 TITLE_MAX = 200  # characters of a title kept
-_MARKS = re.compile(r"\A(?:\[(?:sidechain|compact summary)\]\s*)+")  # what the entry view puts before a text
-_MARKER = re.compile(r"\[[\w ]+\]")  # a line that only stands for a part, e.g. "[image]"
 
 
 @dataclass
@@ -177,24 +174,13 @@ def _sidecar_title(fmt: Format, path: str) -> str | None:
 
 
 def _first_prompt(fmt: Format, lines: list[bytes], seg: Segment) -> str | None:
-    """The first line of the first user message typed by a person (not
-    injected context such as ``<environment_context>``, a record Claude Code
-    marks ``isMeta``, or a compaction's summary), without the marks the entry
-    view puts before its text (``[sidechain] ``)."""
+    """The first line of the first user message typed by a person (``typed_prompt``)."""
     for line in seg.entry_lines:
         record = _record(lines[line])
-        if record is None or record.get("isMeta") is True or record.get("isCompactSummary"):
-            continue
-        view = _view(fmt, lines[line], record)
-        if view is None or view.role != "user":
-            continue
-        for text in _MARKS.sub("", view.text.lstrip(), count=1).splitlines():
-            text = text.strip()
-            if not text or _MARKER.fullmatch(text):
-                continue
-            if text.startswith("<"):
-                break
-            return text[:TITLE_MAX]
+        view = _view(fmt, lines[line], record) if record is not None else None
+        typed = typed_prompt(record, view) if record is not None and view is not None else None
+        if typed:
+            return typed[:TITLE_MAX]
     return None
 
 

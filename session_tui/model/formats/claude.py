@@ -27,6 +27,7 @@ from ..records import BadLine, name_of
 from ..segment import LineKind, Segment, Shape
 from .anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
 from .base import Format, Sent, Session
+from .claude_attachments import render, with_reminder
 
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
 COMPACT = "compact_boundary"
@@ -206,20 +207,34 @@ class ClaudeFormat(AnthropicMessages, Format):
             return None  # a compaction starts the context again
         out: list[tuple[int, dict[str, Any]]] = []
         for entry in entries:
-            self._add_message(session, entry, out)
+            if not self._add_message(session, entry, out):
+                return None  # a reminder for a message before the tail: built again
         return out
 
     @staticmethod
-    def _add_message(session: Session, entry: int, out: list[tuple[int, dict[str, Any]]]) -> None:
-        """The message ``entry`` puts in the context, if any, added to ``out``."""
-        if session.tree.shape[entry] & Shape.QUIET:
-            return
+    def _add_message(session: Session, entry: int, out: list[tuple[int, dict[str, Any]]]) -> bool:
+        """The message ``entry`` puts in the context, if any, added to
+        ``out``; an attachment's reminder goes into the user message before
+        it (False: that message is not in ``out``)."""
+        shape = session.tree.shape[entry]
+        if shape == Shape.OTHER | Shape.QUIET:  # (a record beside the messages: an attachment among them)
+            record = session.record(entry)
+            reminder = render(record.get("attachment")) if record.get("type") == "attachment" else None
+            if reminder is None:
+                return True
+            if not out or out[-1][1].get("role") != "user":
+                return not out
+            out[-1] = (out[-1][0], with_reminder(out[-1][1], reminder))
+            return True
+        if shape & Shape.QUIET:
+            return True
         record = session.record(entry)
         kind = record.get("type")
         if kind in ("user", "assistant"):
             out.append((entry, _message(record)))
         elif kind == "system" and record.get("subtype") in SENT_SYSTEM:
             out.append((entry, {"role": "user", "content": content_text(record.get("content"))}))
+        return True
 
     def same_step(self, previous: dict[str, Any], message: dict[str, Any]) -> bool:
         return _same_response(previous, message)
@@ -227,7 +242,8 @@ class ClaudeFormat(AnthropicMessages, Format):
     def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
         """What Claude Code sends when it resumes at the end of ``items``:
         the lines of one response as one message (thinking blocks only in
-        the turn after the last user prompt),
+        the turn after the last user prompt, or all of them from
+        KEEPS_ALL_THINKING_FROM on),
         followed by the results of its calls (results written between its
         lines move after it), consecutive user messages as one (a newline
         where two texts meet), an interrupted error result for each call
@@ -238,6 +254,8 @@ class ClaudeFormat(AnthropicMessages, Format):
         last_prompt = max(
             (n for n, (_, m) in enumerate(items) if m.get("role") == "user" and not self.tool_result_ids(m)), default=-1
         )
+        if keeps_all_thinking(_client_version(session, items)):
+            last_prompt = -1  # (it asks the API to keep every thinking block: clear_thinking, keep "all")
         for n, (entry, message) in enumerate(items):
             if message.get("role") == "assistant":
                 if n < last_prompt:  # thinking is kept only in the turn since the last prompt
@@ -430,6 +448,27 @@ def _blocks(message: dict[str, Any]) -> list[Any]:
     if isinstance(content, list):
         return content
     return [{"type": "text", "text": content}] if isinstance(content, str) and content else []
+
+
+#: the first Claude Code version seen sending every thinking block of the
+#: history (``context_management``: ``clear_thinking_20251015``, ``keep:
+#: "all"``); 2.1.39 sent them only in the turn since the last prompt, and the
+#: versions between were not tried: they are read the older way
+KEEPS_ALL_THINKING_FROM = (2, 1, 328)
+
+
+def keeps_all_thinking(version: tuple[int, ...] | None) -> bool:
+    return version is not None and version >= KEEPS_ALL_THINKING_FROM
+
+
+def _client_version(session: Session, items: list[tuple[int, dict[str, Any]]]) -> tuple[int, ...] | None:
+    """The Claude Code version that wrote the last record of ``items`` (its ``version``)."""
+    for entry, _ in reversed(items[-50:]):
+        found = session.record(entry).get("version")
+        if isinstance(found, str):
+            parts = found.split(".")
+            return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+    return None
 
 
 def _without_thinking(message: dict[str, Any]) -> dict[str, Any]:
