@@ -47,3 +47,13 @@ def test_a_branch_counts_each_response_once(path):
         (branch,) = branches(session)
         usage = session_usage(session)
         assert details(session, branch).tokens == (usage.input_tokens, usage.output_tokens)
+
+
+CRASHES = sorted((LIVE.parent / "live-crashes").glob("*/*.jsonl"))
+
+
+@pytest.mark.parametrize("path", CRASHES, ids=lambda p: f"{p.parent.name}-{p.stem[:12]}")
+def test_a_real_crash_shows_its_dangling_calls_and_nothing_else(path):
+    (report,) = check_json(path)
+    assert report["format"] == path.parent.name and report["leaves"] == 1 and report["dangling_tool_calls"]
+    assert {(p["kind"], p["severity"]) for p in report["problems"]} == {("dangling_tool_call", "warning")}
