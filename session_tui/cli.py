@@ -128,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--context", action="store_true", help="the context at the leaf, summaries applied")
     export.add_argument(
+        "--model",
+        metavar="PROVIDER/MODEL",
+        help="with --context: the model it is resumed with, where that changes what is sent (pi sends the thinking "
+        "of another provider's responses as text); default: the session's last model",
+    )
+    export.add_argument(
         "--to",
         required=True,
         choices=TARGETS,
@@ -330,6 +336,7 @@ def run_export(args) -> int:
         redactor = Redactor()
     try:
         with open_session(args.file, args.format) as session:
+            session.resume_model = args.model
             leaf = resolve_entry(session, args.leaf) if args.leaf else None
             text = export(session, args.to, leaf, context=args.context, redact=redactor)
         if args.output is not None:

@@ -57,6 +57,8 @@ def export(
         what = "empty session"
     elif context:
         what = f"context at line {session.line_of(leaf)}: {_count(len(items), 'message', 'messages')}"
+        model = session.format.resume_model(session, items)
+        what += f", as sent to {model}" if model else ""
     else:
         which = "active branch" if leaf == session.active_leaf() else "branch"
         what = f"{which} to line {session.line_of(leaf)}: {_count(len(path), 'entry', 'entries')}"

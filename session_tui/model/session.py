@@ -65,6 +65,9 @@ class Session:
         self.bytes_scanned = 0  # over the life of this object, reloads included
         self._source: Source | None = None  # opened at the first refresh
         self.checking = threading.Lock()  # held while the problems and totals are computed (a worker or the UI)
+        #: the model the context is sent to on resume, ``provider/model`` (None: the session's last;
+        #: pi sends thinking from another provider's model as text)
+        self.resume_model: str | None = None
         self._reset()
 
     def _reset(self) -> None:

@@ -4,6 +4,7 @@ response's tokens counted once."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from session_tui.model.branches import branches, details
 from session_tui.model.session import open_session
 from session_tui.model.usage import session_usage
-from tests.support import check_json
+from tests.support import check_json, run_cli
 
 LIVE = Path(__file__).resolve().parent.parent / "data" / "live-runs"
 RUNS = sorted(LIVE.glob("*/*.jsonl"))
@@ -57,3 +58,19 @@ def test_a_real_crash_shows_its_dangling_calls_and_nothing_else(path):
     (report,) = check_json(path)
     assert report["format"] == path.parent.name and report["leaves"] == 1 and report["dangling_tool_calls"]
     assert {(p["kind"], p["severity"]) for p in report["problems"]} == {("dangling_tool_call", "warning")}
+
+
+def test_pi_sends_another_providers_thinking_as_text_and_export_says_for_which_model():
+    (path,) = (LIVE.parent / "variants" / "pi").glob("*.jsonl")
+    shown = run_cli("export", str(path), "--context", "--to", "md")
+    assert "as sent to anthropic/claude-sonnet-4-5 (the session's last model" in shown.stdout.splitlines()[0]
+
+    def blocks(*model: str) -> list[list[str]]:
+        done = run_cli("export", str(path), "--context", "--to", "json", *model)
+        assert done.returncode == 0, done.stderr
+        sent = json.loads(done.stdout)
+        return [[b["type"] for b in m["content"]] for m in sent if m.get("role") == "assistant"]
+
+    last_model, as_openai = blocks(), blocks("--model", "openai/gpt-5.5")
+    assert last_model[0][0] == "text" and as_openai[0][0] == "thinking"  # the relabelled first response
+    assert last_model[3][0] == "thinking" and as_openai[3][0] == "text"  # an Anthropic one

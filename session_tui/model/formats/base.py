@@ -30,6 +30,7 @@ class Session(Protocol):
     header: dict[str, Any] | None
     titles: list[tuple[int, int, str, str | None]]
     pointers: list[tuple[int, object]]
+    resume_model: str | None  # the model the context is sent to on resume (None: the session's last)
 
     @property
     def format(self) -> Format: ...
@@ -129,6 +130,11 @@ class Format:
         """(entry index, message) pairs the model would be sent from ``leaf``;
         ``should_stop`` is polled every few thousand entries (raise Cancelled)."""
         raise NotImplementedError
+
+    def resume_model(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
+        """The model the context is shown as sent to, for a format whose
+        client sends it differently by model (pi); None for the others."""
+        return None
 
     def context_and_notes(
         self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None

@@ -217,7 +217,9 @@ class PiFormat(Format):
         aborted assistant messages left out (the context already does), and for
         each call without a result, after the results that follow it, a
         ``toolResult`` "No result provided" marked as an error. On an OpenAI
-        API a result carries no error flag."""
+        API a result carries no error flag. The thinking of a response made
+        by another provider's model than the one resumed with (``resume_target``)
+        is sent as text."""
         out: list[Sent] = []
         pending: list[tuple[int, dict[str, Any]]] = []  # (entry, call block) of the last assistant message
         answered: set[Any] = set()
@@ -242,11 +244,14 @@ class PiFormat(Format):
             pending.clear()
             answered.clear()
 
+        target = resume_target(session, items)
         for entry, item in items:
             message = _as_sent(item)
             if message is None:
                 continue
             role = message.get("role")
+            if role == "assistant" and _source(message) != target:
+                message = _thinking_as_text(message)
             if role == "toolResult":
                 answered.add(message.get("toolCallId"))
             else:
@@ -264,6 +269,12 @@ class PiFormat(Format):
                 for s in out
             ]
         return out
+
+    def resume_model(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
+        model = resume_model_of(session, items)
+        if model is None or session.resume_model:
+            return model
+        return f"{model} (the session's last model; export --model PROVIDER/MODEL for another)"
 
     def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
         if message.get("role") != "assistant":
@@ -336,6 +347,53 @@ class PiFormat(Format):
             "custom_message": content_text(record.get("content")),
         }.get(name_of(kind) or "", f"{kind} record")
         return EntryView(kind=str(kind), role=str(kind), text=text, **fields)
+
+
+#: the API pi uses for a provider's models, where one is known
+PROVIDER_API = {"anthropic": "anthropic-messages", "openai": "openai-responses", "google": "google-generative-ai"}
+
+
+def _source(message: dict[str, Any]) -> tuple[object, object]:
+    return message.get("provider"), message.get("api")
+
+
+def resume_target(session: Session, items: list[tuple[int, dict[str, Any]]]) -> tuple[object, object]:
+    """(provider, api) of the model pi resumes with: ``session.resume_model``
+    (``provider/model``) if given, else the one that made the last response."""
+    if session.resume_model:
+        provider = session.resume_model.split("/", 1)[0]
+        return provider, PROVIDER_API.get(provider)
+    for _, message in reversed(items):
+        if message.get("role") == "assistant" and message.get("provider"):
+            return _source(message)
+    return None, None
+
+
+def resume_model_of(session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
+    """``provider/model`` the context is shown as sent to (the last response's model, or the one asked for)."""
+    if session.resume_model:
+        return session.resume_model
+    for _, message in reversed(items):
+        if message.get("role") == "assistant" and message.get("provider"):
+            return f"{message.get('provider')}/{message.get('model')}"
+    return None  # (no response yet)
+
+
+def _thinking_as_text(message: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message from another provider's model as pi-ai's
+    ``transformMessages`` sends it: each thinking block a text block (empty ones left out)."""
+    content = message.get("content")
+    if not isinstance(content, list) or not any(isinstance(b, dict) and b.get("type") == "thinking" for b in content):
+        return message
+    blocks = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "thinking":
+            text = block.get("thinking")
+            if isinstance(text, str) and text.strip():
+                blocks.append({"type": "text", "text": text})
+        else:
+            blocks.append(block)
+    return {**message, "content": blocks}
 
 
 def _as_sent(message: dict[str, Any]) -> dict[str, Any] | None:

@@ -356,8 +356,11 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         client = session.format.client
         added = sum(1 for item in items if item.added_by)
         who = f"{client} sends on resume" if client else "the model would be sent"
-        title = f"context at line {session.line_of(entry)}: {len(items):,} messages {who}" + (
-            f" ({added:,} added by {client}, marked +)" if added else ""
+        model = session.format.resume_model(session, [(item.entry, item.message) for item in items])
+        title = (
+            f"context at line {session.line_of(entry)}: {len(items):,} messages {who}"
+            + (f" ({added:,} added by {client}, marked +)" if added else "")
+            + (f", as sent to {model}" if model else "")
         )
         self.post_message(ContextReady(session, title, body))
 
