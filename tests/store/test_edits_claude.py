@@ -197,7 +197,7 @@ def test_a_closing_result_is_what_claude_code_writes_for_one_dated_at_its_call(t
     from session_tui.store.forms.claude import ENVELOPE
 
     live = REPO / "tests" / "data" / "live-runs" / "claude"
-    (source,) = live.glob("*.jsonl")
+    source = live / "f754b62a-7bdd-4e42-bceb-db6fb1e1377f.jsonl"  # the one-prompt run
     lines = source.read_bytes().splitlines(keepends=True)
     calls = [n for n, raw in enumerate(lines) if b'"type":"tool_use"' in raw and b'"type":"assistant"' in raw]
     cut = calls[len(calls) // 2]  # killed mid-tool: the call written, its result never
