@@ -577,7 +577,7 @@ class Session:
         pi's ``isError``, a Codex command's non-zero exit. Only the result
         entries' records are read."""
         leaf = self.active_leaf() if leaf is None else leaf
-        if leaf < 0:
+        if leaf < 0 or not self.format.marks_errors:
             return 0
         shape, view, record = self.tree.shape, self.format.view, self.record
         return sum(

@@ -175,6 +175,8 @@ class Format:
     parent_key: str | None = None
     #: a tool result may answer a call anywhere before it, not only right after it (Codex)
     results_anywhere = False
+    #: its client marks a tool result as failed (``EntryView.is_error``): worth reading results for
+    marks_errors = False
     #: what the client does with a torn last line: (severity, what happens)
     torn_tail: tuple[str, str] | None = None
 

@@ -76,6 +76,7 @@ class _SubagentScan:
 
 class ClaudeFormat(AnthropicMessages, Format):
     name = "claude"
+    marks_errors = True
     parent_key = "parentUuid"
     duplicates_expected = True
     client = CLIENT

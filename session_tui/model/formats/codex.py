@@ -128,6 +128,7 @@ class _OffBranch:
 
 class CodexFormat(LinearFile):
     name = "codex"
+    marks_errors = True
     results_anywhere = True
     client = CLIENT
     fills_dangling = 'Codex will send the output "aborted" for it on resume'

@@ -69,6 +69,7 @@ def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 class PiFormat(Format):
     name = "pi"
+    marks_errors = True
     parent_key = "parentId"
     stateful = True  # version-1 files: ids from each record's place in the file
     client = CLIENT
