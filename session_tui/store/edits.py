@@ -152,20 +152,16 @@ class Done:
 
     plan: Plan
     created: list[str]  # forks, backups, saved fragments
-    after: Fingerprint | None  # the file right after the edit (None: the edit left it alone)
+    #: the file as the edit left it, up to the end of what the edit wrote (what others appended
+    #: after that is not the edit's: an undo keeps it); None: the edit left the file alone
+    after: Fingerprint | None
     also_after: list[Fingerprint] = field(default_factory=list)  # each of ``plan.also`` right after the edit
+    appended_at: int | None = None  # an append: where its bytes start (an undo removes them, no more)
 
 
 def apply(plan: Plan, force: bool = False) -> Done:
     """Carry out ``plan``."""
-    plan, created = _apply(plan, force)
-    changes_file = bool(plan.append or plan.rewrite is not None)
-    return Done(
-        plan,
-        created,
-        Fingerprint.of(plan.path) if changes_file else None,
-        [Fingerprint.of(other.path) for other in plan.also],
-    )
+    return _apply(plan, force)
 
 
 def _backup_of(done: Done, path: str) -> bytes:
@@ -185,9 +181,9 @@ def plan_undo(done: Done) -> Plan:
         raise Refused("a fork is a file of its own: nothing to undo in the session (delete the fork if unwanted)")
     if plan.rewrite is not None:
         before = _backup_of(done, plan.path)
-    else:
+    else:  # what was there before the appended bytes (a line another process wrote before them too)
         with open(plan.path, "rb") as f:
-            before = f.read(plan.fingerprint.size)
+            before = f.read(plan.fingerprint.size if done.appended_at is None else done.appended_at)
     also = [
         Rewrite(other.path, _backup_of(done, other.path), after)
         for other, after in zip(plan.also, done.also_after, strict=True)
@@ -208,8 +204,8 @@ def _as_rewrite(plan: Plan) -> Plan:
     return replace(plan, append=[], rewrite=body + added)
 
 
-def _apply(plan: Plan, force: bool) -> tuple[Plan, list[str]]:
-    """The plan as carried out (a torn tail's cut made a rewrite) and the files it created."""
+def _apply(plan: Plan, force: bool) -> Done:
+    """Carry out ``plan`` (a torn tail's cut made a rewrite)."""
     plan = _as_rewrite(plan)
     store = Store(plan.path, force=force)
     created: list[str] = []
@@ -229,18 +225,26 @@ def _apply(plan: Plan, force: bool) -> tuple[Plan, list[str]]:
                     saved = f"{plan.path}.{kind}-{stamp}"
                     create_exclusive(saved, data, owner=(st.st_uid, st.st_gid))
                     created.append(saved)
+        after: Fingerprint | None = None
+        appended_at = None
         if plan.append:
-            store.append_lines(plan.append, expected=plan.fingerprint)
+            appended = store.append_lines(plan.append, expected=plan.fingerprint)
+            after, appended_at = appended.after, appended.start
         if plan.rewrite is not None:
-            created.append(store.rewrite(plan.rewrite, expected=plan.fingerprint))
+            rewritten = store.rewrite(plan.rewrite, expected=plan.fingerprint)
+            created.append(rewritten.backup)
+            after = rewritten.after
     except BaseException as exc:  # the file is as it was: so is its folder (what was saved aside goes too)
         if not (isinstance(exc, WriteFailed) and exc.changed):
             for saved in created:
                 os.unlink(saved)
         raise
+    also_after = []
     for other in plan.also:
-        created.append(Store(other.path, force=force).rewrite(other.data, expected=other.fingerprint))
+        rewritten = Store(other.path, force=force).rewrite(other.data, expected=other.fingerprint)
+        created.append(rewritten.backup)
+        also_after.append(rewritten.after)
     for path, data in plan.new_files:
         create_exclusive(path, data)
         created.append(path)
-    return plan, created
+    return Done(plan, created, after, also_after, appended_at)

@@ -199,6 +199,24 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+@dataclass(frozen=True)
+class Appended:
+    """Where an append wrote: its bytes start at ``start`` (a newline it
+    added first included), and ``after`` is the file up to their end."""
+
+    start: int
+    after: Fingerprint
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """A rewrite's backup, and ``after``: the file as the rewrite made it,
+    up to where what others appended since begins (an undo carries that over)."""
+
+    backup: str
+    after: Fingerprint
+
+
 class Store:
     """The writer of one session file."""
 
@@ -288,10 +306,10 @@ class Store:
             f.seek(size - 1)
             return f.read(1) == b"\n"
 
-    def append_lines(self, records: list[dict[str, Any]], *, expected: Fingerprint | None = None) -> int:
-        """Append ``records`` as JSON lines; returns the offset they start at.
-        A failed append (a full disk, an I/O error, a short write) is cut
-        back: the file is as it was."""
+    def append_lines(self, records: list[dict[str, Any]], *, expected: Fingerprint | None = None) -> Appended:
+        """Append ``records`` as JSON lines; where they went. A failed append
+        (a full disk, an I/O error, a short write) is cut back: the file is
+        as it was."""
         payload = b"".join(json_text.dumps(record).encode() + b"\n" for record in records)
         with self.locked():
             self.check_quiet()
@@ -306,11 +324,12 @@ class Store:
                     except records_io.JSONDecodeError:
                         raise Refused(f"{self.path}: ends in a torn line; drop it first") from None
                     newline = b"\n"  # a complete record that only lacked its newline
-                return self._append(fd, newline + payload) + len(newline)
+                start, end = self._append(fd, newline + payload)
+                return Appended(start, Fingerprint.as_read(self.path, end, os.fstat(fd).st_ino))
             finally:
                 os.close(fd)
 
-    def _append(self, fd: int, payload: bytes) -> int:
+    def _append(self, fd: int, payload: bytes) -> tuple[int, int]:
         """Write ``payload`` at the end (one ``write()`` unless the kernel
         writes less) and fsync; on failure cut back what was written."""
         pieces: list[tuple[int, int]] = []  # (start, end) of each write of ours
@@ -326,7 +345,10 @@ class Store:
             os.fsync(fd)
         except OSError as exc:
             raise self._cut_back(fd, pieces, exc) from None
-        return pieces[0][0] if pieces else os.fstat(fd).st_size
+        if not pieces:
+            size = os.fstat(fd).st_size
+            return size, size
+        return pieces[0][0], pieces[-1][1]
 
     def _cut_back(self, fd: int, pieces: list[tuple[int, int]], error: OSError) -> WriteFailed:
         reason = error.strerror or str(error)
@@ -349,9 +371,10 @@ class Store:
             f"bytes {start}-{end}: fix --drop-bad removes it"
         )
 
-    def rewrite(self, data: bytes, *, expected: Fingerprint) -> str:
+    def rewrite(self, data: bytes, *, expected: Fingerprint) -> Rewritten:
         """Replace the file's content with ``data`` (what the plan made of
-        its first ``expected.size`` bytes); returns the backup's path.
+        its first ``expected.size`` bytes); returns the backup's path and
+        the file as the rewrite left it.
 
         The new file is written beside it before the lock is taken. Under
         the lock: the checks (the file is as planned, writable by this user,
@@ -381,7 +404,7 @@ class Store:
                 ) from None
             raise
 
-    def _swap(self, temp: str, expected: Fingerprint) -> str:
+    def _swap(self, temp: str, expected: Fingerprint) -> Rewritten:
         old = open_nofollow(self.path, os.O_RDONLY)
         backup = ""
         try:
@@ -402,18 +425,18 @@ class Store:
                 raise
             try:
                 fsync_dir(os.path.dirname(os.path.abspath(self.path)))
-                self._settle(old, new, consumed, renamed_at, st)
+                inode, own = self._settle(old, new, consumed, renamed_at, st)
             except OSError as exc:
                 raise WriteFailed(
                     f"{self.path}: rewritten, but copying what was appended during the rewrite failed "
                     f"({exc.strerror or exc}): it is at the end of {backup}",
                     changed=True,
                 ) from None
-            return backup
+            return Rewritten(backup, Fingerprint.as_read(self.path, own, inode))
         finally:
             os.close(old)
 
-    def _settle(self, old: int, new: int, consumed: int, renamed_at: int, st: os.stat_result) -> None:
+    def _settle(self, old: int, new: int, consumed: int, renamed_at: int, st: os.stat_result) -> tuple[int, int]:
         """After ``new`` replaced ``old`` (of which ``consumed`` bytes are in
         it): a writer that opened the old file before the rename may still
         write to it, and its next line already to the new one. Wait until no
@@ -422,8 +445,11 @@ class Store:
         in that order and renamed in turn (the race is microseconds wide: a
         round is rarely needed, more than one hardly ever). A writer that
         holds the old file longer than SETTLE_SECONDS has its lines appended
-        as they come instead, until it lets go (none is lost). ``renamed_at``:
-        the size of ``new`` when it was renamed. Closes ``new``."""
+        as they come instead, until it lets go (none is lost); so does one
+        when a process holds the new file open (a new file in its place would
+        take what it writes away from it). ``renamed_at``: the size of
+        ``new`` when it was renamed. Closes ``new``; returns the inode of the
+        file left in place and how much of it this rewrite wrote."""
         directory = os.path.dirname(os.path.abspath(self.path))
         ours: list[int] = [new]  # descriptors to close (``old`` is the caller's)
         try:
@@ -432,12 +458,14 @@ class Store:
                     break
                 size = os.fstat(old).st_size
                 if size == consumed:  # nothing reached the old file after the rename
-                    return
+                    return os.fstat(new).st_ino, renamed_at
+                current = os.fstat(new)
+                if open_writers.writers_of(current.st_dev, current.st_ino):
+                    break  # someone writes to the new file through its own descriptor: it stays
                 temp = os.path.join(directory, f".{os.path.basename(self.path)}.tmp-{os.getpid()}-{utc_stamp()}")
                 following = open_nofollow(temp, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
                 ours.append(following)
                 try:
-                    current = os.fstat(new)
                     give_to(following, current.st_uid, current.st_gid)
                     os.fchmod(following, stat.S_IMODE(current.st_mode))
                     _copy_range(new, following, 0, renamed_at)  # the rewrite and what it caught up
@@ -454,7 +482,7 @@ class Store:
                     raise
                 old, new, consumed, renamed_at = new, following, now, following_at
                 st = os.fstat(old)
-            self._catch_up(old, new, consumed, st)
+            return os.fstat(new).st_ino, self._catch_up(old, new, consumed, st)
         finally:
             for fd in ours:
                 os.close(fd)
@@ -482,17 +510,19 @@ class Store:
             raise
         return backup
 
-    def _catch_up(self, old: int, new: int, copied: int, st: os.stat_result) -> None:
+    def _catch_up(self, old: int, new: int, copied: int, st: os.stat_result) -> int:
         """Copy to ``new`` what is appended to the replaced file, line by
-        line as it comes, until no other process holds it open for writing."""
+        line as it comes, until no other process holds it open for writing;
+        returns where the last copy ended in ``new``."""
         release, deadline = _Release(old, st), time.monotonic() + CATCH_UP_SECONDS
         while not release.done():
-            copied = _copy_tail(old, new, copied, whole_lines=True)  # others append to ``new`` too: whole lines only
+            copied = _copy_tail(old, new, copied, whole_lines=True, whole_only=True)  # others append to ``new`` too
             if time.monotonic() > deadline:
                 raise OSError(errno.EBUSY, f"still held open for writing after {CATCH_UP_SECONDS:.0f} s")
             time.sleep(0.01)
         _copy_tail(old, new, copied, whole_lines=False)
         os.fsync(new)
+        return os.lseek(new, 0, os.SEEK_CUR)
 
 
 #: how long a rewrite waits for writers of the replaced file to let go
@@ -546,9 +576,11 @@ def _copy_range(source: int, target: int, start: int, end: int) -> None:
         start += len(chunk)
 
 
-def _copy_tail(source: int, target: int, start: int, *, whole_lines: bool) -> int:
+def _copy_tail(source: int, target: int, start: int, *, whole_lines: bool, whole_only: bool = False) -> int:
     """Append ``source``'s bytes from ``start`` to its end (up to its last
-    newline if ``whole_lines``) to ``target``; returns the offset copied to."""
+    newline if ``whole_lines``) to ``target``; returns the offset copied to.
+    A line longer than a chunk is copied in parts unless ``whole_only``
+    (``target`` is live: another writer's line could land between them)."""
     end = os.fstat(source).st_size
     while start < end:
         chunk = os.pread(source, min(COPY_CHUNK, end - start), start)
@@ -557,7 +589,7 @@ def _copy_tail(source: int, target: int, start: int, *, whole_lines: bool) -> in
         if whole_lines:
             cut = chunk.rfind(b"\n") + 1
             if not cut:
-                if len(chunk) == COPY_CHUNK:  # a line longer than a chunk: copy on
+                if len(chunk) == COPY_CHUNK and not whole_only:  # a line longer than a chunk: copy on
                     cut = len(chunk)
                 else:
                     break

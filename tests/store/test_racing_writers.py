@@ -203,3 +203,16 @@ def test_a_torn_line_written_on_since_the_plan_is_never_cut(tmp_path):
         edits.apply(plan, force=True)
     assert path.read_bytes() == before
     assert not [p for p in tmp_path.iterdir() if ".torn-" in p.name or ".bak-" in p.name]
+
+
+@pytest.mark.parametrize("op", ["drop-bad", "close"])
+def test_an_undo_keeps_what_an_agent_appended_after_the_edit(tmp_path, op):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(base(torn=False))
+    aged(path)
+    before = path.read_bytes()
+    done = edits.apply(plan_for(op, path), force=True)
+    late = '{"type":"message","id":"late-%d","parentId":null,"message":{}}'
+    append_from_another_process(path, 2, late)
+    edits.apply(edits.plan_undo(done), force=True)
+    assert path.read_bytes() == before + b"".join((late % n).encode() + b"\n" for n in range(2))

@@ -96,7 +96,7 @@ def test_rewrite_backs_up_keeps_mode_and_replaces_atomically(tmp_path):
     os.chmod(path, 0o640)
     old(path)
     inode = path.stat().st_ino
-    backup = Store(path).rewrite(chain(1), expected=Fingerprint.of(str(path)))
+    backup = Store(path).rewrite(chain(1), expected=Fingerprint.of(str(path))).backup
     assert path.read_bytes() == chain(1)
     assert open(backup, "rb").read() == original
     assert stat.S_IMODE(path.stat().st_mode) == 0o640 and stat.S_IMODE(os.stat(backup).st_mode) == 0o640
