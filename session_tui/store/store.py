@@ -412,19 +412,29 @@ class Store:
             if st.st_ino != expected.inode:
                 raise Refused(f"{self.path}: changed since the edit was planned; plan it again")
             backup = self._keep_as_backup(old, st)
-            new = open_nofollow(temp, os.O_RDWR | os.O_APPEND)
+            new, replaced = -1, False
             try:
+                new = open_nofollow(temp, os.O_RDWR | os.O_APPEND)
                 consumed = _copy_tail(old, new, expected.size, whole_lines=True)  # appended since the plan
                 os.fsync(new)  # the rewrite is on disk before it replaces anything
                 consumed = _copy_tail(old, new, consumed, whole_lines=True)  # (appended during the fsync)
                 renamed_at = os.fstat(new).st_size  # its own content: whatever follows, others appended
                 os.replace(temp, self.path)
-            except BaseException:
-                os.close(new)
-                os.unlink(backup)
+                replaced = True
+                fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+            except BaseException as exc:
+                if new >= 0:
+                    os.close(new)
+                if not replaced:  # the file is as it was: no backup of it is left
+                    os.unlink(backup)
+                elif isinstance(exc, OSError):
+                    raise WriteFailed(
+                        f"{self.path}: rewritten, but its folder could not be synced ({exc.strerror or exc}); "
+                        f"the old file is {backup}",
+                        changed=True,
+                    ) from None
                 raise
             try:
-                fsync_dir(os.path.dirname(os.path.abspath(self.path)))
                 inode, own = self._settle(old, new, consumed, renamed_at, st)
             except OSError as exc:
                 raise WriteFailed(
