@@ -41,6 +41,7 @@ from ..model import json_text
 from ..model import records as records_io
 from ..model.source import is_url
 from . import open_writers
+from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail, write_all
 
 LIVE_SECONDS = 2.0
 TAIL_WINDOW = 1 << 16
@@ -159,7 +160,7 @@ def create_exclusive(path: str, data: bytes, mode: int = 0o600, owner: tuple[int
         if owner is not None:
             give_to(fd, *owner)
         os.fchmod(fd, mode)  # after chown, which may clear bits; and umask does not apply
-        _write_all(fd, data)
+        write_all(fd, data)
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -188,15 +189,6 @@ def fsync_dir(directory: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        if not written:
-            raise OSError(errno.EIO, "the write wrote nothing")
-        view = view[written:]
 
 
 @dataclass(frozen=True)
@@ -415,9 +407,9 @@ class Store:
             new, replaced = -1, False
             try:
                 new = open_nofollow(temp, os.O_RDWR | os.O_APPEND)
-                consumed = _copy_tail(old, new, expected.size, whole_lines=True)  # appended since the plan
+                consumed = copy_tail(old, new, expected.size, whole_lines=True)  # appended since the plan
                 os.fsync(new)  # the rewrite is on disk before it replaces anything
-                consumed = _copy_tail(old, new, consumed, whole_lines=True)  # (appended during the fsync)
+                consumed = copy_tail(old, new, consumed, whole_lines=True)  # (appended during the fsync)
                 renamed_at = os.fstat(new).st_size  # its own content: whatever follows, others appended
                 os.replace(temp, self.path)
                 replaced = True
@@ -464,7 +456,7 @@ class Store:
         ours: list[int] = [new]  # descriptors to close (``old`` is the caller's)
         try:
             for _ in range(MAX_ROUNDS):
-                if not _Release(old, st).wait(SETTLE_SECONDS):
+                if not Release(old, st).wait(SETTLE_SECONDS):
                     break
                 size = os.fstat(old).st_size
                 if size == consumed:  # nothing reached the old file after the rename
@@ -478,11 +470,11 @@ class Store:
                 try:
                     give_to(following, current.st_uid, current.st_gid)
                     os.fchmod(following, stat.S_IMODE(current.st_mode))
-                    _copy_range(new, following, 0, renamed_at)  # the rewrite and what it caught up
-                    _copy_range(old, following, consumed, size)  # the old file's late lines
-                    now = _copy_tail(new, following, renamed_at, whole_lines=True)  # then what others appended
+                    copy_range(new, following, 0, renamed_at)  # the rewrite and what it caught up
+                    copy_range(old, following, consumed, size)  # the old file's late lines
+                    now = copy_tail(new, following, renamed_at, whole_lines=True)  # then what others appended
                     os.fsync(following)
-                    now = _copy_tail(new, following, now, whole_lines=True)  # (appended during the fsync)
+                    now = copy_tail(new, following, now, whole_lines=True)  # (appended during the fsync)
                     following_at = os.fstat(following).st_size
                     os.replace(temp, self.path)
                     fsync_dir(directory)
@@ -524,86 +516,12 @@ class Store:
         """Copy to ``new`` what is appended to the replaced file, line by
         line as it comes, until no other process holds it open for writing;
         returns where the last copy ended in ``new``."""
-        release, deadline = _Release(old, st), time.monotonic() + CATCH_UP_SECONDS
+        release, deadline = Release(old, st), time.monotonic() + CATCH_UP_SECONDS
         while not release.done():
-            copied = _copy_tail(old, new, copied, whole_lines=True, whole_only=True)  # others append to ``new`` too
+            copied = copy_tail(old, new, copied, whole_lines=True, whole_only=True)  # others append to ``new`` too
             if time.monotonic() > deadline:
                 raise OSError(errno.EBUSY, f"still held open for writing after {CATCH_UP_SECONDS:.0f} s")
             time.sleep(0.01)
-        _copy_tail(old, new, copied, whole_lines=False)
+        copy_tail(old, new, copied, whole_lines=False)
         os.fsync(new)
         return os.lseek(new, 0, os.SEEK_CUR)
-
-
-#: how long a rewrite waits for writers of the replaced file to let go
-CATCH_UP_SECONDS = 30.0
-#: how long a rewrite waits for them before it copies their lines as they come (their order then not kept)
-SETTLE_SECONDS = 2.0
-#: at most so many new files in a row, each fixing the order of the last one's race
-MAX_ROUNDS = 8
-#: without /proc: how long the replaced file must be still before the rewrite is done
-QUIET_SECONDS = 0.5
-COPY_CHUNK = 1 << 20
-
-
-class _Release:
-    """Whether other processes have let go of a file: none holds it open
-    for writing, seen twice in a row (a writer between its open() and the
-    first look shows the second time); without /proc, the file has been
-    still for QUIET_SECONDS."""
-
-    def __init__(self, fd: int, st: os.stat_result) -> None:
-        self.fd, self.st = fd, st
-        self.empty_looks, self.size, self.still_since = 0, -1, time.monotonic()
-
-    def done(self) -> bool:
-        holders = open_writers.writers_of(self.st.st_dev, self.st.st_ino)
-        if holders is None:
-            size = os.fstat(self.fd).st_size
-            if size != self.size:
-                self.size, self.still_since = size, time.monotonic()
-            return time.monotonic() - self.still_since >= QUIET_SECONDS
-        self.empty_looks = 0 if holders else self.empty_looks + 1
-        return self.empty_looks >= 2
-
-    def wait(self, timeout: float) -> bool:
-        """``done()`` within ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while not self.done():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.002 if self.empty_looks else 0.01)
-        return True
-
-
-def _copy_range(source: int, target: int, start: int, end: int) -> None:
-    """Append ``source``'s bytes ``start``..``end`` to ``target``."""
-    while start < end:
-        chunk = os.pread(source, min(COPY_CHUNK, end - start), start)
-        if not chunk:
-            raise OSError(errno.EIO, "the file ended before the bytes to copy")
-        _write_all(target, chunk)
-        start += len(chunk)
-
-
-def _copy_tail(source: int, target: int, start: int, *, whole_lines: bool, whole_only: bool = False) -> int:
-    """Append ``source``'s bytes from ``start`` to its end (up to its last
-    newline if ``whole_lines``) to ``target``; returns the offset copied to.
-    A line longer than a chunk is copied in parts unless ``whole_only``
-    (``target`` is live: another writer's line could land between them)."""
-    end = os.fstat(source).st_size
-    while start < end:
-        chunk = os.pread(source, min(COPY_CHUNK, end - start), start)
-        if not chunk:
-            break
-        if whole_lines:
-            cut = chunk.rfind(b"\n") + 1
-            if not cut:
-                if len(chunk) == COPY_CHUNK and not whole_only:  # a line longer than a chunk: copy on
-                    cut = len(chunk)
-                else:
-                    break
-            chunk = chunk[:cut]
-        _write_all(target, chunk)
-        start += len(chunk)
-    return start
