@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.branches import branches, details
+from session_tui.model.branches import branches, details, label
 from session_tui.model.session import open_session
 from session_tui.model.usage import session_usage
 from tests.support import check_json, run_cli
@@ -74,3 +74,12 @@ def test_pi_sends_another_providers_thinking_as_text_and_export_says_for_which_m
     last_model, as_openai = blocks(), blocks("--model", "openai/gpt-5.5")
     assert last_model[0][0] == "text" and as_openai[0][0] == "thinking"  # the relabelled first response
     assert last_model[3][0] == "thinking" and as_openai[3][0] == "text"  # an Anthropic one
+
+
+def test_claude_codes_rewind_is_a_branch_of_the_same_file():
+    (path,) = (LIVE.parent / "live-rewinds" / "claude").glob("*.jsonl")
+    (report,) = check_json(path)
+    assert (report["leaves"], report["branch_points"], report["problems"]) == (2, 1, [])
+    with open_session(path) as session:
+        labels = sorted(label(session, b) for b in branches(session))
+    assert labels == ["continue", "continue and check the notes"]
