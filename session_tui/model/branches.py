@@ -21,7 +21,7 @@ from .entry_view import EntryView, typed_prompt
 from .secrets import find_secrets
 from .segment import Shape
 from .tree import NONE, SessionTree
-from .usage import entry_tokens, parse_time, usage_counts
+from .usage import ResponseTokens, entry_tokens, parse_time, usage_counts
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -273,16 +273,11 @@ def step(session: Session, entry: int) -> Step:
 
 
 def total_tokens(steps: list[Step]) -> tuple[int, int]:
-    """(input, output) of ``steps``, a response written over several entries
-    (each carrying the response's usage) counted once, with its highest counts."""
-    alone = [s.tokens for s in steps if s.response is None]
-    responses: dict[str, tuple[int, int]] = {}
+    """(input, output) of ``steps``, a response written over several entries counted once."""
+    tally = ResponseTokens()
     for s in steps:
-        if s.response is not None:
-            seen = responses.get(s.response, (0, 0))
-            responses[s.response] = (max(seen[0], s.tokens[0]), max(seen[1], s.tokens[1]))
-    counted = alone + list(responses.values())
-    return sum(t[0] for t in counted), sum(t[1] for t in counted)
+        tally.add(s.response, s.tokens)
+    return tally.total
 
 
 _ERROR_STARTS = ("error", "[error]", "aborted", "[tool call interrupted", "[tool result missing")

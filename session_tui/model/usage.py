@@ -134,9 +134,34 @@ def session_usage(
     if recorded is not None:
         total.input_tokens, total.output_tokens = recorded
     else:
-        total.input_tokens = tally.input_tokens + sum(t[0] for t in tally.steps.values())
-        total.output_tokens = tally.output_tokens + sum(t[1] for t in tally.steps.values())
+        total.input_tokens, total.output_tokens = tally.tokens.total
     return total
+
+
+@dataclass
+class ResponseTokens:
+    """(input, output) summed over entries, a response written over several
+    entries (each carrying the response's usage) counted once: its entry
+    with the highest output."""
+
+    input_tokens: int = 0  # of entries that are not part of a several-entry response
+    output_tokens: int = 0
+    #: response id -> its (input, output), the highest output
+    steps: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def add(self, response: str | None, tokens: tuple[int, int]) -> None:
+        if response is None:
+            self.input_tokens += tokens[0]
+            self.output_tokens += tokens[1]
+        elif response not in self.steps or tokens[1] > self.steps[response][1]:
+            self.steps[response] = tokens
+
+    @property
+    def total(self) -> tuple[int, int]:
+        return (
+            self.input_tokens + sum(t[0] for t in self.steps.values()),
+            self.output_tokens + sum(t[1] for t in self.steps.values()),
+        )
 
 
 @dataclass
@@ -144,20 +169,12 @@ class UsageTally:
     """Tokens and times of the first ``entries`` entries of a session."""
 
     entries: int = 0
-    input_tokens: int = 0  # of entries that are not part of a several-entry response
-    output_tokens: int = 0
-    #: response id -> its (input, output), the highest output
-    steps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    tokens: ResponseTokens = field(default_factory=ResponseTokens)
     first: float | None = None
     last: float | None = None
 
     def add(self, view: EntryView) -> None:
-        tokens = tokens_of(view)
-        if view.step is None:
-            self.input_tokens += tokens[0]
-            self.output_tokens += tokens[1]
-        elif view.step not in self.steps or tokens[1] > self.steps[view.step][1]:
-            self.steps[view.step] = tokens
+        self.tokens.add(view.step, tokens_of(view))
         when = parse_time(view.time)
         if when is not None:
             self.first = when if self.first is None else min(self.first, when)

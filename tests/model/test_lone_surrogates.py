@@ -15,16 +15,7 @@ from session_tui.model import json_text
 from session_tui.model.records import loads
 from session_tui.model.session import open_session
 from session_tui.store import NothingToDo, edits
-from tests.support import SAMPLES, check_json, run_cli
-
-ONE_PER_FORMAT = [
-    "tree/branched-summary.jsonl",
-    "chat/session-fix-rounding.jsonl",
-    "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
-    "claude/d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl",
-    "codex/rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl",
-    "astorlm/3fc3f7d7-a9cc-4b2a-8f1b-80ee252c7110.jsonl",
-]
+from tests.support import ONE_PER_FORMAT, SAMPLES, check_json, run_cli
 
 
 def texts(value: object):

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from session_tui.model.session import open_session
-from tests.support import SAMPLES, check_json, run_cli
+from tests.support import ONE_PER_FORMAT, SAMPLES, check_json, run_cli
 
 from .test_edits import sample
 
@@ -25,14 +25,7 @@ CRASHED = [
     "codex/rollout-2026-03-15T18-02-44-019cf2aa-2d31-7f5d-9af7-a08945194059.jsonl",
     "astorlm/5e2ed5fa-83f0-43d9-8687-965f5d9f3315.jsonl",
 ]
-FORKABLE = [
-    "tree/branched-summary.jsonl",
-    "chat/session-fix-rounding.jsonl",
-    "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
-    "claude/d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl",
-    "codex/rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl",
-    "astorlm/3fc3f7d7-a9cc-4b2a-8f1b-80ee252c7110.jsonl",
-]
+FORKABLE = ONE_PER_FORMAT
 
 
 def with_sidecar(tmp_path, rel: str):
