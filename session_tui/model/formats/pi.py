@@ -358,26 +358,27 @@ def _source(message: dict[str, Any]) -> tuple[object, object]:
     return message.get("provider"), message.get("api")
 
 
+def _last_response(items: list[tuple[int, dict[str, Any]]]) -> dict[str, Any] | None:
+    """The last assistant message of ``items`` that names its provider."""
+    return next((m for _, m in reversed(items) if m.get("role") == "assistant" and m.get("provider")), None)
+
+
 def resume_target(session: Session, items: list[tuple[int, dict[str, Any]]]) -> tuple[object, object]:
     """(provider, api) of the model pi resumes with: ``session.resume_model``
     (``provider/model``) if given, else the one that made the last response."""
     if session.resume_model:
         provider = session.resume_model.split("/", 1)[0]
         return provider, PROVIDER_API.get(provider)
-    for _, message in reversed(items):
-        if message.get("role") == "assistant" and message.get("provider"):
-            return _source(message)
-    return None, None
+    last = _last_response(items)
+    return _source(last) if last is not None else (None, None)
 
 
 def resume_model_of(session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
     """``provider/model`` the context is shown as sent to (the last response's model, or the one asked for)."""
     if session.resume_model:
         return session.resume_model
-    for _, message in reversed(items):
-        if message.get("role") == "assistant" and message.get("provider"):
-            return f"{message.get('provider')}/{message.get('model')}"
-    return None  # (no response yet)
+    last = _last_response(items)
+    return f"{last.get('provider')}/{last.get('model')}" if last is not None else None
 
 
 def _thinking_as_text(message: dict[str, Any]) -> dict[str, Any]:
