@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 import orjson
 
 from . import json_text
+from .codex_thread import hide_segments
 from .errors import SessionError
 from .records import loads as json_loads
 from .sanitize import UNDECODABLE
@@ -42,7 +43,7 @@ def absolute(path: str) -> str:
 def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
     """(absolute path or URL, size, mtime in ns) of every ``*.jsonl`` under
     ``paths`` (a file given is kept as it is), not following symlinked
-    folders; by path. A remote folder or prefix is listed by its back-end
+    folders, but the later files of a Codex thread; by path. A remote folder or prefix is listed by its back-end
     (sizes and times from the listing: no file is opened)."""
     found: list[tuple[str, int, int]] = []
     for given in map(absolute, paths):
@@ -76,6 +77,8 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
                             continue
             except OSError:
                 continue
+    hidden = hide_segments([path for path, _, _ in found])  # a Codex thread is listed once, by its first file
+    found = [item for item in found if item[0] not in hidden]
     found.sort(key=lambda item: item[0])
     return found
 

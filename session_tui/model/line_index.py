@@ -26,7 +26,7 @@ class LineIndex:
         self.end = 0  # bytes [0, end) are committed
         self.open_end = False  # the last committed line is an object lacking its "\n"
         self.torn: bytes = b""  # a final fragment that is not a record (not committed)
-        self.identity: tuple[int, int] | None = None  # (st_dev, st_ino), where the source has one
+        self.identity: tuple[int, ...] | None = None  # (st_dev, st_ino), where the source has one
         self.remembered = False  # the file was measured once (``remember``)
         self.head = b""  # the first bytes of line 1, to notice a rewrite
         self.mark = b""  # the last MARK_BYTES bytes indexed (kept only for a source without identity)

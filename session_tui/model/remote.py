@@ -91,6 +91,7 @@ class RemoteFile:
 
     def __init__(self, url: str) -> None:
         self.name = url
+        self.files: tuple[str, ...] = (url,)
         self.fs, self.path = file_system(url)
         self.bytes_read = 0  # over the life of this object: what the network carried
         self._handle: Any = None

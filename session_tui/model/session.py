@@ -120,6 +120,12 @@ class Session:
         """Whether the file is on another machine (a URL): read-only here."""
         return is_url(self.path)
 
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files read, in order: more than one for a session its client
+        wrote over several files (a Codex thread with rewinds)."""
+        return self._source.files if self._source is not None else (self.path,)
+
     def stat(self) -> SourceStat:
         """The file's size and identity now (raises SessionError)."""
         return self._open()[1]

@@ -10,6 +10,7 @@ tail-first view and the lazy record reads are the same for both.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from typing import BinaryIO, NamedTuple, Protocol
@@ -22,15 +23,17 @@ READ_BUFFER = 1 << 20  # the line reader's buffer
 class SourceStat(NamedTuple):
     size: int
     #: what tells this file from another put at its name: (st_dev, st_ino)
-    #: locally; None where there is no such thing (then a changed first or
-    #: last indexed line tells a replaced file from a grown one)
-    identity: tuple[int, int] | None
+    #: locally (for joined files: the last one's, then the others' sizes);
+    #: None where there is no such thing (then a changed first or last
+    #: indexed line tells a replaced file from a grown one)
+    identity: tuple[int, ...] | None
     mtime_ns: int
 
 
 class Source(Protocol):
     name: str  # the path or URL, as the user gave it
     remote: bool
+    files: tuple[str, ...]  # the files read, in order (more than one: a session written over several files)
 
     def stat(self) -> SourceStat:
         """The file's size and identity now (raises SessionError)."""
@@ -65,6 +68,7 @@ class LocalFile:
 
     def __init__(self, path: str) -> None:
         self.name = path
+        self.files: tuple[str, ...] = (path,)
         self._fd: int | None = None
 
     def stat(self) -> SourceStat:
@@ -107,3 +111,85 @@ class LocalFile:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+class JoinedFiles:
+    """Several local files read as one, in order: a session its client
+    wrote over several files (a Codex thread and its rewinds). Only the
+    last one may grow; a change in the size of another reads as a replaced
+    file (its size is part of the identity), so everything is read again."""
+
+    remote = False
+
+    def __init__(self, name: str, files: list[str]) -> None:
+        self.name = name
+        self.files = tuple(files)
+        self._parts = [LocalFile(path) for path in files]
+        self._starts: list[int] = []  # offset of each part in the whole, as of the last stat
+
+    def stat(self) -> SourceStat:
+        stats = [part.stat() for part in self._parts]
+        self._starts = []
+        offset = 0
+        for st in stats:
+            self._starts.append(offset)
+            offset += st.size
+        last = stats[-1]
+        identity = (*(last.identity or ()), *(st.size for st in stats[:-1]))
+        return SourceStat(offset, identity, max(st.mtime_ns for st in stats))
+
+    def read(self, offset: int, length: int) -> bytes:
+        if not self._starts:
+            self.stat()
+        out: list[bytes] = []
+        for k, part in enumerate(self._parts):
+            start = self._starts[k]
+            end = self._starts[k + 1] if k + 1 < len(self._parts) else None
+            if length <= 0:
+                break
+            if end is not None and offset >= end:
+                continue
+            data = part.read(offset - start, length if end is None else min(length, end - offset))
+            out.append(data)
+            offset += len(data)
+            length -= len(data)
+            if end is None or offset < end:
+                break  # the end of the last part, or a short read
+        return b"".join(out)
+
+    def reader(self) -> BinaryIO:
+        return io.BufferedReader(_JoinedRaw(self), buffer_size=READ_BUFFER)
+
+    def close(self) -> None:
+        for part in self._parts:
+            part.close()
+
+
+class _JoinedRaw(io.RawIOBase):
+    def __init__(self, source: JoinedFiles) -> None:
+        self._source = source
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_SET:
+            self._pos = offset
+        elif whence == io.SEEK_CUR:
+            self._pos += offset
+        else:
+            self._pos = sum(os.fstat(p._held()).st_size for p in self._source._parts) + offset
+        return self._pos
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        data = self._source.read(self._pos, len(buffer))
+        buffer[: len(data)] = data
+        self._pos += len(data)
+        return len(data)

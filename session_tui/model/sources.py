@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from .codex_thread import thread_files
 from .remote import RemoteFile
-from .source import LocalFile, Source, is_url
+from .source import JoinedFiles, LocalFile, Source, is_url
 
 
 def open_source(name: str) -> Source:
-    """A RemoteFile for a URL (connecting: raises SessionError), else a LocalFile."""
+    """A RemoteFile for a URL (connecting: raises SessionError); the files
+    of a session its client wrote over several files, joined; else a LocalFile."""
     if is_url(name):
         return RemoteFile(name)
-    return LocalFile(name.removeprefix("file://"))
+    path = name.removeprefix("file://")
+    files = thread_files(path)
+    return JoinedFiles(path, files) if len(files) > 1 else LocalFile(path)

@@ -48,6 +48,8 @@ def form_of(session: Session) -> Form:
     if form is None:
         raise Refused(f"{session.path}: editing {session.format.name} files is not supported yet (read-only)")
     reason = session.format.read_only(session)
+    if len(session.files) > 1:
+        reason = f"a session written over {len(session.files)} files (a Codex thread with rewinds) is read-only here"
     if reason:
         raise Refused(f"{session.path}: {reason}; nothing was changed")
     return form

@@ -19,6 +19,7 @@ import orjson
 import pytest
 
 from session_tui.export import ADDED_BY, export
+from session_tui.model.codex_thread import thread_files
 from session_tui.model.session import open_session
 
 from ..oracle_steps import steps_for
@@ -29,8 +30,11 @@ REAL = REPO / "tests" / "data" / "real"
 
 
 def _copy(source: Path, folder: Path) -> Path:
+    """``source`` copied into ``folder``, with the other files of its Codex
+    thread and its sub-agent transcripts."""
     target = folder / source.name
-    shutil.copyfile(source, target)
+    for part in thread_files(str(source)):
+        shutil.copyfile(part, folder / Path(part).name)
     beside = source.with_suffix("")
     if beside.is_dir():  # sub-agent transcripts
         shutil.copytree(beside, folder / beside.name)

@@ -4,8 +4,11 @@ Every line ``{"timestamp", "type", "payload"}``; the first ``session_meta`` is
 the header. Linear: no ids, no parent links. The model-visible history is
 rebuilt as Codex does: turns split at ``task_started``, the newest N user
 turns dropped by ``thread_rolled_back``, a ``compacted`` record with
-``replacement_history`` as the new base. Calls pair with outputs by
-``call_id`` anywhere after them (parallel calls interleave).
+``replacement_history`` as the new base, a later ``session_meta`` with
+``history_base`` (a rewind: the thread goes on in another file, from its
+first ``end_ordinal_exclusive`` lines; ``codex_thread``) as a cut there.
+Calls pair with outputs by ``call_id`` anywhere after them (parallel calls
+interleave).
 
 Legacy rollouts (Codex CLI before the ``session_meta`` wrapper, 2025) are
 read too: a bare ``{id, timestamp, instructions, git}`` first line,
@@ -44,6 +47,15 @@ ABORTED = "aborted"  # the output Codex sends for a call whose output is not in 
 # keys looked up with any JSON value
 _OUTPUT_OF: dict[Any, str] = {"custom_tool_call": "custom_tool_call_output", "tool_search_call": "tool_search_output"}
 WRAPPERS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def _rewound_to(record: dict[str, Any]) -> int | None:
+    """The line a rewind's segment goes on from (its ``session_meta``'s
+    ``history_base.end_ordinal_exclusive``); None for any other record."""
+    payload = record.get("payload")
+    base = payload.get("history_base") if record.get("type") == "session_meta" and isinstance(payload, dict) else None
+    end = base.get("end_ordinal_exclusive") if isinstance(base, dict) else None
+    return end if isinstance(end, int) and not isinstance(end, bool) else None
 
 
 def _legacy_header(obj: dict[str, Any]) -> bool:
@@ -157,13 +169,14 @@ class CodexFormat(LinearFile):
             if seg.header is None:
                 seg.header = obj
                 return LineKind.HEADER
+            if _rewound_to(obj) is None:
+                return LineKind.META
+            shape = Shape.OTHER  # a rewind: shown as a row
+        elif kind is None and "record_type" in obj:  # legacy state snapshots
             return LineKind.META
-        if kind is None and "record_type" in obj:  # legacy state snapshots
-            return LineKind.META
-        legacy_item = _item(obj) if kind != "response_item" else None
-        if kind == "response_item" or legacy_item is not None:
-            payload = legacy_item if legacy_item is not None else payload
-            item = payload.get("type")
+        elif (response_item := _item(obj)) is not None:
+            item = response_item.get("type")
+            payload = response_item
             if item == "message":
                 shape = _ROLES.get(name_of(payload.get("role")), Shape.OTHER)
             elif item in CALLS:
@@ -210,7 +223,7 @@ class CodexFormat(LinearFile):
         out: list[tuple[int, dict[str, Any]]] = []
         first = tree.entry_line[entries[0] - 1] + 1 if entries[0] else 0
         for n, record, payload in _records(session, first, tree.entry_line[entries[-1]] + 1):
-            if record.get("type") == "compacted" or payload.get("type") == "thread_rolled_back":
+            if record.get("type") == "compacted" or payload.get("type") == "thread_rolled_back" or _rewound_to(record):
                 return None
             item = _item(record)
             if item is not None:
@@ -218,13 +231,13 @@ class CodexFormat(LinearFile):
         return out
 
     def off_branch(self, session: Session, should_stop: Callable[[], bool] | None = None) -> set[int]:
-        """Entries of turns undone by ``thread_rolled_back``: shown greyed."""
+        """Entries of turns undone by ``thread_rolled_back`` or by a rewind: shown greyed."""
         lines = session.lines
         kept = session.memo.of(_OffBranch)
         seen, found = kept.seen, kept.found
         end = session.tree.entry_line[session.tree.count - 1] + 1 if session.tree.count else 0  # lines rebuilt
         if found is not None and not any(
-            b"thread_rolled_back" in session.raw_line(n)
+            b"thread_rolled_back" in (raw := session.raw_line(n)) or b"history_base" in raw
             for n in range(seen, end)
             if lines.line_kinds[n] in RECORD_KINDS
         ):
@@ -250,6 +263,10 @@ class CodexFormat(LinearFile):
             entry = bisect_right(tree.entry_line, n) - 1
             if kind == "event_msg" and payload.get("type") == "thread_rolled_back":
                 self._roll_back(turns, payload.get("num_turns"), dropped)
+            elif (end := _rewound_to(record)) is not None:
+                for k, turn in enumerate(turns):
+                    dropped.extend(e for e, _ in turn if tree.entry_line[e] >= end)
+                    turns[k] = [(e, i) for e, i in turn if tree.entry_line[e] < end]
             elif kind == "compacted":
                 replacement = payload.get("replacement_history")
                 if isinstance(replacement, list):
@@ -358,6 +375,13 @@ class CodexFormat(LinearFile):
         time = record.get("timestamp")
         if kind == "compacted":
             return EntryView(kind="summary", role="summary", text=str(payload.get("message", "")), time=time)
+        if (end := _rewound_to(record)) is not None:
+            return EntryView(
+                kind="rewind",
+                role="event",
+                time=time,
+                text=f"rewound: the thread goes on after line {end}, in a new file",
+            )
         if kind == "turn_context":
             return EntryView(
                 kind="turn_context",

@@ -76,7 +76,9 @@ def planned_on(session: Session) -> Fingerprint:
     is refused if it changed since, but for what an agent appended (a
     rewrite carries that over)."""
     identity = session.lines.identity
-    return Fingerprint.as_read(session.path, session.lines.end + len(session.lines.torn), identity and identity[1])
+    return Fingerprint.as_read(
+        session.path, session.lines.end + len(session.lines.torn), identity[1] if identity else None
+    )
 
 
 def read_as_indexed(session: Session, committed: int | None = None) -> bytes:

@@ -31,8 +31,10 @@ class TailActions(SessionHost):
         if self.session is not None and self.session.remote:
             await self._poll_remote()
             return
-        directory = os.path.dirname(os.path.abspath(self.path)) or "."
-        name = os.path.basename(self.path)
+        # the last of the files read is the one a writer appends to (a Codex thread goes on in its newest file)
+        written = self.session.files[-1] if self.session is not None else self.path
+        directory = os.path.dirname(os.path.abspath(written)) or "."
+        name = os.path.basename(written)
         self.call_later(self._on_tail_armed)  # runs once awatch below has set its watch (no await before it)
         async for changes in awatch(
             directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS, recursive=False, ignore_permission_denied=True
