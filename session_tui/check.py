@@ -15,7 +15,8 @@ from typing import TextIO
 
 from .model import json_text
 from .model.errors import SessionError
-from .model.problems import ERROR
+from .model.live_state import live_state
+from .model.problems import ERROR, ProblemKind
 from .model.sanitize import inert, json_escape_invisible, mark_undecodable
 from .model.session import Session, open_session
 from .model.source import is_url
@@ -62,6 +63,7 @@ class Report:
     tool_errors: int = 0  # failed tool results on the active path, as the client marks them
     # for people only (not in the JSON contract)
     context_messages: int = 0
+    state_words: str = ""  # what the agent is doing (model.live_state): running bash 0:12, idle 25 min, …
     notes: list[tuple[int, str]] = field(default_factory=list)
     sidecar: tuple[str, list[str]] | None = None
     usage: str = ""
@@ -96,6 +98,8 @@ def report(session: Session, path: str) -> Report:
     if leaf >= 0:
         active_id = session.format.entry_id(session.record(leaf))
     dangling, _ = session.tool_issues(light=True)  # a one-shot look: only the tool records are read
+    live = live_state(session, dangling=dangling)
+    running = live.running()  # calls still running are not dangling (yet)
     return Report(
         path=path,
         format=session.format.name,
@@ -105,8 +109,11 @@ def report(session: Session, path: str) -> Report:
         summaries=session.tree.summaries,
         active_leaf=active_id,
         active_leaf_line=session.line_of(leaf) if leaf >= 0 else None,
-        dangling_tool_calls=[{"call_id": d.call_id, "line": session.line_of(d.entry)} for d in dangling],
-        problems=[p.as_json() for p in session.problems(light=True)],
+        dangling_tool_calls=[
+            {"call_id": d.call_id, "line": session.line_of(d.entry)} for d in dangling if d.entry not in running
+        ],
+        problems=[p.as_json() for p in session.problems(light=True, live=live)],
+        state_words=live.words(),
         tool_errors=session.tool_errors(leaf),
         context_messages=session.context_size(),
         notes=session.notes(),
@@ -165,6 +172,8 @@ def to_text(rep: Report) -> str:
         )
     if rep.usage:
         out.append(f"  {rep.usage}")
+    if rep.state_words:
+        out.append(f"  agent: {rep.state_words}")
     if rep.sidecar:
         name, keys = rep.sidecar
         out.append(
@@ -175,7 +184,7 @@ def to_text(rep: Report) -> str:
         out.append(f"  {_plural(len(rep.problems), 'problem')}:")
         for p in rep.problems:
             message = inert(p["message"], keep_newlines=False)
-            out.append(f"    line {p['line']}: {p['severity']}: {p['kind']}: {message}")
+            out.append(f"    line {p['line']}: {p['severity']}: {ProblemKind(p['kind']).words}: {message}")
     else:
         out.append("  no problems")
     for line, text in rep.notes:

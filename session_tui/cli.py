@@ -99,7 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
-        sub.add_argument("--force", action="store_true", help="write even if the file changed in the last 2 s")
+        sub.add_argument(
+            "--force",
+            action="store_true",
+            help="write even if the file was written in the last --stuck-after seconds (an agent may be writing "
+            "it; a call without a result may still be running)",
+        )
+    for sub in (check, set_leaf, fork, fix):
+        _stuck_after_option(sub)
 
     clean = commands.add_parser(
         "clean",
@@ -198,7 +205,9 @@ def run_edit(args) -> int:
         print(inert(str(exc), keep_newlines=False))
         return 0
     except Refused as exc:
-        print(f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        print(
+            f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}{_hint(exc)}", file=sys.stderr
+        )
         return 1
     except WriteFailed as exc:
         print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
@@ -268,7 +277,7 @@ def run_fix(args) -> int:
             continue
         except Refused as exc:
             print(
-                f"session-tui fix: {name}: refused: {inert(_reason(exc, args.file), keep_newlines=False)}",
+                f"session-tui fix: {name}: refused: {inert(_reason(exc, args.file), keep_newlines=False)}{_hint(exc)}",
                 file=sys.stderr,
             )
             refused = True
@@ -397,6 +406,7 @@ def build_open_parser() -> argparse.ArgumentParser:
         help="an option for a URL's back-end (e.g. client_keys=~/.ssh/id_ed25519, endpoint_url=http://…); "
         "any command takes it",
     )
+    _stuck_after_option(parser)
     return parser
 
 
@@ -497,6 +507,32 @@ class UsageError(Exception):
     """A command line that cannot be run: one line, exit 2."""
 
 
+def _hint(exc: Exception) -> str:
+    """What the command line can do about a refusal: a live agent's is lifted by --force."""
+    from .store import LiveWriter
+
+    return "; wait, or write anyway with --force" if isinstance(exc, LiveWriter) else ""
+
+
+def _stuck_after_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stuck-after",
+        type=float,
+        metavar="SECONDS",
+        help="a call without a result is running while the file was written in the last SECONDS (or a writer "
+        "holds it open), stuck after that; edits of a file written that recently need --force (default 300, "
+        "or $SESSION_TUI_STUCK_AFTER)",
+    )
+
+
+def _use_stuck_after(args: argparse.Namespace) -> None:
+    """--stuck-after for this run: one setting read by the model, the store and the UI."""
+    from .model.live_state import STUCK_AFTER_ENV
+
+    if getattr(args, "stuck_after", None) is not None:
+        os.environ[STUCK_AFTER_ENV] = str(max(0.0, args.stuck_after))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -510,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
             args = build_parser().parse_args(argv)
+            _use_stuck_after(args)
             if getattr(args, "redact", False) or getattr(args, "secrets", False):
                 # every line printed masks secrets, file names and titles included (check --secrets: its report)
                 from .model.sanitize import redact_shown
@@ -542,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_check(args.paths, as_json=args.json, format=args.format, secrets=args.secrets)
         args = build_open_parser().parse_args(argv)
+        _use_stuck_after(args)
         return open_tui(args.paths, args.format, not args.no_watch, args.redact)
     except KeyboardInterrupt:
         return 130

@@ -42,7 +42,7 @@ def test_exit_0_when_clean_and_text_block():
 def test_exit_1_with_each_problem_and_its_line():
     r = run_cli("check", str(SAMPLES / "tree" / "crash-torn.jsonl"))
     assert r.returncode == 1
-    assert "line 6: error: dangling_tool_call" in r.stdout and "line 8: error: torn_tail" in r.stdout
+    assert "line 6: error: call without result" in r.stdout and "line 8: error: torn last line" in r.stdout
 
 
 def test_exit_2_for_missing_and_non_session_paths_with_one_line_each(tmp_path):

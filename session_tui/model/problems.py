@@ -15,6 +15,22 @@ class ProblemKind(StrEnum):
     DANGLING_TOOL_CALL = "dangling_tool_call"
     ORPHAN_TOOL_RESULT = "orphan_tool_result"
 
+    @property
+    def words(self) -> str:
+        """The kind as a user says it (the value is the ``check --json`` contract's)."""
+        return _WORDS[self]
+
+
+_WORDS = {
+    ProblemKind.TORN_TAIL: "torn last line",
+    ProblemKind.BAD_LINE: "bad line",
+    ProblemKind.MISSING_PARENT: "missing parent",
+    ProblemKind.CYCLE: "cycle",
+    ProblemKind.DUPLICATE_ID: "duplicate id",
+    ProblemKind.DANGLING_TOOL_CALL: "call without result",
+    ProblemKind.ORPHAN_TOOL_RESULT: "result without call",
+}
+
 
 ERROR = "error"  # breaks a resume with the file's own client, or loses data
 WARNING = "warning"  # the client copes with it on resume, in its own way (the message says how)

@@ -22,6 +22,7 @@ from .errors import SessionError as SessionError
 from .formats import DEFAULT, get_format, sniff
 from .formats.base import Format, Sent
 from .line_index import LineIndex
+from .live_state import LiveState, live_state
 from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
 from .recent_lines import RecentLines
@@ -577,6 +578,11 @@ class Session:
         self._pairing = pairing
         return found
 
+    def tool_name(self, entry: int, call_id: str) -> str:
+        """The name of the tool ``call_id`` of the call entry ``entry`` calls."""
+        calls = self.format.view(self.record(entry)).tool_calls
+        return next((c.name for c in calls if c.id == call_id), "tool")
+
     def tool_errors(self, leaf: int | None = None) -> int:
         """The tool results on the path to ``leaf`` (default: the active
         leaf) that their client marks as failed: Claude Code's ``is_error``,
@@ -623,10 +629,16 @@ class Session:
             if self.format.expected_root(self.record(entry)) == expected:
                 yield entry, parent_id
 
-    def problems(self, should_stop: Callable[[], bool] | None = None, light: bool = False) -> list[Problem]:
+    def problems(
+        self,
+        should_stop: Callable[[], bool] | None = None,
+        light: bool = False,
+        live: LiveState | None = None,
+    ) -> list[Problem]:
         """Every problem, by line. Reads the context at the active leaf;
         ``should_stop`` is polled while it does (raise Cancelled); ``light``:
-        see ``tool_issues`` (for a one-shot check)."""
+        see ``tool_issues`` (for a one-shot check). A call still running
+        (``live``, else the state now: ``live_state``) is no problem."""
         out: list[Problem] = []
         lines = self.lines
         fmt = self.format
@@ -666,15 +678,19 @@ class Session:
                 )
             )
         dangling, orphans = self.tool_issues(should_stop=should_stop, light=light)
+        live = live_state(self, dangling=dangling) if live is None else live
+        running = live.running()
         fills = fmt.fills_dangling
         out.extend(
             Problem(
                 self.line_of(d.entry),
                 ProblemKind.DANGLING_TOOL_CALL,
-                f"tool call {d.call_id} has no result" + (f": {fills}" if fills else ""),
+                f"{self.tool_name(d.entry, d.call_id)} call {d.call_id} has no result"
+                + (f": {fills}" if fills else ""),
                 WARNING if fills else ERROR,
             )
             for d in dangling
+            if d.entry not in running
         )
         out.extend(
             Problem(

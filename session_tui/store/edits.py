@@ -17,6 +17,7 @@ from ..model import json_text
 from ..model.segment import LineKind
 from ..model.session import Session
 from ..model.source import is_url
+from ..model.words import plural
 from .forms import FORMS
 from .forms.base import SYNTHETIC_RESULT, Form, planned_on
 from .plan import Plan, Rewrite
@@ -129,7 +130,7 @@ def plan_drop_bad(session: Session) -> Plan:
             records = []
         saved.append(saved_line(line + 1, start, raw, reasons.get(line, "bad line"), len(records)))
     numbers = ", ".join(str(line + 1) for line in bad[:10]) + (" …" if len(bad) > 10 else "")
-    summary = f"remove {len(bad)} bad line(s) ({numbers})"
+    summary = f"remove {plural(len(bad), 'bad line')} ({numbers})"
     if kept:
         n_kept = sum(piece.count(b"\n") + 1 for piece in kept.values())
         summary += (

@@ -2,7 +2,7 @@
 
 * One writer: an advisory ``fcntl`` lock on a sidecar ``<name>.lock`` file,
   held while writing; refused (with the reason) when another process holds
-  it, or when the file grew within the last ``LIVE_SECONDS`` (an agent is
+  it, or when the file was written within the live state's ``stuck_after`` (an agent is
   writing), unless forced.
 * Appends: the file must end with a newline first (a complete last record
   missing it gets one; a torn fragment refuses: drop it first). The records
@@ -37,13 +37,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..model import json_text
+from ..model import json_text, open_writers
 from ..model import records as records_io
+from ..model.live_state import ago, default_stuck_after
 from ..model.source import is_url
-from . import open_writers
 from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail, write_all
 
-LIVE_SECONDS = 2.0
 TAIL_WINDOW = 1 << 16
 #: why a file given as a URL is never written
 REMOTE_READ_ONLY = (
@@ -240,15 +239,20 @@ class Store:
             os.close(fd)
 
     def check_quiet(self) -> None:
-        """Refuse when the file changed within LIVE_SECONDS, unless forced."""
+        """Refuse when the file was written within the live state's
+        ``stuck_after`` (``model.live_state``): an agent may still be
+        writing it, a call without a result still running. Unless forced."""
         if self.force:
             return
         try:
             age = time.time() - os.stat(self.path).st_mtime
         except OSError:  # gone, a symlink loop: ``verify`` says so
             return
-        if age < LIVE_SECONDS:
-            raise LiveWriter(f"{self.path}: changed {age:.1f} s ago: a live agent may be writing it (wait, or force)")
+        if age < default_stuck_after():
+            raise LiveWriter(
+                f"{self.path}: written {ago(age)} ago: a live agent may be writing it, and a call without "
+                "a result may still be running (its result may arrive)"
+            )
 
     def verify(self, expected: Fingerprint | None, *, grown_ok: bool = False) -> None:
         """Refuse if the file is a symlink (before anything is written; no
@@ -356,11 +360,11 @@ class Store:
         except OSError as exc:
             return WriteFailed(
                 f"{self.path}: could not append ({reason}) nor cut back the part written at bytes "
-                f"{start}-{end} ({exc.strerror or exc}): fix --drop-torn or --drop-bad removes it"
+                f"{start}-{end} ({exc.strerror or exc}): dropping the torn or bad lines removes it"
             )
         return WriteFailed(
             f"{self.path}: could not append ({reason}), and another process wrote after the part written at "
-            f"bytes {start}-{end}: fix --drop-bad removes it"
+            f"bytes {start}-{end}: dropping the bad lines removes it"
         )
 
     def rewrite(self, data: bytes, *, expected: Fingerprint) -> Rewritten:

@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..model.live_state import LiveState
     from ..model.problems import Problem
     from ..model.session import Session
     from ..model.session_info import SessionInfo
+    from ..model.tools import ToolIssue
 
 
 class IndexProgress(Message):
@@ -34,9 +36,12 @@ class ProblemsReady(Message):
         problems: list[Problem],
         off_branch: set[int] | None = None,
         subagents: dict[int, str] | None = None,
+        live: LiveState | None = None,
+        dangling: list[ToolIssue] | None = None,
     ) -> None:
         self.generation, self.problems, self.off_branch = generation, problems, off_branch or set()
         self.subagents = subagents or {}
+        self.live, self.dangling = live, dangling or []  # the agent's activity, and every call without a result
         super().__init__()
 
 

@@ -135,7 +135,8 @@ def test_fork_at_the_active_leaf_equals_the_source(tmp_path):
     assert (tmp_path / "session-fix-rounding.fork-1.jsonl").read_bytes().count(b"\n") == 5
 
 
-def test_edits_refused_while_a_writer_is_live_or_holds_the_lock(tmp_path):
+def test_edits_refused_while_a_writer_is_live_or_holds_the_lock(tmp_path, monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")  # (the CLI run below inherits it)
     path = sample(tmp_path, "tree/crash-dangling.jsonl")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), "10"], stdout=subprocess.PIPE, text=True)
     try:

@@ -233,7 +233,7 @@ def test_a_dry_run_of_several_parts_previews_the_first_and_refuses_nothing(tmp_p
     before = path.read_bytes()
     r = run_cli("fix", str(path), "--drop-bad", "--close", "--dry-run")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "drop-bad: remove 1 bad line(s)" in r.stdout and "not previewed" in r.stdout
+    assert "drop-bad: remove 1 bad line" in r.stdout and "not previewed" in r.stdout
     assert path.read_bytes() == before
 
 

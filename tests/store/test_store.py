@@ -69,7 +69,8 @@ def test_refuses_while_another_process_holds_the_lock(tmp_path):
     Store(path).append_lines([{"type": "x"}])  # free again
 
 
-def test_refuses_a_file_written_in_the_last_two_seconds_unless_forced(tmp_path):
+def test_refuses_a_file_written_within_stuck_after_unless_forced(tmp_path, monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
     path = tmp_path / "s.jsonl"
     path.write_bytes(chain(2))
     with pytest.raises(Refused, match="live agent"):
@@ -256,3 +257,12 @@ def test_appends_and_locks_never_go_through_a_symlink(tmp_path):
     with pytest.raises(Refused, match="t.jsonl.lock: is a symbolic link"):
         Store(tmp_path / "t.jsonl").append_lines([{"type": "x"}])
     assert target.read_bytes() == chain(1) and not (tmp_path / "elsewhere").exists()
+
+
+def test_a_file_quiet_for_longer_than_stuck_after_is_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(2))
+    old = time.time() - 301
+    os.utime(path, (old, old))
+    Store(path).append_lines([{"type": "x"}])

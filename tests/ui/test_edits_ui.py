@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
@@ -74,8 +75,11 @@ async def test_fork_from_the_tui(tmp_path):
         await wait_for(pilot, lambda: (tmp_path / "branched-summary.fork-1.jsonl").exists(), what="the fork")
 
 
-async def test_a_live_writer_needs_a_second_confirmation(tmp_path):
+async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
     path = copy(tmp_path, "tree/crash-dangling.jsonl")
+    old = time.time() - 301
+    os.utime(path, (old, old))  # quiet: its call is stuck, a problem to repair
     async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
         os.utime(path)  # "written just now"

@@ -57,7 +57,7 @@ async def test_dangling_call_is_marked(fmt, path):
         assert dangling
         await pilot.press("g", "e")  # the first problem
         rows = {text.split()[0]: text for text in all_rows(screen).splitlines() if text.strip()}
-        assert "⚠ dangling_tool_call" in rows[str(dangling[0])]
+        assert "⚠ call without result" in rows[str(dangling[0])]
 
 
 async def test_claude_response_lines_are_grouped_and_title_shown():

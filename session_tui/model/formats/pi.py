@@ -77,7 +77,7 @@ class PiFormat(Format):
     torn_tail = (
         "error",
         "pi skips it on resume, then writes its next entry right after these bytes: the two become "
-        "one bad line and that entry is lost on the next load (fix --drop-torn removes it)",
+        "one bad line and that entry is lost on the next load (dropping the torn line removes it)",
     )
 
     def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:

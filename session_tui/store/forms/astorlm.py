@@ -25,6 +25,7 @@ from typing import Any
 from ...model import json_text
 from ...model.segment import Shape
 from ...model.session import Session
+from ...model.words import calls_without_result
 from ..plan import Plan, Rewrite
 from ..store import Fingerprint, Refused
 from .base import (
@@ -49,7 +50,7 @@ def _refuse_bad(session: Session) -> None:
     if session.bad:
         raise Refused(
             f"{session.path}: line {session.bad[0][0] + 1} is not a message (astorLM would load the "
-            "session as empty): drop the bad lines first (fix --drop-bad)"
+            "session as empty): drop the bad lines first"
         )
 
 
@@ -128,7 +129,7 @@ class AstorlmForm(Form):
             else f"after lines {', '.join(str(session.line_of(o)) for o, _ in owners)}"
         )
         return self.rewrite(
-            session, f"close {n_calls} dangling call(s) {where} with error results", fingerprint, after, replace
+            session, f"close {calls_without_result(n_calls)} {where} with error results", fingerprint, after, replace
         )
 
     def rewrite(

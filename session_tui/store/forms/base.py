@@ -17,6 +17,7 @@ from typing import Any
 from ...model import json_text
 from ...model.segment import Shape
 from ...model.session import Session
+from ...model.words import calls_without_result
 from ..plan import Plan
 from ..store import DanglingInside, Fingerprint, NothingToDo, Refused
 
@@ -233,7 +234,7 @@ class Form:
             return self.close_inside(session)
         plan = Plan(
             session.path,
-            f"close {len(calls)} dangling call(s) of line {session.line_of(owner)} with error results",
+            f"close {calls_without_result(len(calls))} of line {session.line_of(owner)} with error results",
             planned_on(session),
             append=self.results(session, owner, calls),
         )
@@ -265,7 +266,7 @@ class Form:
         first = session.line_of(min(insert, key=path.index))
         fills = session.format.fills_dangling
         plan.summary = (
-            f"fork the branch with error results inserted for {calls} dangling call(s), the first after "
+            f"fork the branch with error results inserted for {calls_without_result(calls)}, the first after "
             f"line {first}, into {plan.new_files[0][0]}; this file is not changed"
             + (f" ({fills}: the fork makes the file itself whole)" if fills else "")
         )

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...model import json_text
 from ...model.session import Session
+from ...model.words import calls_without_result
 from ..plan import Plan
 from ..session_store import now
 from .base import (
@@ -44,7 +45,8 @@ class ChatForm(Form):
         first = session.line_of(min(insert, key=path.index))
         return self.rewrite(
             session,
-            f"insert error results for {sum(map(len, insert.values()))} dangling call(s), the first after line {first}",
+            f"insert error results for {calls_without_result(sum(map(len, insert.values())))}, "
+            f"the first after line {first}",
             fingerprint,
             after,
         )

@@ -31,6 +31,7 @@ from ...model.formats.codex import CALLS, OUTPUTS
 from ...model.records import BadLine, parse_object
 from ...model.segment import LineKind
 from ...model.session import Session
+from ...model.words import calls_without_result
 from ..plan import Plan
 from ..session_store import now
 from ..store import DanglingInside, Refused
@@ -128,7 +129,7 @@ class CodexForm(Form):
             records.append({**record, "type": "response_item", "payload": payload})
         plan = Plan(
             session.path,
-            f"close {len(records)} dangling call(s) with '{ABORTED}' outputs, as Codex would send them",
+            f"close {calls_without_result(len(records))} with an '{ABORTED}' output, as Codex would send it",
             planned_on(session),
             append=records,
         )
@@ -137,7 +138,7 @@ class CodexForm(Form):
     def cut(self, session: Session, drop_torn: bool) -> Plan:
         raise Refused(
             f"{session.path}: codex rollouts are append-only and a call is never deleted: close it with "
-            "an 'aborted' output (fix --close), or fork before it"
+            "an 'aborted' output, or fork before it"
         )
 
     def close_inside(self, session: Session) -> Plan:
@@ -155,9 +156,10 @@ class CodexForm(Form):
         plan = self.fork(session, session.active_leaf(), None, insert=insert)
         first = session.line_of(min(insert))
         plan.summary = (
-            f"fork the history with 'aborted' outputs inserted for {sum(map(len, insert.values()))} "
-            f"dangling call(s), the first after line {first}, into {plan.new_files[0][0]}; this file is "
-            f"not changed ({self.fills_note(session)}: the fork makes the file itself whole)"
+            f"fork the history with 'aborted' outputs inserted for "
+            f"{calls_without_result(sum(map(len, insert.values())))}, the first after line {first}, "
+            f"into {plan.new_files[0][0]}; this file is not changed "
+            f"({self.fills_note(session)}: the fork makes the file itself whole)"
         )
         return plan
 

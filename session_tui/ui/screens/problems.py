@@ -41,7 +41,7 @@ class ProblemsScreen(LineListScreen):
         for p in self.problems:
             label = row_label(p.line)
             severity = colours["error" if p.severity == "error" else "warning"]
-            label.append(f"{p.severity:<8}{p.kind.value:<20} ", style=severity)
+            label.append(f"{p.severity:<8}{p.kind.words:<20} ", style=severity)
             label.append(inert(p.message, keep_newlines=False))
             out.append((p.line, label))
         return out

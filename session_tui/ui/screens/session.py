@@ -15,10 +15,12 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled, SessionError
+from ...model.live_state import LiveState
 from ...model.rows import RowLayout
 from ...model.sanitize import inert
 from ...model.search import partner
 from ...model.session import Session
+from ...model.tools import ToolIssue
 from .. import keys
 from ..masking import masked, redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
@@ -46,6 +48,7 @@ PREVIEW_BYTES = 1 << 20  # bigger ones show their last MiB first
 DETAIL_DELAY = 0.03  # after a key: holding ↓ must not parse every entry it passes
 DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details when writes pause
 METADATA_LIMIT = 5000  # records listed by `m`
+LIVE_TICK = 1.0  # seconds between looks at what the agent is doing (the running calls' clocks)
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
 
@@ -73,6 +76,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         self.new_entries = 0
         self.indexing = ""
         self.live = "live" if watch else "not watching"
+        self.live_state: LiveState | None = None  # what the agent is doing, once problems were looked for
+        self.dangling: list[ToolIssue] = []
         self.tail_armed = False  # the file is watched: every write from now on is seen
         self.query_text = ""
         self._detail_timer: Timer | None = None
@@ -106,6 +111,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
     def on_mount(self) -> None:
         self.tree_widget.focus()
         self.tree_widget.live = self.watching
+        if self.watching:
+            self.set_interval(LIVE_TICK, self.tick_live_state)
         try:
             self._open_first_view()
         except SessionError as exc:  # gone, or unreachable, since it was looked at
@@ -166,7 +173,11 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
                 pass
             where = f"line {session.line_of(leaf)}" if not session.partial else "near the end"
             leaf_text = f"{inert(str(view_id)[:13], keep_newlines=False)}… ({where})" if view_id else where
-        live = self.live + (" · following" if self.following and self.live == "live" else "")
+        live = self.live
+        if live == "live" and self.live_state is not None:  # what the agent is doing, not that the file is watched
+            live = self.live_state.words()
+            if self.live_state.live and self.following:
+                live += " · following"
         self.query_one(StatusLine).show(
             path=os.path.basename(self.path),
             session=session,

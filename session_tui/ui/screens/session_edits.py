@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ...model.live_state import ago
 from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed, edits
 from ..messages import OpenSession
 from .confirm import ConfirmScreen
@@ -29,12 +30,34 @@ class EditActions(SessionHost):
             return None
 
     def _confirm(
-        self, plan: edits.Plan, title: str, choices: list[tuple[str, str]], on_choice: Callable[[str | None], object]
+        self,
+        plan: edits.Plan,
+        title: str,
+        choices: list[tuple[str, str]],
+        on_choice: Callable[[str | None], object],
+        warning: str | None = None,
     ) -> None:
         def chosen(choice: str | None) -> None:  # (what on_choice returns is of no use to the dialog)
             on_choice(choice)
 
-        self.app.push_screen(ConfirmScreen(title, plan.preview(), choices), chosen)
+        warning = self._live_warning() if warning is None else warning
+        self.app.push_screen(ConfirmScreen(title, plan.preview(), choices, warning), chosen)
+
+    def _live_warning(self) -> str:
+        """What an edit now may run into: the agent still writing, a call still running."""
+        live = self.live_state
+        if live is None or not live.live:
+            return ""
+        running = [a for a in live.awaited if a.entry in live.running()]
+        if running:
+            calls = ", ".join(dict.fromkeys(a.tool for a in running))
+            text = (
+                f"⏵ {calls}: this call may still be running: its result may arrive. "
+                "A repair now answers a call that is still running."
+            )
+        else:
+            text = f"The agent wrote this file {ago(live.quiet_for)} ago: it may still be writing it."
+        return text + " You will be asked to confirm once more."
 
     def _apply(self, plan: edits.Plan, force: bool = False) -> edits.Done | None:
         """Carry out ``plan``; what was done (edits.Done), or None when refused.
@@ -50,11 +73,11 @@ class EditActions(SessionHost):
             if not force and isinstance(exc, LiveWriter):
                 self._confirm(
                     plan,
-                    "A live agent may be writing this file",
+                    "A live agent may be writing this file: write anyway?",
                     [("force", "Write anyway")],
                     lambda c: c and self._apply(plan, force=True),
+                    warning=str(exc).removeprefix(f"{plan.path}: "),
                 )
-                self.notify(str(exc), severity="warning", timeout=6, markup=False)
             else:
                 self.notify(str(exc), title="Refused", severity="error", timeout=6, markup=False)
             return None
@@ -155,7 +178,7 @@ class EditActions(SessionHost):
             offer("drop_torn", "Drop torn line", lambda: edits.plan_drop_torn(session))
         if not options:
             self.notify(
-                refusals[0] if refusals else "nothing to repair: no bad line, dangling call or torn line",
+                refusals[0] if refusals else "nothing to repair: no bad line, call without a result or torn line",
                 title="Not possible" if refusals else "",
                 severity="warning" if refusals else "information",
                 timeout=6,
@@ -176,7 +199,13 @@ class EditActions(SessionHost):
                 self.post_message(OpenSession(done.created[0]))  # a fork with the calls closed: go on there
 
         self.app.push_screen(
-            ConfirmScreen("Repair this session", body, [(choice, label) for choice, label, _ in options]), chosen
+            ConfirmScreen(
+                "Repair this session",
+                body,
+                [(choice, label) for choice, label, _ in options],
+                self._live_warning(),
+            ),
+            chosen,
         )
 
     # -- branches -------------------------------------------------------------------

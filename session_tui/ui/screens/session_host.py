@@ -17,9 +17,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from textual.screen import Screen
     from textual.timer import Timer
 
+    from ...model.live_state import LiveState
     from ...model.problems import Problem
     from ...model.rows import RowLayout
     from ...model.session import Session
+    from ...model.tools import ToolIssue
     from ...store import Fingerprint
     from ...store.edits import Done
     from ..app import SessionApp
@@ -43,6 +45,8 @@ if TYPE_CHECKING:  # pragma: no cover
         following: bool  # the cursor follows the active leaf
         new_entries: int  # appended since the cursor left the leaf
         live: str  # what the status says of the tail
+        live_state: LiveState | None  # what the agent is doing (model.live_state)
+        dangling: list[ToolIssue]  # every call without a result, as last looked for
         tail_armed: bool
         _moved_by_tail: bool
         _deleted_notified: bool

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.worker import get_current_worker
 
-from ...model.errors import Cancelled
+from ...model.errors import Cancelled, SessionError
+from ...model.live_state import LiveState, live_state
 from ...model.usage import session_usage, usage_text
 from ..messages import ProblemsReady, UsageReady
 from .problems import ProblemsScreen
@@ -36,13 +37,17 @@ class ProblemActions(SessionHost):
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
             with session.checking:
-                problems = session.problems(should_stop=stop)
+                dangling = session.tool_issues(should_stop=stop)[0]
+                live = live_state(session, dangling=dangling)
+                problems = session.problems(should_stop=stop, live=live)
                 self.post_message(
                     ProblemsReady(
                         generation,
                         problems,
                         session.format.off_branch(session, stop),
                         session.format.subagents(session),
+                        live,
+                        dangling,
                     )
                 )
                 self.post_message(
@@ -61,11 +66,13 @@ class ProblemActions(SessionHost):
             return
         had_problems = bool(self.problems)
         self.problems = message.problems
+        self.dangling = message.dangling
+        self.show_live_state(message.live)
         marks: dict[int, list[str]] = {}
         for p in message.problems:
             entry = self._entry_for_line(p.line)
             if entry is not None:
-                marks.setdefault(entry, []).append(p.kind.value)
+                marks.setdefault(entry, []).append(p.kind.words)
         self.tree_widget.set_problems(
             {e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()}, message.off_branch, message.subagents
         )
@@ -85,7 +92,9 @@ class ProblemActions(SessionHost):
         deadline = time.monotonic() + CHECK_BUDGET
         stop = lambda: time.monotonic() > deadline  # noqa: E731
         try:
-            problems = session.problems(should_stop=stop)
+            dangling = session.tool_issues(should_stop=stop)[0]
+            live = live_state(session, dangling=dangling)
+            problems = session.problems(should_stop=stop, live=live)
             off_branch = session.format.off_branch(session, stop)
             usage = usage_text(session_usage(session, should_stop=stop, read_records=not session.remote))
         except Cancelled:
@@ -94,13 +103,44 @@ class ProblemActions(SessionHost):
             session.checking.release()
         self.generation += 1  # a worker still at it is out of date
         self.usage = usage
-        self.on_problems_ready(ProblemsReady(self.generation, problems, off_branch, self.tree_widget.subagents))
+        self.on_problems_ready(
+            ProblemsReady(self.generation, problems, off_branch, self.tree_widget.subagents, live, dangling)
+        )
         return True
 
     def on_usage_ready(self, message: UsageReady) -> None:
         if message.generation == self.generation:
             self.usage, self.session_title, self.origin = message.text, message.title, message.origin
             self.update_status()
+
+    # -- what the agent is doing ------------------------------------------------------
+    def show_live_state(self, live: LiveState | None) -> LiveState | None:
+        """The activity in the status line, running calls marked in the tree
+        with their time. Returns the state shown before."""
+        was = self.live_state
+        self.live_state = live
+        running = live.running() if live is not None else set()
+        self.tree_widget.set_running(
+            {a.entry: (a.tool, a.since) for a in live.awaited if a.entry in running} if live is not None else {}
+        )
+        self.update_status()
+        return was
+
+    def tick_live_state(self) -> None:
+        """Every second: the activity and the running calls' time, from the
+        file's time and the calls known without a result (no context read)."""
+        session = self.session
+        if session is None or self.indexing or self.problems is None or not session.checking.acquire(blocking=False):
+            return
+        try:
+            live = live_state(session, dangling=self.dangling)
+        except (SessionError, OSError):
+            return
+        finally:
+            session.checking.release()
+        was = self.show_live_state(live)
+        if was is not None and was.running() - live.running():
+            self.compute_problems()  # a call stuck (the file went quiet): now it is a problem
 
     def _entry_for_line(self, line: int) -> int | None:
         """The entry shown for a 1-based problem line: that entry, or the one

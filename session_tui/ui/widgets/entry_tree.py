@@ -9,6 +9,7 @@ to draw as one of ten. Session text is shown as plain ``Text`` after
 from __future__ import annotations
 
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Collection
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...model.entry_view import EntryView, role_label
+from ...model.live_state import clock
 from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
 from ...model.segment import Shape
@@ -48,6 +50,7 @@ class EntryTree(ScrollView, can_focus=True):
         "entry-tree--summary",
         "entry-tree--problem",
         "entry-tree--pending",
+        "entry-tree--running",
         "entry-tree--lineno",
         "entry-tree--user",
         "entry-tree--assistant",
@@ -66,6 +69,7 @@ class EntryTree(ScrollView, can_focus=True):
     EntryTree > .entry-tree--summary { color: $warning; text-style: bold; }
     EntryTree > .entry-tree--problem { color: $error; text-style: bold; }
     EntryTree > .entry-tree--pending { color: $error; text-style: italic; }
+    EntryTree > .entry-tree--running { color: $success; text-style: bold; }
     EntryTree > .entry-tree--lineno { color: $foreground 35%; }
     EntryTree > .entry-tree--user { color: $primary; text-style: bold; }
     EntryTree > .entry-tree--assistant { color: $secondary; text-style: bold; }
@@ -98,6 +102,7 @@ class EntryTree(ScrollView, can_focus=True):
         self.session: Session | None = None  # with the rows, from show()
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
+        self.running: dict[int, tuple[str, float | None]] = {}  # call entry -> (tool, started): ⏵ bash 0:12
         self.off_branch: set[int] = set()  # trunk entries the model no longer sees (rolled back)
         self.subagents: dict[int, str] = {}  # call entry -> the sub-agent transcript it spawned
         self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
@@ -180,6 +185,19 @@ class EntryTree(ScrollView, can_focus=True):
             if row is not None:
                 self.refresh_line(row)
 
+    def set_running(self, running: dict[int, tuple[str, float | None]]) -> None:
+        """Mark the calls running now with their tool and elapsed time; the
+        rows of calls that ran or run are repainted (their clocks move)."""
+        changed = self.running.keys() | running.keys()
+        self.running = running
+        for key in [k for k in self._strips if k[0].entry in changed]:
+            del self._strips[key]
+        for entry in changed:
+            self._views.pop(entry, None)
+            row = self.rows.row_of(entry) if self.rows is not None else None
+            if row is not None:
+                self.refresh_line(row)
+
     @property
     def shown_session(self) -> Session:
         """The session shown: rows are drawn (and their entries read) only once show() gave one."""
@@ -232,8 +250,13 @@ class EntryTree(ScrollView, can_focus=True):
         styles = self.get_component_rich_style
         text = Text(no_wrap=True, overflow="ellipsis")
         problem = self.problems.get(entry)
+        running = self.running.get(entry)
         if problem:
             text.append(f"⚠ {problem} ", styles("entry-tree--problem"))
+        elif running:
+            tool, started = running
+            elapsed = f" {clock(time.time() - started)}" if started is not None else ""
+            text.append(f"⏵ {short_args(tool, 30)}{elapsed} ", styles("entry-tree--running"))
         role_style = {
             "user": "entry-tree--user",
             "assistant": "entry-tree--assistant",

@@ -62,28 +62,29 @@ class StatusLine(Widget):
     ) -> None:
         tree = session.tree
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(inert(path, keep_newlines=False), style="bold")
-        if title:
-            text.append(f"  “{inert(_cut(title, 40), keep_newlines=False)}”", style="italic")
-        text.append(f"  {session.format.name if session.format else '?'}")
-        text.append(
-            f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
-            f" · {_n(tree.branch_points, 'fork', 'forks')}"
-        )
+        # by priority: a narrow terminal cuts the end, so health and what the agent does come first
         if problems is None:
-            text.append("  problems …")
+            text.append("problems …")
         elif problems:
-            text.append(f"  ⚠ {_n(problems, 'problem', 'problems')}", style=self._style("status--problem"))
+            text.append(f"⚠ {_n(problems, 'problem', 'problems')}", style=self._style("status--problem"))
         else:
-            text.append("  ✓ no problems", style=self._style("status--healthy"))
+            text.append("✓ no problems", style=self._style("status--healthy"))
         text.append(f"  {live}", style="bold")
         if new:
             text.append(f"  +{new} new", style="reverse")
         if indexing:
             text.append(f"  {indexing}", style="italic")
+        text.append(
+            f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
+            f" · {_n(tree.branch_points, 'fork', 'forks')}"
+        )
         if usage:
             text.append(f"  {usage}", style=self._style("status--quiet"))
         text.append(f"  leaf {leaf_text}")
+        text.append(f"  {session.format.name if session.format else '?'}")
+        if title:
+            text.append(f"  “{inert(_cut(title, 40), keep_newlines=False)}”", style="italic")
+        text.append(f"  {inert(path, keep_newlines=False)}", style="bold")
         if origin:
             text.append(
                 f"  ⑂ fork of {inert(_cut(origin, 60), keep_newlines=False)}", style=self._style("status--quiet")

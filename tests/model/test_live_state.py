@@ -1,0 +1,166 @@
+"""What the agent is doing, from the file alone (model.live_state): a call
+without a result is running while the file is written (or held open by a
+writer), stuck after ``stuck_after``; the same rule in ``check`` and the
+store's refusal of edits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from session_tui.model.live_state import Activity, ago, clock, live_state
+from session_tui.model.session import open_session
+from tests.support import run_cli
+
+from .helpers import call, chain, message, result
+
+LIVE = Path(__file__).resolve().parent.parent / "data" / "live-crashes"
+
+
+HOLD = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
+
+
+def _age(path: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+@pytest.fixture(autouse=True)
+def five_minutes(monkeypatch):
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+
+
+def _crash(tmp_path: Path) -> Path:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(2) + call("a1", "m1", "c1"))
+    return path
+
+
+def test_a_call_just_written_is_running_and_no_problem(tmp_path):
+    path = _crash(tmp_path)
+    with open_session(path) as session:
+        state = live_state(session)
+        assert state.activity is Activity.RUNNING and [a.call_id for a in state.awaited] == ["c1"]
+        assert state.words().startswith("running run ")
+        assert session.problems() == []
+
+
+def test_after_stuck_after_of_quiet_the_call_is_stuck_a_problem(tmp_path):
+    path = _crash(tmp_path)
+    _age(path, 301)
+    with open_session(path) as session:
+        state = live_state(session)
+        assert state.activity is Activity.STOPPED and state.running() == set()
+        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+        assert "run call c1 has no result" in session.problems()[0].message
+
+
+def test_the_threshold_is_the_callers(tmp_path):
+    path = _crash(tmp_path)
+    with open_session(path) as session:
+        assert live_state(session, stuck_after=0).activity is Activity.STOPPED
+        assert live_state(session, now=time.time() + 10, stuck_after=5).activity is Activity.STOPPED
+        assert live_state(session, now=time.time() + 10, stuck_after=60).activity is Activity.RUNNING
+
+
+def test_a_call_the_model_went_past_is_a_problem_however_recent(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        chain(2) + call("a1", "m1", "c1", "c2") + result("r1", "a1", "c1") + message("a2", "r1", "assistant", "done")
+    )
+    with open_session(path) as session:
+        assert live_state(session).awaited == ()
+        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+
+
+def test_one_of_two_parallel_calls_answered_the_other_runs(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(2) + call("a1", "m1", "c1", "c2") + result("r1", "a1", "c1"))
+    with open_session(path) as session:
+        state = live_state(session)
+        assert [a.call_id for a in state.awaited] == ["c2"] and state.activity is Activity.RUNNING
+        assert session.problems() == []
+
+
+@pytest.mark.parametrize(
+    ("tail", "quiet", "activity"),
+    [
+        (message("a1", "m1", "assistant", "the answer"), 1, Activity.WAITING),
+        (message("a1", "m1", "assistant", "the answer"), 1500, Activity.IDLE),
+        (b"", 1, Activity.ANSWERING),  # the last entry is the user's prompt
+        (b"", 1500, Activity.STOPPED),
+    ],
+)
+def test_what_the_agent_is_doing(tmp_path, tail, quiet, activity):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(2) + tail)
+    _age(path, quiet)
+    with open_session(path) as session:
+        state = live_state(session)
+        assert state.activity is activity
+        if activity is Activity.IDLE:
+            assert state.words() == "idle 25 min"
+
+
+def test_a_quiet_file_held_open_by_its_writer_keeps_its_call_running(tmp_path):
+    """Codex keeps its rollout open while it runs: a long command in a quiet
+    file is still running while the writer holds the file (Linux /proc)."""
+    path = _crash(tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        _age(path, 301)
+        with open_session(path) as session:
+            assert live_state(session).activity is Activity.RUNNING
+            assert session.problems() == []
+    finally:
+        holder.kill()
+        holder.wait()
+    with open_session(path) as session:
+        assert live_state(session).activity is Activity.STOPPED
+
+
+def test_real_crashes_are_running_while_fresh_and_stuck_when_quiet(tmp_path):
+    for source in sorted(LIVE.glob("*/*.jsonl")):
+        path = tmp_path / source.name
+        path.write_bytes(source.read_bytes())
+        with open_session(path) as session:
+            assert live_state(session).activity is Activity.RUNNING, source
+            assert session.problems() == [], source
+        _age(path, 301)
+        with open_session(path) as session:
+            assert live_state(session).activity is Activity.STOPPED, source
+            assert session.problems(), source
+
+
+def test_check_says_what_the_agent_does_and_takes_stuck_after(tmp_path):
+    path = _crash(tmp_path)
+    fresh = run_cli("check", str(path))
+    assert fresh.returncode == 0 and "agent: running run" in fresh.stdout and "no problems" in fresh.stdout
+    stuck = run_cli("check", "--stuck-after", "0", str(path))
+    assert stuck.returncode == 1 and "call without result" in stuck.stdout and "agent: stopped" in stuck.stdout
+
+
+def test_a_repair_of_a_file_written_within_stuck_after_needs_force(tmp_path):
+    path = _crash(tmp_path)
+    before = path.read_bytes()
+    refused = run_cli("fix", "--close", str(path))
+    assert refused.returncode == 1 and "may still be running" in refused.stderr and "--force" in refused.stderr
+    assert path.read_bytes() == before
+    forced = run_cli("fix", "--close", "--force", str(path))
+    assert forced.returncode == 0, forced.stderr
+    assert path.read_bytes() != before
+
+
+def test_words():
+    assert clock(12) == "0:12" and clock(725) == "12:05" and clock(3723) == "1:02:03"
+    assert ago(40) == "40 s" and ago(1500) == "25 min" and ago(3 * 3600) == "3 h" and ago(12 * 86400) == "12 days"
