@@ -115,7 +115,7 @@ def report(session: Session, path: str) -> Report:
         problems=[p.as_json() for p in session.problems(light=True, live=live)],
         state_words=live.words(),
         tool_errors=session.tool_errors(leaf),
-        context_messages=session.context_size(),
+        context_messages=len(session.resume_items()),  # what the client sends: the count the TUI and export give
         notes=session.notes(),
         sidecar=_sidecar_summary(session),
         usage=usage_text(session_usage(session)),

@@ -134,18 +134,29 @@ def partner(session: Entries, entry: int) -> int | None:
                 return node
             node = tree.parent[node]
         return None
-    ids = {c.id for c in view.tool_calls}
-    if not ids:
-        return None
-    # results follow their call: breadth-first over the descendants, nearest first
-    frontier = tree.children(entry)
+    found = results_of(session, entry, first_only=True)
+    return min(found.values()) if found else None
+
+
+def results_of(session: Entries, entry: int, first_only: bool = False) -> dict[str, int]:
+    """The results of the calls ``entry`` makes: call id -> the entry
+    answering it (the nearest), searched breadth-first over its descendants
+    (results follow their call). ``first_only``: stop at the first found."""
+    tree, fmt = session.tree, session.format
+    ids = {c.id for c in fmt.view(session.record(entry)).tool_calls}
+    found: dict[str, int] = {}
+    frontier = tree.children(entry) if ids else []
     seen = 0
-    while frontier and seen < 10_000:
+    while frontier and seen < 10_000 and len(found) < len(ids):
         nxt: list[int] = []
         for node in frontier:
             seen += 1
-            if tree.shape[node] & Shape.RESULT and fmt.view(session.record(node)).result_for in ids:
-                return node
+            if tree.shape[node] & Shape.RESULT:
+                answers = fmt.view(session.record(node)).result_for
+                if answers in ids and answers not in found:
+                    found[answers] = node
+                    if first_only:
+                        return found
             nxt.extend(tree.children(node))
         frontier = nxt
-    return None
+    return found

@@ -583,18 +583,22 @@ class Session:
         calls = self.format.view(self.record(entry)).tool_calls
         return next((c.name for c in calls if c.id == call_id), "tool")
 
-    def tool_errors(self, leaf: int | None = None) -> int:
+    def failed_results(self, leaf: int | None = None) -> list[int]:
         """The tool results on the path to ``leaf`` (default: the active
         leaf) that their client marks as failed: Claude Code's ``is_error``,
         pi's ``isError``, a Codex command's non-zero exit. Only the result
         entries' records are read."""
         leaf = self.active_leaf() if leaf is None else leaf
         if leaf < 0 or not self.format.marks_errors:
-            return 0
+            return []
         shape, view, record = self.tree.shape, self.format.view, self.record
-        return sum(
-            1 for entry in self.tree.path_to(leaf) if shape[entry] & Shape.RESULT and view(record(entry)).is_error
-        )
+        return [
+            entry for entry in self.tree.path_to(leaf) if shape[entry] & Shape.RESULT and view(record(entry)).is_error
+        ]
+
+    def tool_errors(self, leaf: int | None = None) -> int:
+        """How many ``failed_results`` the path to ``leaf`` has."""
+        return len(self.failed_results(leaf))
 
     def notes(self) -> list[tuple[int, str]]:
         """Things worth knowing that are not problems: ignored pointers,

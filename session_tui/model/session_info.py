@@ -6,6 +6,8 @@ import os
 import time
 from dataclasses import dataclass
 
+from .live_state import default_stuck_after
+
 LIVE_SECONDS = 5.0  # a file written this recently is live
 
 
@@ -28,23 +30,30 @@ class SessionInfo:
     error: str | None = None  # why the file is not readable as a session
     subagent: bool = False  # a Claude Code sub-agent transcript (<id>/subagents/agent-*.jsonl)
 
-    def problems(self) -> list[str]:
-        """Short labels of what is wrong, worst first."""
+    def running(self, now: float | None = None) -> bool:
+        """Its last calls have no result yet and the file was written within
+        the live state's ``stuck_after`` (model.live_state): they run."""
+        quiet = (time.time() if now is None else now) - self.mtime_ns / 1e9
+        return self.dangling and quiet < default_stuck_after()
+
+    def problems(self, now: float | None = None) -> list[str]:
+        """Short labels of what is wrong, worst first (a call still running is not)."""
         out = []
         if self.error:
             out.append(self.error)
-        if self.dangling:
-            out.append("dangling")
+        if self.dangling and not self.running(now):
+            out.append("call without result")
         if self.torn:
             out.append("torn")
         if self.bad_lines:
             out.append(f"{self.bad_lines} bad line{'s' if self.bad_lines > 1 else ''}")
         return out
 
-    def severity(self) -> int:
-        """How much is wrong, for sorting: a dangling call or a torn line
-        (a crash) outweighs damaged lines."""
-        return 8 * bool(self.error) + 4 * self.dangling + 4 * self.torn + min(self.bad_lines, 3)
+    def severity(self, now: float | None = None) -> int:
+        """How much is wrong, for sorting: a call without a result or a torn
+        line (a crash) outweighs damaged lines."""
+        stuck = self.dangling and not self.running(now)
+        return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + min(self.bad_lines, 3)
 
     def live(self, now: float | None = None) -> bool:
         """Written in the last LIVE_SECONDS."""

@@ -209,14 +209,14 @@ def test_dangling_call_and_torn_tail_are_seen_in_the_tail_of_a_big_file(tmp_path
     ends = call("c1", "m5999", "call_1")
     write(path, big_tree(6000, ends))
     info = read_info(str(path))
-    assert (info.dangling, info.torn, info.problems()) == (True, False, ["dangling"])
+    assert (info.dangling, info.torn, info.problems()) == (True, False, ["call without result"])
 
     write(path, big_tree(6000, ends + result("r1", "c1", "call_1")))
     assert read_info(str(path)).problems() == []
 
     write(path, big_tree(6000, ends + b'{"type":"message","id":"r1","par'))  # the writer died mid-line
     info = read_info(str(path))
-    assert (info.dangling, info.torn, info.problems()) == (True, True, ["dangling", "torn"])
+    assert (info.dangling, info.torn, info.problems()) == (True, True, ["call without result", "torn"])
 
 
 def test_a_complete_last_record_without_newline_is_not_torn(tmp_path):

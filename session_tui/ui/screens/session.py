@@ -377,7 +377,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
 
     def on_context_ready(self, message: ContextReady) -> None:
         if message.session is self.session:
-            self.app.push_screen(TextViewScreen(message.title, message.body))
+            self.app.push_screen(TextViewScreen(message.title, message.body, at_end=True))
 
     # -- moving -------------------------------------------------------------------
     def action_go_leaf(self) -> None:

@@ -13,6 +13,7 @@ from ...model.errors import Cancelled, SessionError
 from ...model.live_state import LiveState, live_state
 from ...model.usage import session_usage, usage_text
 from ..messages import ProblemsReady, UsageReady
+from ..widgets.detail import DetailPane
 from .problems import ProblemsScreen
 from .session_host import SessionHost
 
@@ -123,6 +124,16 @@ class ProblemActions(SessionHost):
         self.tree_widget.set_running(
             {a.entry: (a.tool, a.since) for a in live.awaited if a.entry in running} if live is not None else {}
         )
+        writing = live is not None and live.live
+        if writing != self.tree_widget.writing:
+            self.tree_widget.writing = writing
+            self.tree_widget.clear_caches()
+            self.tree_widget.refresh()
+        pane = self.query_one(DetailPane)
+        calls = {a.call_id for a in live.awaited if a.entry in running} if live is not None else set()
+        if calls != pane.running_calls:
+            pane.running_calls = calls
+            self.show_detail()
         self.update_status()
         return was
 
@@ -192,6 +203,34 @@ class ProblemActions(SessionHost):
             target = next((r for r in reversed(visible) if r < cursor), visible[-1] if visible else None)
         if target is not None:
             self.tree_widget.move_to(target)
+
+    def _jump_failed(self, step: int) -> None:
+        """To the next (``step`` 1) or previous (-1) failed tool result of the
+        active branch, unfolding it if need be; wraps around."""
+        session, layout = self.session, self.rows
+        if session is None or layout is None or self.indexing:
+            return
+        failed = session.failed_results()
+        if not failed:
+            self.notify(
+                "no failed tool result on this branch"
+                if session.format.marks_errors
+                else f"{session.format.name} files do not mark failed tool results",
+                timeout=3,
+            )
+            return
+        here = self.tree_widget.cursor_entry
+        if step > 0:
+            target = next((e for e in failed if e > here), failed[0])
+        else:
+            target = next((e for e in reversed(failed) if e < here), failed[-1])
+        self.jump_to_entry(target)
+
+    def action_next_failed(self) -> None:
+        self._jump_failed(1)
+
+    def action_previous_failed(self) -> None:
+        self._jump_failed(-1)
 
     def action_next_problem(self) -> None:
         self._jump_problem(1)

@@ -6,7 +6,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets.text_area import Selection
 
 from ...model import json_text
 from ...model.entry_view import content_text
@@ -14,23 +15,110 @@ from ...model.sanitize import inert
 from ..masking import masked, redacting
 
 
+class ReadingText(TextArea):
+    """Read-only text moved through as in the other views: j/k, g/G,
+    Home/End (the first or last line), PgUp/PgDn; n/N go to the next or
+    previous match of the view's search."""
+
+    BINDINGS = [
+        Binding("g,home", "top", "Top", key_display="g"),
+        Binding("G,end", "bottom", "End", key_display="G"),
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("n", "screen.find(1)", "Next match", key_display="n/N"),
+        Binding("N", "screen.find(-1)", "Previous match", show=False),
+    ]
+
+    def action_top(self) -> None:
+        self.move_cursor((0, 0))
+        self.scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.move_cursor(self.document.end)
+        self.scroll_end(animate=False)
+
+
 class TextViewScreen(Screen):
+    """The text opens at its start, or at its end (``at_end``: the context,
+    whose newest message is last, as the tree opens at the leaf)."""
+
     AUTO_FOCUS = "#text"  # (not in on_mount: a key may pop the screen before it mounts)
-    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
+    BINDINGS = [
+        Binding("escape,q", "back", "Back"),
+        Binding("slash", "search", "Search"),
+    ]
     DEFAULT_CSS = """
     TextViewScreen #title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
     TextViewScreen TextArea { height: 1fr; border: none; }
+    TextViewScreen #find { dock: bottom; display: none; }
+    TextViewScreen #find.shown { display: block; }
     """
 
-    def __init__(self, title: str, body: str) -> None:
+    def __init__(self, title: str, body: str, at_end: bool = False) -> None:
         super().__init__()
         self.title_text = inert(title, keep_newlines=False)
         self.body = inert(body)
+        self.at_end = at_end
+        self.query_text = ""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.title_text), id="title", markup=False)
-        yield TextArea(masked(self.body, redacting(self.app)), read_only=True, soft_wrap=True, id="text")
+        yield ReadingText(masked(self.body, redacting(self.app)), read_only=True, soft_wrap=True, id="text")
+        yield Input(placeholder="find in this text; Enter finds, n/N the next or previous, Esc closes", id="find")
         yield Footer()
+
+    def on_mount(self) -> None:
+        if self.at_end:
+            self.call_after_refresh(self.query_one(ReadingText).action_bottom)
+
+    @property
+    def text_area(self) -> ReadingText:
+        return self.query_one(ReadingText)
+
+    def action_back(self) -> None:
+        find = self.query_one("#find", Input)
+        if find.has_class("shown"):  # Esc closes the search first
+            find.remove_class("shown")
+            self.text_area.focus()
+            return
+        self.app.pop_screen()
+
+    def action_search(self) -> None:
+        find = self.query_one("#find", Input)
+        find.add_class("shown")
+        find.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_text = event.value
+        self.query_one("#find", Input).remove_class("shown")
+        self.text_area.focus()
+        self.action_find(1)
+
+    def action_find(self, step: int) -> None:
+        """Select the next (``step`` 1) or previous (-1) match of the search, wrapping around."""
+        if not self.query_text:
+            self.notify("/ to search first", timeout=2)
+            return
+        area = self.text_area
+        text, needle = area.text.lower(), self.query_text.lower()
+        row, column = area.selection.start
+        here = sum(len(line) + 1 for line in area.text.split("\n")[:row]) + column
+        if step > 0:
+            at = text.find(needle, here + 1)
+            at = text.find(needle) if at < 0 else at
+        else:
+            at = text.rfind(needle, 0, max(here, 0))
+            at = text.rfind(needle) if at < 0 else at
+        if at < 0:
+            self.notify(f"not found: {inert(self.query_text, keep_newlines=False)}", timeout=3, markup=False)
+            return
+        area.selection = Selection(_location(text, at), _location(text, at + len(needle)))
+        area.scroll_cursor_visible(center=True, animate=False)
+
+
+def _location(text: str, index: int) -> tuple[int, int]:
+    """(row, column) of ``index`` in ``text``."""
+    return text.count("\n", 0, index), index - (text.rfind("\n", 0, index) + 1)
 
 
 CONTEXT_MESSAGES = 2000  # the context view shows the last ones (a long session sends hundreds of thousands)

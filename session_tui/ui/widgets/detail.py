@@ -11,6 +11,7 @@ from textual.widgets import Static, TextArea
 from ...model import json_text
 from ...model.records import loads as json_loads
 from ...model.sanitize import inert, inert_line
+from ...model.search import results_of
 from ...model.usage import entry_tokens, human_seconds, step_seconds
 from ..labels import tokens_text
 from ..masking import masked, redacting
@@ -27,17 +28,37 @@ def pretty_arguments(arguments: str) -> str:
         return arguments
 
 
-def entry_body(view, tool_name=None) -> str:
-    """The readable body of an entry: its text, its calls, what it answers."""
+def entry_body(view, tool_name=None, outcomes: dict[str, str] | None = None) -> str:
+    """The readable body of an entry: its text, its calls (each with what
+    became of it: ``outcomes``), what it answers."""
     parts = []
     if view.result_for is not None:
         name = tool_name(view.result_for) if tool_name else "tool"
-        parts.append(f"← result of {name} ({view.result_for})\n")
+        failed = " ✗ failed" if view.is_error else ""
+        parts.append(f"← result of {name} ({view.result_for}){failed}\n")
     if view.text:
         parts.append(view.text)
     for call in view.tool_calls:
-        parts.append(f"\n→ {call.name}  (call {call.id})\n{pretty_arguments(call.arguments)}")
+        outcome = f"\n   {outcomes[call.id]}" if outcomes and call.id in outcomes else ""
+        parts.append(f"\n→ {call.name}  (call {call.id}){outcome}\n{pretty_arguments(call.arguments)}")
     return "\n".join(parts) if parts else "(no content)"
+
+
+def call_outcomes(session, entry: int, view, running: set[str]) -> dict[str, str]:
+    """For each call ``entry`` makes: where its result is (and whether it
+    failed), that it is still running, or that it has none."""
+    found = results_of(session, entry)
+    out = {}
+    for call in view.tool_calls:
+        answer = found.get(call.id)
+        if answer is not None:
+            failed = session.format.view(session.record(answer)).is_error
+            out[call.id] = f"{'✗ failed: ' if failed else '← '}result on line {session.line_of(answer)}"
+        elif call.id in running:
+            out[call.id] = "⏵ running: no result yet"
+        else:
+            out[call.id] = "⚠ no result"
+    return out
 
 
 def cap(text: str) -> tuple[str, int]:
@@ -66,6 +87,7 @@ class DetailPane(Vertical):
         self.raw = False
         self.mask = False  # secrets shown as their marks (always when the app masks everything: --redact)
         self.entry_shown: int | None = None  # the entry the pane shows (-1: the pending line)
+        self.running_calls: set[str] = set()  # ids of the calls running now (model.live_state)
 
     def show_text(self, header: Text, body: str) -> None:
         self.entry_shown = None
@@ -82,7 +104,8 @@ class DetailPane(Vertical):
         if entry < 0:
             torn = session.lines.torn
             self.show_text(
-                Text("pending: the last line has no newline yet", style="bold"), torn.decode("utf-8", "replace")
+                Text("torn last line: it has no newline (a writer cut off, or still writing it)", style="bold"),
+                torn.decode("utf-8", "replace"),
             )
             self.entry_shown = -1
             return
@@ -108,6 +131,7 @@ class DetailPane(Vertical):
             header.append("\nraw JSON (r: readable view)", style="italic")
             body = json_text.dumps(record, indent=True)
         else:
-            body = entry_body(view, (lambda call_id: tool_name(entry, call_id)) if tool_name else None)
+            outcomes = call_outcomes(session, entry, view, self.running_calls) if view.tool_calls else None
+            body = entry_body(view, (lambda call_id: tool_name(entry, call_id)) if tool_name else None, outcomes)
         self.show_text(header, body)
         self.entry_shown = entry

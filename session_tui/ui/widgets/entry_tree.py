@@ -103,6 +103,7 @@ class EntryTree(ScrollView, can_focus=True):
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
         self.running: dict[int, tuple[str, float | None]] = {}  # call entry -> (tool, started): ⏵ bash 0:12
+        self.writing = False  # the file is being written (live state): a line without newline is not torn yet
         self.off_branch: set[int] = set()  # trunk entries the model no longer sees (rolled back)
         self.subagents: dict[int, str] = {}  # call entry -> the sub-agent transcript it spawned
         self._views: OrderedDict[int, tuple[EntryView | None, Text]] = OrderedDict()
@@ -338,7 +339,10 @@ class EntryTree(ScrollView, can_focus=True):
             torn = len(session.lines.torn)
             line.append("      ", styles("entry-tree--lineno"))
             line.append(
-                f"… pending: incomplete last line ({torn:,} bytes, no newline yet)", styles("entry-tree--pending")
+                f"… being written: {torn:,} bytes, no newline yet"
+                if self.writing
+                else f"⚠ torn last line: {torn:,} bytes and no newline (not an entry)",
+                styles("entry-tree--pending"),
             )
         else:
             entry = row.entry

@@ -22,7 +22,7 @@ COLUMNS = (
     ("last activity", 14, True),
     ("size", 9, True),
     ("problems", 22, False),
-    ("", 7, False),
+    ("", 9, False),
 )
 #: below 110 columns the title would get under 40: the fixed columns narrow
 NARROW_COLUMNS = (
@@ -80,7 +80,7 @@ class PickerTable(RowTable):
         super().__init__(**kwargs)
         self.roots = roots
         self.rows: list[SessionInfo] = []  # (RowTable's rows)
-        self._look: list[tuple[str, bool]] = []  # ages and live badges last painted
+        self._look: list[tuple[str, bool, bool]] = []  # ages, live and running badges last painted
 
     @staticmethod
     def row_key(row: SessionInfo) -> object:
@@ -102,7 +102,7 @@ class PickerTable(RowTable):
         """Repaint when an age or a live badge on screen would read
         differently now."""
         at = cells.now()
-        look = [(age(at - info.mtime_ns / 1e9), info.live(at)) for info in self.visible_rows()]
+        look = [(age(at - info.mtime_ns / 1e9), info.live(at), info.running(at)) for info in self.visible_rows()]
         if look != self._look:
             self._look = look
             self.refresh()
@@ -124,14 +124,18 @@ class PickerTable(RowTable):
             title = Text(inert(self.display_path(info.path), keep_newlines=False), dim)
         if info.subagent:
             title = Text("⤷ ", dim) + title
-        problems = info.problems()
+        problems = info.problems(at)
         row_cells = [
             Text(info.format or "?") if info.known else Text("…", dim),
             Text(entries_text(info)),
             Text(age(at - info.mtime_ns / 1e9)),
             Text(human_size(info.size)),
             Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
-            Text("● live", style("picker--live")) if info.live(at) else Text(""),
+            Text("⏵ running", style("picker--live"))
+            if info.running(at)
+            else Text("● live", style("picker--live"))
+            if info.live(at)
+            else Text(""),
         ]
         line = cell(title, title_width(width)) + Text(" ")
         for content, (_, column_width, right) in zip(row_cells, columns_for(width), strict=True):
