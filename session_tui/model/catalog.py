@@ -25,7 +25,7 @@ from .source import is_url
 from .sources import open_source
 
 SESSION_SUFFIX = ".jsonl"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: damage, fork, last_time
 CACHE_ENV = "SESSION_TUI_CACHE_DIR"
 CACHE_NAME = "catalog.json"
 SEARCH_BLOCK = 1 << 20
@@ -178,6 +178,13 @@ class Catalog:
             self._cached[path] = [getattr(info, name) for name in FIELDS]
             self._changed = True
         return info
+
+    def correct(self, info: SessionInfo) -> None:
+        """Keep what a full read of the file found (its exact entry count)
+        for as long as its size and time stay the same."""
+        with self._lock:
+            self._cached[info.path] = [getattr(info, name) for name in FIELDS]
+            self._changed = True
 
     def save(self, roots: Iterable[str] = ()) -> None:
         """Write the cache atomically (temp file + ``os.replace``). Entries

@@ -19,6 +19,7 @@ from .segment import LineKind, Segment
 from .session_info import SessionInfo, is_subagent
 from .source import Source
 from .sources import open_source
+from .usage import parse_time
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
 SAMPLE_MAX_BYTES = 1 << 20  # an end is read further back (or on) until it holds MIN_LINES lines
@@ -80,7 +81,73 @@ def read_info(path: str) -> SessionInfo:
         or ""
     )
     info.dangling = _ends_in_dangling_call(fmt, sample.tail, tail)
+    info.damage = _damage(fmt, sample, head, tail)
+    info.fork = _forked(fmt, path, sample.head, head)
+    info.last_time = _last_time(fmt, sample.tail, tail)
     return info
+
+
+def _damage(fmt: Format, sample: _Sample, head: Segment, tail: Segment) -> list[str]:
+    """The structural problems the sample shows for sure: an id used twice,
+    a parent that no line before its child holds (in the head, every line
+    before is read), a result answering no call before it (in a file read
+    whole). What lies between head and tail is not looked at."""
+    out = []
+    ids = head.ids + ([] if sample.whole else tail.ids)
+    if not fmt.duplicates_expected and len(set(ids)) < len(ids):
+        out.append("duplicate id")
+    seen: set[str] = set()
+    far = dict(head.far)
+    for k, entry_id in enumerate(head.ids):
+        parent = far[k] if k in far else head.ids[k - 1]
+        if parent is not None and parent not in seen:
+            record = _record(sample.head[head.entry_lines[k]])
+            if record is not None and not fmt.expected_root(record):
+                out.append("missing parent")
+                break
+        seen.add(entry_id)
+    if sample.whole and _orphan_result(fmt, sample.head, head):
+        out.append("result without call")
+    return out
+
+
+def _orphan_result(fmt: Format, lines: list[bytes], seg: Segment) -> bool:
+    calls: set[str] = set()
+    for line in seg.entry_lines:
+        record = _record(lines[line])
+        view = _view(fmt, lines[line], record) if record is not None else None
+        if record is None or view is None:
+            continue
+        calls.update(call.id for call in view.tool_calls)
+        if any(result not in calls for result in _results(fmt, record, view)):
+            return True
+    return False
+
+
+def _forked(fmt: Format, path: str, lines: list[bytes], seg: Segment) -> bool:
+    """Whether the session says it was forked from another: a header's
+    ``parentSession`` (tree, pi) or ``forked_from_id`` (Codex), a first
+    record's ``forkedFrom`` (Claude Code), a sidecar's ``parentId``."""
+    header = seg.header or {}
+    payload = header.get("payload")
+    if header.get("parentSession") or (isinstance(payload, dict) and payload.get("forked_from_id")):
+        return True
+    first = _record(lines[seg.entry_lines[0]]) if seg.entry_lines else None
+    if first is not None and isinstance(first.get("forkedFrom"), dict):
+        return True
+    sidecar = fmt.sidecar_path(path)
+    meta = read_object_file(sidecar) if sidecar else None
+    return bool(meta and meta.get("parentId") not in (None, ""))
+
+
+def _last_time(fmt: Format, lines: list[bytes], seg: Segment) -> float:
+    """The time of the last entry in ``lines`` that records one."""
+    for line in reversed(seg.entry_lines):
+        view = _view(fmt, lines[line])
+        found = parse_time(view.time) if view is not None else None
+        if found is not None:
+            return found
+    return 0.0
 
 
 def _read_sample(source: Source, size: int) -> _Sample:

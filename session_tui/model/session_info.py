@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .live_state import default_stuck_after
 
@@ -29,6 +29,15 @@ class SessionInfo:
     dangling: bool = False  # the last records are tool calls without results
     error: str | None = None  # why the file is not readable as a session
     subagent: bool = False  # a Claude Code sub-agent transcript (<id>/subagents/agent-*.jsonl)
+    damage: list[str] = field(default_factory=list)  # structural problems seen: "duplicate id", "missing parent", …
+    fork: bool = False  # forked from another session (its header or first records say so)
+    last_time: float = 0.0  # the last entry's time (epoch seconds); 0: none recorded
+
+    @property
+    def last_activity(self) -> float:
+        """When the session was last written to, by its last entry's time
+        (a copied or touched file's mtime says nothing of that), else its mtime."""
+        return self.last_time or self.mtime_ns / 1e9
 
     def running(self, now: float | None = None) -> bool:
         """Its last calls have no result yet and the file was written within
@@ -47,13 +56,14 @@ class SessionInfo:
             out.append("torn")
         if self.bad_lines:
             out.append(f"{self.bad_lines} bad line{'s' if self.bad_lines > 1 else ''}")
+        out.extend(self.damage)
         return out
 
     def severity(self, now: float | None = None) -> int:
         """How much is wrong, for sorting: a call without a result or a torn
         line (a crash) outweighs damaged lines."""
         stuck = self.dangling and not self.running(now)
-        return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + min(self.bad_lines, 3)
+        return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + 4 * len(self.damage) + min(self.bad_lines, 3)
 
     def live(self, now: float | None = None) -> bool:
         """Written in the last LIVE_SECONDS."""

@@ -32,8 +32,9 @@ GC_THRESHOLDS = (50_000, 20, 100)  # (Python's defaults: 700, 10, 10)
 class SessionApp(App):
     TITLE = "session-tui"
     COMMANDS = App.COMMANDS | {_entry_jump_provider}
-    BINDINGS = [
-        Binding("q", "quit", "Quit"),
+    BINDINGS = [  # one grammar: q goes back one screen (quits from the first), ctrl+q always quits
+        Binding("q", "back_or_quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
         Binding("question_mark", "help", "Help"),
     ]
 
@@ -93,10 +94,25 @@ class SessionApp(App):
         picker, or the session that opened a sub-agent)."""
         return len(self.screen_stack) > (1 if self.picker_paths else 2)
 
-    def on_open_session(self, message: OpenSession) -> None:
-        self.open_session_file(message.path)
+    def action_back_or_quit(self) -> None:
+        """``q``: back to the screen under this one; from the first screen, quit."""
+        if len(self.screen_stack) > (1 if self.picker_paths else 2):
+            self.pop_screen()
+        else:
+            self.exit()
 
-    def open_session_file(self, path: str) -> None:
+    def counted(self, path: str, entries: int) -> None:
+        """A session view counted the entries of ``path``: the picker shows that count."""
+        from .screens.files import FilesScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, FilesScreen):
+                screen.counted(path, entries)
+
+    def on_open_session(self, message: OpenSession) -> None:
+        self.open_session_file(message.path, message.query)
+
+    def open_session_file(self, path: str, query: str = "") -> None:
         """Open ``path`` in a session view, or say in one line why not."""
         from ..model.errors import SessionError
         from ..model.session import Session
@@ -107,18 +123,18 @@ class SessionApp(App):
         except SessionError as exc:
             self.notify(str(exc), title="Cannot open", severity="error", timeout=6, markup=False)
             return
-        self.push_screen(self._session_screen(path))
+        self.push_screen(self._session_screen(path, query))
 
-    def _session_screen(self, path: str) -> Screen:
+    def _session_screen(self, path: str, query: str = "") -> Screen:
         from .screens.session import SessionScreen
 
-        return SessionScreen(path, self.format, watch=self.watching)
+        return SessionScreen(path, self.format, watch=self.watching, query=query)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     def get_system_commands(self, screen):
         from .screens.session import SessionScreen

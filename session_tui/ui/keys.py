@@ -22,12 +22,12 @@ class Key:
 
 
 SESSION_KEYS = (
-    Key("l", "l", "go_leaf", "Active leaf", "go to the active leaf", "Moving", True, "Go to the active leaf"),
+    Key("l", "l", "go_leaf", "Active leaf", "go to the active leaf", "Moving", palette="Go to the active leaf"),
     Key(
         "e",
         "e",
         "next_problem",
-        "Next problem",
+        "Problem",
         "next problem: call without a result, bad line, torn line…",
         "Moving",
         True,
@@ -151,6 +151,15 @@ SESSION_KEYS = (
         palette="Mask or show secrets in the detail pane",
     ),
     Key(
+        "q",
+        "q",
+        "back",
+        "Back",
+        "back to the previous view; in the first one, quit (ctrl+q always quits)",
+        "Looking",
+        True,
+    ),
+    Key(
         "escape",
         "Esc",
         "escape",
@@ -197,12 +206,3 @@ def bindings() -> list[BindingType]:
 def palette_entries() -> list[tuple[str, str, str]]:
     """(action, title, help) of the palette's session commands."""
     return [(k.action, k.palette, f"{k.help[0].upper()}{k.help[1:]} ({k.shown})") for k in SESSION_KEYS if k.palette]
-
-
-def help_rows(section: str) -> str:
-    """The help screen's Markdown table rows of ``section``."""
-    return "\n".join(
-        f"| `{k.shown}` | {k.help} |" if k.shown != "Esc" else f"| Esc | {k.help} |"
-        for k in SESSION_KEYS
-        if k.section == section
-    )

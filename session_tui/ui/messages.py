@@ -92,6 +92,6 @@ class OpenSession(Message):
     """Open this session file in a view of its own (the app does: the
     picker, a sub-agent call, a fork just written)."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, path: str, query: str = "") -> None:
+        self.path, self.query = path, query  # a word searched for before: the view finds it, `n` goes on
         super().__init__()

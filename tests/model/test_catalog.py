@@ -433,3 +433,47 @@ def test_remembered_rows_need_no_walk_and_stay_inside_the_folders(tmp_path):
     [row] = Catalog(cache).remembered([str(tmp_path / "a")])  # not ab/: a prefix of the name is no folder
     assert row.path == str(tmp_path / "a" / "run.jsonl") and row.known and row.entries == 2
     assert Catalog(cache).listing([str(tmp_path / "a")]) == []
+
+
+# -- structure, forks and last activity from the head and tail ------------------------------
+
+
+def test_structural_damage_seen_in_the_sample_is_marked(tmp_path):
+    dup = tmp_path / "dup.jsonl"
+    write(dup, chain(3) + message("m1", "m2", content="again"))
+    assert "duplicate id" in read_info(str(dup)).problems()
+    missing = tmp_path / "missing.jsonl"
+    write(missing, chain(2) + message("x1", "nowhere", content="lost"))
+    assert read_info(str(missing)).damage == ["missing parent"]
+    orphan = tmp_path / "orphan.jsonl"
+    write(orphan, chain(2) + result("r1", "m1", "call_never_made"))
+    assert read_info(str(orphan)).damage == ["result without call"]
+    big = tmp_path / "big.jsonl"  # read by head and tail only: a missing parent in the head is still seen
+    write(big, chain(2, prefix="a") + message("x1", "nowhere") + big_tree(6000)[len(header()) :])
+    info = read_info(str(big))
+    assert not info.exact and info.damage == ["missing parent"]
+    assert info.severity() > read_info(str(write(tmp_path / "ok.jsonl", chain(3)))).severity()
+
+
+def test_healthy_files_show_no_damage():
+    for path in sorted(SAMPLES.rglob("*.jsonl")):
+        with open_session(path) as session:
+            kinds = {p.kind.value for p in session.problems()}
+        found = set(read_info(str(path)).damage)
+        said = {
+            "duplicate id": "duplicate_id",
+            "missing parent": "missing_parent",
+            "result without call": "orphan_tool_result",
+        }
+        assert {said[d] for d in found} <= kinds, path
+
+
+def test_a_fork_and_the_last_entry_time(tmp_path):
+    forked = tmp_path / "fork.jsonl"
+    head = orjson.loads(header())
+    head["parentSession"] = {"path": "other.jsonl", "id": "s-0", "entryId": "m1"}
+    write(forked, orjson.dumps(head) + b"\n" + chain(2)[len(header()) :])
+    info = read_info(str(forked))
+    assert info.fork and not read_info(str(write(tmp_path / "plain.jsonl", chain(2)))).fork
+    assert info.last_time == pytest.approx(1773486300.0)  # 2026-03-14T11:05:00Z, not the file's mtime
+    assert info.last_activity == info.last_time

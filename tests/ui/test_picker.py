@@ -6,7 +6,9 @@ import os
 import shutil
 import threading
 import time
+from datetime import UTC, datetime
 
+import orjson
 import pytest
 
 from session_tui.ui.app import SessionApp
@@ -18,12 +20,17 @@ from tests.support import SAMPLES
 from .pilot_support import session_screen, wait_for
 
 HOUR_AGO = time.time() - 3600
+ROUNDING_WRITTEN = 1773483000  # 2026-03-14T10:10:00Z
 FILES = {  # name in the tmp dir: sample
     "crash.jsonl": "tree/crash-torn.jsonl",
     "branched.jsonl": "tree/branched-summary.jsonl",
     "rounding.jsonl": "chat/session-fix-rounding.jsonl",
     "pi.jsonl": "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
 }
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +48,9 @@ def folder(tmp_path):
         shutil.copy(SAMPLES / sample, root / name)
         stamp = HOUR_AGO - 60 * minutes
         os.utime(root / name, (stamp, stamp))
+    # last activity is the last entry's time (2026-03-15 for crash, then 03-14 11:08 and 09:17); the chat
+    # sample records none: its file's time places it between branched and pi
+    os.utime(root / "rounding.jsonl", (ROUNDING_WRITTEN, ROUNDING_WRITTEN))
     return root
 
 
@@ -71,7 +81,14 @@ async def test_rows_show_title_format_entries_problems(folder):
         screen = await picker(pilot)
         assert names(screen) == list(FILES)  # newest first
         crash = screen_text(screen)[0]
-        for part in ("The CSV exporter integration tests", "tree", " 6 ", "1 h ago", "2.4 KB", "⚠ dangling · torn"):
+        for part in (
+            "The CSV exporter integration tests",
+            "tree",
+            " 6 ",
+            " d ago",  # the last entry's time (2026-03-15), not the copy's mtime
+            "2.4 KB",
+            "⚠ call without result · torn",
+        ):
             assert part in crash, (part, crash)
         assert "Fix half-up rounding in invoice totals" in screen_text(screen)[3]
         assert "● live" not in "".join(screen_text(screen))
@@ -100,24 +117,27 @@ def footer_keys(screen: FilesScreen) -> dict[str, str]:
     }
 
 
-async def test_q_is_a_letter_of_the_filter_escape_never_quits_and_ctrl_q_does(folder):
+async def test_q_quits_the_first_screen_a_stray_escape_never_does_and_other_letters_filter(folder):
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
-        assert footer_keys(screen).get("ctrl+q") == "Quit" and "q" not in footer_keys(screen)
-        await pilot.press(*"quarter")  # typed on the list
-        assert screen.query_one("#filter").value == "quarter" and pilot.app.return_code is None
+        assert footer_keys(screen).get("q") == "Quit"
+        await pilot.press(*"half")  # typed on the list: a filter (q, j, k, g, G are keys; / types them)
+        assert screen.query_one("#filter").value == "half" and pilot.app.return_code is None
         assert footer_keys(screen).get("escape") == "Clear"
+        await pilot.press("q")  # in the filter: a letter
+        assert screen.query_one("#filter").value == "halfq"
         await pilot.press("escape")  # clears the filter
         assert screen.query_one("#filter").value == "" and len(names(screen)) == 4
         assert pilot.app.return_code is None and "escape" not in footer_keys(screen)
-        await pilot.press("q")  # on the list again: still the filter's
-        assert screen.query_one("#filter").value == "q" and pilot.app.return_code is None
         await pilot.press("escape", "escape", "escape")  # nothing left to clear: a stray Esc does not end the app
         assert pilot.app.return_code is None and pilot.app.screen is screen
-        assert screen.query_one("#filter").value == ""
+        await pilot.press("q")  # on the list, in the first screen: quit
+        await wait_for(pilot, lambda: pilot.app.return_code == 0, what="the app to quit")
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         await picker(pilot)
-        await pilot.press("ctrl+q")
+        await pilot.press("slash", "q")  # / then q: the filter's letter
+        assert pilot.app.screen.query_one("#filter").value == "q"
+        await pilot.press("ctrl+q")  # quits from anywhere
         assert pilot.app.return_code == 0
 
 
@@ -204,15 +224,16 @@ async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(f
         await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
         with open(folder / "pi.jsonl", "ab") as f:
             f.write(
-                b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"2026-03-14T11:00:00Z",'
-                b'"message":{"role":"user","content":"one more"}}\n'
+                b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"%s",'
+                b'"message":{"role":"user","content":"one more"}}\n' % now().encode()
             )
         await wait_for(pilot, lambda: names(screen)[0] == "pi.jsonl", what="the appended file on top")
         assert "● live" in screen_text(screen)[0]
         assert "● live" not in "".join(screen_text(screen)[1:])
 
         (folder / "new").mkdir()
-        (folder / "new" / "fresh.jsonl").write_bytes(message("a", None, content="A brand new session"))
+        fresh = message("a", None, content="A brand new session").replace(b"2026-03-14T11:05:00.000Z", now().encode())
+        (folder / "new" / "fresh.jsonl").write_bytes(fresh)
         await wait_for(pilot, lambda: "fresh.jsonl" in names(screen), what="the new file")
         assert "A brand new session" in screen_text(screen)[0]
         os.unlink(folder / "crash.jsonl")
@@ -277,3 +298,71 @@ async def test_with_an_empty_cache_the_first_rows_shown_already_have_their_title
         assert [os.path.basename(info.path) for info in top[:2]] == ["s299.jsonl", "s298.jsonl"]
         assert all(info.known for info in top), "the first rows on screen came without their titles"
         assert "Session 299" in screen.table.render_line(1).text
+
+
+async def test_sorting_keeps_the_cursor_on_its_file(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("j", "j")
+        chosen = screen.table.selected.path
+        for _ in range(3):  # size, problems, back to last activity
+            await pilot.press("ctrl+s")
+            assert screen.table.selected.path == chosen
+        await pilot.press("enter")
+        session = await session_screen(pilot)
+        assert session.path == chosen
+
+
+async def test_rows_of_the_same_title_show_their_file_and_a_fork_is_marked(tmp_path):
+    root = tmp_path / "sessions"
+    root.mkdir()
+    sample = SAMPLES / "tree" / "branched-summary.jsonl"
+    shutil.copy(sample, root / "first-copy.jsonl")
+    shutil.copy(sample, root / "second-copy.jsonl")
+    forked = (SAMPLES / "tree" / "crash-torn.jsonl").read_bytes().split(b"\n", 1)
+    header = orjson.loads(forked[0])
+    header["parentSession"] = {"path": "first-copy.jsonl", "id": "x", "entryId": "y"}
+    (root / "forked.jsonl").write_bytes(orjson.dumps(header) + b"\n" + forked[1])
+    async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        rows = dict(zip(names(screen), screen_text(screen), strict=True))
+        assert "first-co" in rows["first-copy.jsonl"] and "second-c" in rows["second-copy.jsonl"]
+        assert "⑂" in rows["forked.jsonl"] and "forked" not in rows["forked.jsonl"].split("⑂")[0]
+
+
+async def test_an_estimate_is_corrected_once_the_file_is_opened(tmp_path, monkeypatch):
+    from session_tui.model import info_reader
+
+    root = tmp_path / "sessions"
+    root.mkdir()
+    lines = [message(f"m{i}", f"m{i - 1}" if i else None, content="x" * (40 + 37 * (i % 9))) for i in range(3000)]
+    (root / "big.jsonl").write_bytes(b"".join(lines))
+    monkeypatch.setattr(info_reader, "SAMPLE_BYTES", 4096)  # sampled: an estimate
+    async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        info = screen.table.rows[0]
+        assert not info.exact and "≈" in screen_text(screen)[0]
+        await pilot.press("enter")
+        await session_screen(pilot)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is screen, what="the picker")
+        assert info.exact and info.entries == 3000
+        assert "3,000" in screen_text(screen)[0] and "≈" not in screen_text(screen)[0]
+
+
+async def test_the_contents_search_word_goes_on_in_the_session(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("ctrl+f", *"ROUND_HALF_UP", "enter")
+        await wait_for(pilot, lambda: not screen.searching, what="the search to end")
+        await pilot.press("enter")
+        session = await session_screen(pilot)
+        assert session.query_text == "ROUND_HALF_UP"
+        await wait_for(
+            pilot,
+            lambda: (
+                "ROUND_HALF_UP"
+                in session.session.raw_line(session.session.tree.entry_line[session.tree_widget.cursor_entry]).decode()
+            ),
+            what="the first match",
+        )

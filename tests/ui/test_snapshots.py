@@ -167,3 +167,99 @@ def test_branch_list(snap_compare, fixed_clock):
         await pilot.pause()
 
     assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=run_before)
+
+
+# -- issue 24: every screen as a user reads it, at 80×24 and 160×48 ---------------------------
+
+SIZES = [(80, 24), (160, 48)]
+
+
+def running_call(tmp_path, monkeypatch):
+    """A session whose last call was made 12 s before the fixed clock, the
+    file written 5 s before it: a call running, not a problem."""
+    import os
+    from datetime import UTC, datetime
+
+    from tests.model.helpers import call, chain
+
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    made = datetime.fromtimestamp(FIXED_NOW - 12, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    path = tmp_path / "running.jsonl"
+    path.write_bytes(chain(3) + call("a1", "m2", "call_1").replace(b"2026-03-14T11:05:00.000Z", made.encode()))
+    os.utime(path, (FIXED_NOW - 5, FIXED_NOW - 5))
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_running_call_is_drawn_running(snap_compare, fixed_clock, tmp_path, monkeypatch, size):
+    path = running_call(tmp_path, monkeypatch)
+    assert snap_compare(SessionApp(str(path), watch=False), terminal_size=size, run_before=ready())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_repair_dialog_of_a_running_call_warns_and_fits(snap_compare, fixed_clock, tmp_path, monkeypatch, size):
+    import uuid
+
+    from session_tui.ui.screens.confirm import ConfirmScreen
+
+    path = running_call(tmp_path, monkeypatch)
+    from session_tui.store.forms import tree as tree_form
+
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=24))  # the planned records' ids and times, fixed
+    monkeypatch.setattr(tree_form, "now", lambda: "2026-03-31T23:33:20.000Z")
+
+    async def run_before(pilot) -> None:
+        await ready()(pilot)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the dialog")
+        await pilot.pause()
+
+    assert snap_compare(SessionApp(str(path), watch=False), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_context_opens_at_its_newest_message(snap_compare, size):
+    from session_tui.ui.screens.text_view import TextViewScreen
+
+    async def run_before(pilot) -> None:
+        await ready()(pilot)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, TextViewScreen), what="the context")
+        area = pilot.app.screen.text_area
+        await wait_for(pilot, lambda: area.cursor_location[0] == area.document.line_count - 1, what="its end")
+        await pilot.pause()
+
+    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_failed_tool_results_are_marked_and_reached_with_a_key(snap_compare, size):
+    live = SAMPLES.parent / "tests" / "data" / "live-runs" / "claude" / "f754b62a-7bdd-4e42-bceb-db6fb1e1377f.jsonl"
+    app = SessionApp(str(live), watch=False)
+
+    async def run_before(pilot) -> None:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await pilot.press("g", "right_square_bracket")
+        await wait_for(
+            pilot,
+            lambda: screen.session.format.view(screen.session.record(screen.tree_widget.cursor_entry)).is_error,
+            what="a failed result",
+        )
+        await detail_caught_up(pilot, screen)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_help_of_the_session_fits(snap_compare, size):
+    from session_tui.ui.screens.help import HelpScreen
+
+    async def run_before(pilot) -> None:
+        await ready()(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), what="the help")
+        await pilot.pause()
+
+    assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=size, run_before=run_before)

@@ -511,7 +511,7 @@ def _close_calls(out: list[Sent], text: str) -> None:
         b.get("tool_use_id")
         for sent in out[k + 1 :]
         for b in _blocks(sent.message)
-        if isinstance(b, dict) and b.get("type") == "tool_result"
+        if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)
     }
     missing = [c for c in calls if c not in answered]
     if missing:

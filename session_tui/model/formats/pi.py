@@ -228,7 +228,8 @@ class PiFormat(Format):
 
         def close() -> None:
             for entry, call in pending:
-                if call.get("id") not in answered:
+                call_id = call.get("id")
+                if not isinstance(call_id, str) or call_id not in answered:
                     out.append(
                         Sent(
                             entry,
@@ -253,7 +254,7 @@ class PiFormat(Format):
             role = message.get("role")
             if role == "assistant" and _source(message) != target:
                 message = _thinking_as_text(message)
-            if role == "toolResult":
+            if role == "toolResult" and isinstance(message.get("toolCallId"), str):
                 answered.add(message.get("toolCallId"))
             else:
                 close()

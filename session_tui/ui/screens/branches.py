@@ -17,16 +17,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ...model import branches as model
 from ...model.branches import Branch, Details
 from ...model.sanitize import inert
 from ..cells import age_since, cell, local_time
-from ..footer import footer_after_first_frame
 from ..masking import masked, redacting
-from ..widgets.row_table import RowTable
+from ..widgets.row_table import NAV_KEYS, RowTable
 
 BATCH_SECONDS = 0.1  # details computed in the thread are posted this often
 #: (heading, width, right-aligned) of the columns after the label
@@ -38,7 +37,7 @@ COLUMNS = (
     ("ends", 13, False),
 )
 FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
-ACTION_KEYS = "aFd "  # keys the table keeps for its bindings: any other printable key starts a filter
+ACTION_KEYS = "aFd/ " + NAV_KEYS  # keys the table keeps for its bindings: any other printable key starts a filter
 
 
 def tokens_cell(tokens: tuple[int, int]) -> str:
@@ -151,14 +150,12 @@ class BranchesScreen(Screen):
         Binding("F", "fork", "Fork"),
         Binding("space", "mark", "Mark"),
         Binding("d", "compare", "Compare"),
-        Binding("escape", "back", "Back"),
-        Binding("q", "type('q')", show=False),  # a letter of the filter here, not the app's quit
-        Binding("up", "move(-1)", show=False),
+        Binding("slash", "filter", "Filter"),
+        Binding("escape,q", "back", "Back"),
+        Binding("up", "move(-1)", show=False),  # (from the filter too; in the table, its own keys)
         Binding("down", "move(1)", show=False),
         Binding("pageup", "move(-1, True)", show=False),
         Binding("pagedown", "move(1, True)", show=False),
-        Binding("home", "move_to(0)", show=False),
-        Binding("end", "move_to(-1)", show=False),
     ]
     DEFAULT_CSS = """
     BranchesScreen #heading { height: 1; background: $panel; padding: 0 1; text-style: bold; }
@@ -181,6 +178,9 @@ class BranchesScreen(Screen):
             select_on_focus=False,
         )
         yield BranchTable(self.session, id="table")
+        yield Footer(
+            compact=True, show_command_palette=False
+        )  # from the first frame: the keys are part of what the screen says
 
     @property
     def table(self) -> BranchTable:
@@ -189,7 +189,6 @@ class BranchesScreen(Screen):
     def on_mount(self) -> None:
         self.table.focus()
         self.gather()
-        footer_after_first_frame(self)
 
     @work(thread=True, exclusive=True, group="branches", exit_on_error=False, description="branches")
     def gather(self) -> None:
@@ -255,6 +254,9 @@ class BranchesScreen(Screen):
 
     def action_type(self, character: str) -> None:
         self.on_branch_table_typed(BranchTable.Typed(character))
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
 
     def on_input_changed(self, message: Input.Changed) -> None:
         if self.listed:

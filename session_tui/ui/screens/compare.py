@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from ...model import branches as model
 from ...model.branches import Branch, Comparison, Side
@@ -29,7 +29,6 @@ from ...model.entry_view import role_label
 from ...model.errors import Cancelled
 from ...model.sanitize import inert
 from ..cells import cell
-from ..footer import footer_after_first_frame
 from ..masking import masked, redacting
 from ..widgets.detail import DetailPane
 
@@ -145,13 +144,13 @@ class CompareScreen(Screen):
         Binding("tab", "switch_side", "Switch side"),
         Binding("enter", "detail", "Detail"),
         Binding("a", "make_leaf", "Make this side active"),
-        Binding("escape", "back", "Back"),
-        Binding("up", "move(-1)", show=False),
-        Binding("down", "move(1)", show=False),
+        Binding("escape,q", "back", "Back"),
+        Binding("up,k", "move(-1)", show=False),
+        Binding("down,j", "move(1)", show=False),
         Binding("pageup", "move(-1, True)", show=False),
         Binding("pagedown", "move(1, True)", show=False),
-        Binding("home", "move_to(0)", show=False),
-        Binding("end", "move_to(-1)", show=False),
+        Binding("home,g", "move_to(0)", show=False),
+        Binding("end,G", "move_to(-1)", show=False),
     ]
     DEFAULT_CSS = """
     CompareScreen #heading { height: 1; background: $panel; padding: 0 1; text-style: bold; }
@@ -175,6 +174,9 @@ class CompareScreen(Screen):
             yield Static("", id="side-b", classes="summary", markup=False)
         yield CompareView(id="view")
         yield DetailPane()
+        yield Footer(
+            compact=True, show_command_palette=False
+        )  # from the first frame: the keys are part of what the screen says
 
     @property
     def view(self) -> CompareView:
@@ -183,7 +185,6 @@ class CompareScreen(Screen):
     def on_mount(self) -> None:
         self.view.focus()
         self.run_compare()
-        footer_after_first_frame(self)
 
     @work(thread=True, exclusive=True, group="compare", exit_on_error=False, description="compare")
     def run_compare(self) -> None:

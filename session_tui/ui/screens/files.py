@@ -18,14 +18,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ...model.catalog import SESSION_SUFFIX, Catalog, absolute, file_contains, match_rank
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
 from ..cells import tilde
-from ..footer import footer_after_first_frame
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
 
@@ -43,9 +42,9 @@ WATCH_DEBOUNCE_MS = 100
 WATCH_STEP_MS = 20
 TICK_SECONDS = 1.0  # live badges fade and ages move on this often
 SORTS = (
-    ("last activity", lambda info: -info.mtime_ns),
+    ("last activity", lambda info: -info.last_activity),
     ("size", lambda info: -info.size),
-    ("problems", lambda info: (-info.severity(), -info.mtime_ns)),
+    ("problems", lambda info: (-info.severity(), -info.last_activity)),
 )
 
 
@@ -80,8 +79,6 @@ class FilesScreen(Screen):
         Binding("slash", "filter", "Filter"),
         Binding("escape", "clear", "Clear"),  # shown while there is something to clear
         Binding("escape", "nothing_to_clear", show=False),  # else Esc says how to quit: a stray Esc never ends it
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("q", "type('q')", show=False),  # a letter of the filter here, not the app's quit
         Binding("up", "move(-1)", "Up", show=False),
         Binding("down", "move(1)", "Down", show=False),
         Binding("pageup", "move(-1, True)", "Page up", show=False),
@@ -122,6 +119,9 @@ class FilesScreen(Screen):
         yield PickerTable(self.roots, id="table")
         yield Input(placeholder="search the contents of every file: Enter to search, Esc to close", id="contents")
         yield Static(id="where", markup=False)
+        yield Footer(
+            compact=True, show_command_palette=False
+        )  # from the first frame: the keys are part of what the screen says
 
     @property
     def table(self) -> PickerTable:
@@ -134,7 +134,6 @@ class FilesScreen(Screen):
         (the top of the list), while keys stay live. Then the folders are
         watched."""
         self.table.focus()
-        footer_after_first_frame(self)
         self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
         self._refilter()
         if self.infos:
@@ -317,11 +316,25 @@ class FilesScreen(Screen):
 
     def action_open(self) -> None:
         if self.table.selected is not None:
-            self.post_message(OpenSession(self.table.selected.path))
+            self.post_message(OpenSession(self.table.selected.path, self._carried()))
 
     @on(PickerTable.Chosen)
     def _chosen(self, message: PickerTable.Chosen) -> None:
-        self.post_message(OpenSession(message.info.path))
+        self.post_message(OpenSession(message.info.path, self._carried()))
+
+    def _carried(self) -> str:
+        """The word of the contents search the rows come from: the session view goes on with it."""
+        return self.contents_query if self.matches is not None else ""
+
+    def counted(self, path: str, entries: int) -> None:
+        """The exact count of a file a session view read: the row and the
+        cache keep it (until the file changes)."""
+        info = self.infos.get(absolute(path))
+        if info is None or (info.exact and info.entries == entries):
+            return
+        info.entries, info.exact = entries, True
+        self.catalog.correct(info)
+        self.table.refresh()
 
     def action_sort(self) -> None:
         self.sort = (self.sort + 1) % len(SORTS)
@@ -365,7 +378,7 @@ class FilesScreen(Screen):
         self.app.exit()
 
     def action_nothing_to_clear(self) -> None:
-        self.notify("nothing to clear: ctrl+q quits", timeout=2)
+        self.notify("nothing to clear: q quits", timeout=2)
 
     def action_clear(self) -> None:
         """Esc: close the contents box; stop a contents search (what it

@@ -21,7 +21,7 @@ from ...model.sanitize import inert
 from ...model.search import partner
 from ...model.session import Session
 from ...model.tools import ToolIssue
-from .. import keys
+from .. import cells, keys
 from ..masking import masked, redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ..widgets.detail import DetailPane
@@ -62,7 +62,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
     SessionScreen #search.shown { display: block; }
     """
 
-    def __init__(self, path: str, format: str | None = None, *, watch: bool = True) -> None:
+    def __init__(self, path: str, format: str | None = None, *, watch: bool = True, query: str = "") -> None:
         super().__init__()
         self.path = path
         self.format = format
@@ -79,13 +79,14 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         self.live_state: LiveState | None = None  # what the agent is doing, once problems were looked for
         self.dangling: list[ToolIssue] = []
         self.tail_armed = False  # the file is watched: every write from now on is seen
-        self.query_text = ""
+        self.query_text = query  # searched for in the picker: found once the file is read, `n` goes on
         self._detail_timer: Timer | None = None
         self._problems_timer: Timer | None = None
         self._moved_by_tail = False
         self._deleted_notified = False
         self.last_edit: Done | None = None  # the last edit made here, for undo
         self._our_write: Fingerprint | None = None  # the file as our last write left it: no live-agent question
+        self._query_found = False
         self.usage = ""  # session totals: tokens, time span
         self.session_title: str | None = None  # what the session calls itself (not Screen.title)
         self.origin: str | None = None  # the session it was forked from
@@ -97,7 +98,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
             yield DetailPane(id="detail")
         yield Input(placeholder="search entry text and ids; Enter to find, Esc to close", id="search")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     @property
     def tree_widget(self) -> EntryTree:
@@ -148,6 +149,11 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         self.compute_problems()
         if self.watching:
             self.tail()
+        if self.session is not None:  # the picker's estimate gives way to the count
+            self.app.counted(self.path, self.session.entries)
+            if self.query_text and not self._query_found:  # the picker's search word: its first match
+                self._query_found = True
+                self.search_file(self.session, self.query_text, -1, False)
 
     def _show(self, session: Session, cursor_entry: int | None, keep_folds: bool = False) -> None:
         expanded = self.rows.expanded if keep_folds and self.rows is not None else None
@@ -174,9 +180,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
             where = f"line {session.line_of(leaf)}" if not session.partial else "near the end"
             leaf_text = f"{inert(str(view_id)[:13], keep_newlines=False)}… ({where})" if view_id else where
         live = self.live
-        if live == "live" and self.live_state is not None:  # what the agent is doing, not that the file is watched
-            live = self.live_state.words()
-            if self.live_state.live and self.following:
+        if live != "deleted" and self.live_state is not None:  # what the agent is doing, not that the file is watched
+            live = self.live_state.words(cells.now()) + ("" if self.watching else " (not watching)")
+            if self.live_state.live and self.following and self.watching:
                 live += " · following"
         self.query_one(StatusLine).show(
             path=os.path.basename(self.path),
@@ -251,6 +257,14 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         line = bisect_left(new.lines.line_starts, offset)
         k = bisect_left(new.tree.entry_line, line)
         return k if k < new.tree.count else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":  # in the first view, q is the app's: quit
+            return self.app.can_go_back
+        return True
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
 
     def action_escape(self) -> None:
         running = {w.group for w in self.workers if w.node is self and not w.is_finished}

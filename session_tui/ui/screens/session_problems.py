@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 from ...model.errors import Cancelled, SessionError
 from ...model.live_state import LiveState, live_state
 from ...model.usage import session_usage, usage_text
+from .. import cells
 from ..messages import ProblemsReady, UsageReady
 from ..widgets.detail import DetailPane
 from .problems import ProblemsScreen
@@ -39,7 +40,7 @@ class ProblemActions(SessionHost):
         try:
             with session.checking:
                 dangling = session.tool_issues(should_stop=stop)[0]
-                live = live_state(session, dangling=dangling)
+                live = live_state(session, now=cells.now(), dangling=dangling)
                 problems = session.problems(should_stop=stop, live=live)
                 self.post_message(
                     ProblemsReady(
@@ -94,7 +95,7 @@ class ProblemActions(SessionHost):
         stop = lambda: time.monotonic() > deadline  # noqa: E731
         try:
             dangling = session.tool_issues(should_stop=stop)[0]
-            live = live_state(session, dangling=dangling)
+            live = live_state(session, now=cells.now(), dangling=dangling)
             problems = session.problems(should_stop=stop, live=live)
             off_branch = session.format.off_branch(session, stop)
             usage = usage_text(session_usage(session, should_stop=stop, read_records=not session.remote))
@@ -144,7 +145,7 @@ class ProblemActions(SessionHost):
         if session is None or self.indexing or self.problems is None or not session.checking.acquire(blocking=False):
             return
         try:
-            live = live_state(session, dangling=self.dangling)
+            live = live_state(session, now=cells.now(), dangling=self.dangling)
         except (SessionError, OSError):
             return
         finally:

@@ -65,7 +65,7 @@ class TextViewScreen(Screen):
         yield Static(Text(self.title_text), id="title", markup=False)
         yield ReadingText(masked(self.body, redacting(self.app)), read_only=True, soft_wrap=True, id="text")
         yield Input(placeholder="find in this text; Enter finds, n/N the next or previous, Esc closes", id="find")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         if self.at_end:

@@ -9,7 +9,6 @@ to draw as one of ten. Session text is shown as plain ``Text`` after
 from __future__ import annotations
 
 import os
-import time
 from collections import OrderedDict
 from collections.abc import Collection
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ from ...model.live_state import clock
 from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
 from ...model.segment import Shape
+from .. import cells
 from ..labels import one_line, short_args
 from ..masking import masked_record, redacting
 
@@ -85,7 +85,9 @@ class EntryTree(ScrollView, can_focus=True):
         Binding("end,G", "last", "Last", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("enter,space", "toggle_fold", "Fold"),  # (not "toggle": DOMNode.action_toggle sets an attribute)
+        Binding(
+            "enter,space", "toggle_fold", "Fold", show=False
+        ),  # (not "toggle": DOMNode.action_toggle sets an attribute)
     ]
 
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
@@ -256,7 +258,7 @@ class EntryTree(ScrollView, can_focus=True):
             text.append(f"⚠ {problem} ", styles("entry-tree--problem"))
         elif running:
             tool, started = running
-            elapsed = f" {clock(time.time() - started)}" if started is not None else ""
+            elapsed = f" {clock(cells.now() - started)}" if started is not None else ""
             text.append(f"⏵ {short_args(tool, 30)}{elapsed} ", styles("entry-tree--running"))
         role_style = {
             "user": "entry-tree--user",

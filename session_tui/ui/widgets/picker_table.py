@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from rich.text import Text
 from textual.events import Click
@@ -13,7 +14,7 @@ from ...model.session_info import SessionInfo
 from .. import cells
 from ..cells import age, cell, entries_text, human_size
 from ..masking import masked, redacting
-from .row_table import RowTable
+from .row_table import NAV_KEYS, RowTable
 
 #: (heading, width, right-aligned) of the columns after the title
 COLUMNS = (
@@ -21,7 +22,7 @@ COLUMNS = (
     ("entries", 8, True),
     ("last activity", 14, True),
     ("size", 9, True),
-    ("problems", 22, False),
+    ("problems", 30, False),
     ("", 9, False),
 )
 #: below 110 columns the title would get under 40: the fixed columns narrow
@@ -36,6 +37,17 @@ NARROW_COLUMNS = (
 NARROW_BELOW = 110
 
 
+def short_name(path: str) -> str:
+    """A file's name, short: a Codex rollout's time, a pi session's time, else
+    the first 8 characters of its stem (a Claude Code session's id)."""
+    stem = os.path.basename(path).removesuffix(".jsonl")
+    if stem.startswith("rollout-"):
+        return stem[len("rollout-") : len("rollout-") + 16]
+    if len(stem) > 17 and stem[4] == "-" and stem[10] == "T":  # pi: 2026-03-18T00-13-56-549Z_<id>
+        return stem[:16]
+    return stem[:8]
+
+
 def columns_for(width: int) -> tuple[tuple[str, int, bool], ...]:
     return NARROW_COLUMNS if width < NARROW_BELOW else COLUMNS
 
@@ -44,7 +56,7 @@ def title_width(width: int) -> int:
     return max(width - sum(w + 1 for _, w, _ in columns_for(width)), 10)
 
 
-PASS_KEYS = "?/ "  # keys a focused table leaves to their bindings instead of starting a filter
+PASS_KEYS = "?/ " + NAV_KEYS  # keys a focused table leaves to their bindings instead of starting a filter
 
 
 class PickerTable(RowTable):
@@ -81,10 +93,16 @@ class PickerTable(RowTable):
         self.roots = roots
         self.rows: list[SessionInfo] = []  # (RowTable's rows)
         self._look: list[tuple[str, bool, bool]] = []  # ages, live and running badges last painted
+        self.repeated: set[str] = set()  # titles more than one row has: those rows show their file's name too
 
     @staticmethod
     def row_key(row: SessionInfo) -> object:
         return row.path
+
+    def show(self, rows: list, keep: object | None = None) -> None:
+        counts = Counter(info.title for info in rows if info.title)
+        self.repeated = {title for title, count in counts.items() if count > 1}
+        super().show(rows, keep)
 
     def display_path(self, path: str) -> str:
         """``path`` inside the folder it was found under (one folder given),
@@ -102,7 +120,7 @@ class PickerTable(RowTable):
         """Repaint when an age or a live badge on screen would read
         differently now."""
         at = cells.now()
-        look = [(age(at - info.mtime_ns / 1e9), info.live(at), info.running(at)) for info in self.visible_rows()]
+        look = [(age(at - info.last_activity), info.live(at), info.running(at)) for info in self.visible_rows()]
         if look != self._look:
             self._look = look
             self.refresh()
@@ -124,11 +142,15 @@ class PickerTable(RowTable):
             title = Text(inert(self.display_path(info.path), keep_newlines=False), dim)
         if info.subagent:
             title = Text("⤷ ", dim) + title
+        if info.fork:
+            title = Text("⑂ ", dim) + title
+        if info.known and info.title in self.repeated:  # rows of the same title told apart by their file
+            title = Text.assemble(Text(inert(short_name(info.path), keep_newlines=False), dim), "  ", title)
         problems = info.problems(at)
         row_cells = [
             Text(info.format or "?") if info.known else Text("…", dim),
             Text(entries_text(info)),
-            Text(age(at - info.mtime_ns / 1e9)),
+            Text(age(at - info.last_activity)),
             Text(human_size(info.size)),
             Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
             Text("⏵ running", style("picker--live"))

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.events import Key
 from textual.geometry import Size
 from textual.message import Message
@@ -15,10 +16,20 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+NAV_KEYS = "jkgGq"  # move (j k g G) and go back (q) in every list: never the start of a filter
+
 
 class RowTable(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
-    PASS_KEYS = ""  # printable keys left to the bindings instead of starting a filter
+    PASS_KEYS = NAV_KEYS  # printable keys left to the bindings instead of starting a filter
+    BINDINGS = [  # the same moves in every list and text view
+        Binding("up,k", "step(-1)", "Up", show=False),
+        Binding("down,j", "step(1)", "Down", show=False),
+        Binding("pageup", "step(-1, True)", "Page up", show=False),
+        Binding("pagedown", "step(1, True)", "Page down", show=False),
+        Binding("home,g", "move_to(0)", "First", show=False),
+        Binding("end,G", "move_to(-1)", "Last", show=False),
+    ]
     HEADING = ""  # the component class of the heading line
     CURSOR = ""  # the component class of the cursor's row
 
@@ -94,8 +105,16 @@ class RowTable(ScrollView, can_focus=True):
         self.post_message(self.Highlighted())
 
     def move_to(self, row: int) -> None:
+        """To row ``row`` (-1: the last)."""
         if self.rows:
+            row = len(self.rows) - 1 if row < 0 else row
             self.cursor = max(0, min(row, len(self.rows) - 1))
+
+    def action_step(self, delta: int, pages: bool = False) -> None:
+        self.move_to(max(0, self.cursor + delta * (self.page() if pages else 1)))
+
+    def action_move_to(self, row: int) -> None:
+        self.move_to(row)
 
     def page(self) -> int:
         return max(1, self.size.height - 2)
