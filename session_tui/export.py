@@ -16,15 +16,18 @@ import html
 import os
 import re
 import tempfile
+from collections import Counter
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import orjson
 
 from .model import json_text
-from .model.entry_view import EntryView
+from .model.entry_view import EntryView, call_summary
 from .model.records import loads as json_loads
-from .model.sanitize import inert, json_escape_invisible
+from .model.sanitize import inert, json_escape_invisible, strip_ansi
 from .model.session import Session
+from .model.usage import human_seconds, parse_time, session_usage
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model.redact import Redactor
@@ -66,7 +69,51 @@ def export(
     entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
     heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
     sections = [(session.line_of(entry), session.format.view(record(entry))) for entry in entries]
-    return (_markdown if to == "md" else _html)(heading, sections)
+    if to == "md":
+        return _markdown(heading, sections)
+    return _html(heading, _facts(session, [record(entry) for entry in entries], sections), sections)
+
+
+def _facts(session: Session, records: list[dict], sections: list[tuple[int, EntryView]]) -> list[tuple[str, str]]:
+    """The page header's facts: title, time span, models, tokens, problems."""
+    facts: list[tuple[str, str]] = []
+    title = session.title() or next(
+        (
+            line
+            for _, view in sections
+            if view.role == "user" and not view.result_for
+            for line in view.text.splitlines()
+            if line.strip()
+        ),
+        None,
+    )
+    if title:
+        facts.append(("title", title))
+    times = [t for _, view in sections if (t := parse_time(view.time)) is not None]
+    if times:
+        start = datetime.fromtimestamp(min(times), UTC).strftime("%Y-%m-%d %H:%M UTC")
+        facts.append(("time", f"{start}, {human_seconds(max(times) - min(times))}"))
+    models = list(dict.fromkeys(m for r in records if (m := _model_of(r))))
+    if models:
+        facts.append(("models", ", ".join(models)))
+    usage = session_usage(session)
+    if usage.input_tokens or usage.output_tokens:
+        facts.append(("tokens", f"in {usage.input_tokens:,} · out {usage.output_tokens:,} (the whole file)"))
+    problems = session.problems()
+    kinds = Counter(p.kind.words for p in problems)
+    facts.append(("problems", ", ".join(f"{n} × {kind}" for kind, n in kinds.items()) if problems else "none"))
+    failed = sum(1 for _, view in sections if view.is_error)
+    if failed:
+        facts.append(("failed tool results", f"{failed:,}"))
+    return facts
+
+
+def _model_of(record: dict) -> str | None:
+    """The model a record names: Claude Code's and pi's ``message.model``, a Codex ``turn_context``'s."""
+    for holder in (record.get("message"), record.get("payload"), record):
+        if isinstance(holder, dict) and isinstance(holder.get("model"), str) and holder["model"]:
+            return holder["model"]
+    return None
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -211,52 +258,159 @@ def _markdown(heading: str, sections: list[tuple[int, EntryView]]) -> str:
 
 # -- HTML -----------------------------------------------------------------------------
 _ROLE_CLASSES = ("system", "developer", "user", "assistant", "tool", "summary")
+_THINKING = ("reasoning", "thinking")
 _CSS = """
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
-       color: #1f2328; background: #fff; }
-h1 { font-size: 1.2rem; }
+body { font: 15px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 62rem; margin: 2rem auto;
+       padding: 0 1rem; color: #1f2328; background: #fff; }
+header { border-bottom: 1px solid #d0d7de; margin-bottom: 1.5rem; }
+h1 { font-size: 1.35rem; margin: 0 0 0.3rem; } header dl { display: grid; grid-template-columns: max-content 1fr;
+       gap: 0.1rem 1rem; font-size: 0.9rem; } header dt { color: #57606a; } header dd { margin: 0; }
 section { border-left: 4px solid #d0d7de; margin: 1.2rem 0; padding: 0.2rem 0 0.2rem 1rem; }
 section.user { border-color: #0969da; } section.assistant { border-color: #1a7f37; }
-section.tool { border-color: #8250df; } section.summary { border-color: #bf8700; background: #fff8c5; }
-section.system, section.developer { border-color: #57606a; }
-h2 { font-size: 1rem; margin: 0; } .meta { color: #57606a; font-size: 0.85rem; }
-pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.4rem 0; }
-pre.code { background: #f6f8fa; padding: 0.5rem; border-radius: 4px; font-size: 0.85rem; }
-.call { font-weight: 600; margin-top: 0.5rem; }
+section.summary { border-color: #9a6700; background: #fff8c5; }
+section.system, section.developer, section.other, section.tool { border-color: #57606a; }
+h2 { font-size: 1rem; margin: 0; } .meta { color: #57606a; font-size: 0.85rem; font-weight: normal; }
+.prose { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.4rem 0; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3rem 0; background: #f6f8fa; padding: 0.5rem;
+      border-radius: 4px; font: 0.85rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.call { margin: 0.6rem 0 0.2rem; } .call > summary, .result > summary { cursor: pointer; }
+.tool-name { font-weight: 600; } .summary-line { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.result { margin: 0.2rem 0 0.6rem 1.2rem; } .result.failed > summary { color: #cf222e; font-weight: 600; }
+.result.failed pre { border-left: 3px solid #cf222e; } .result.missing { color: #cf222e; }
+details.thinking, details.aside { color: #57606a; font-style: italic; margin: 0.3rem 0; font-size: 0.9rem; }
 @media (prefers-color-scheme: dark) {
-  body { color: #e6edf3; background: #0d1117; } .meta { color: #8d96a0; }
-  pre.code { background: #161b22; } section.summary { background: #2b2111; }
+  body { color: #e6edf3; background: #0d1117; } .meta, header dt, details.thinking { color: #9198a1; }
+  pre { background: #161b22; } section.summary { background: #2b2111; }
+  .result.failed > summary { color: #ff7b72; } .result.failed pre { border-color: #ff7b72; }
 }
 """
 
 
 def _h(text: str, *, keep_newlines: bool = True) -> str:
-    """Session text made inert, then escaped for HTML (attributes included)."""
-    return html.escape(inert(text, keep_newlines=keep_newlines), quote=True)
+    """Session text made inert, then escaped for HTML (attributes included);
+    ANSI colour and cursor sequences are dropped (no ␛ boxes)."""
+    return html.escape(inert(strip_ansi(text), keep_newlines=keep_newlines), quote=True)
 
 
-def _html(heading: str, sections: list[tuple[int, EntryView]]) -> str:
+def _thinking(view: EntryView) -> bool:
+    return view.role in _THINKING or view.kind in _THINKING
+
+
+def _aside(view: EntryView) -> bool:
+    """A record beside the conversation's turns (an attachment, an event, a turn's settings)."""
+    return view.result_for is None and view.role not in (*_ROLE_CLASSES, *_THINKING)
+
+
+def _responses(sections: list[tuple[int, EntryView]]) -> list[list[tuple[int, EntryView]]]:
+    """The entries grouped as read: one group per model response (its
+    thinking, text and calls, recorded on one line or several: one ``step``,
+    or in a format without steps the lines up to a result or a prompt), the
+    results of its calls with it; every other entry a group of its own."""
+    groups: list[list[tuple[int, EntryView]]] = []
+    calls: set[str] = set()  # the calls of the open response
+    step: str | None = None
+    open_response = False
+    answered = False
+    for line, view in sections:
+        model_side = view.role == "assistant" or _thinking(view)
+        if groups and _aside(view):  # an attachment, an event: folded where it was written, no new section
+            groups[-1].append((line, view))
+            continue
+        if view.result_for is not None and open_response and view.result_for in calls:
+            groups[-1].append((line, view))
+            answered = True
+            continue
+        same = (
+            open_response
+            and model_side
+            and ((view.step is not None and view.step == step) or (view.step is None and step is None and not answered))
+        )
+        if same:
+            groups[-1].append((line, view))
+        else:
+            groups.append([(line, view)])
+            open_response, answered, calls = model_side, False, set()
+        if model_side:
+            step = view.step
+            calls.update(call.id for call in view.tool_calls)
+    return groups
+
+
+def _result_html(view: EntryView, name: str) -> str:
+    failed = " failed" if view.is_error else ""
+    mark = "✗ failed" if view.is_error else "←"
+    lines = view.text.count("\n") + 1 if view.text else 0
+    size = f"{lines:,} line{'s' if lines != 1 else ''}" if lines else "no output"
+    return (
+        f'<details class="result{failed}" {"open" if view.is_error or lines <= 12 else ""}>'
+        f"<summary>{mark} {_h(name, keep_newlines=False)} result · {size}</summary>"
+        f"<pre>{_h(view.text)}</pre></details>"
+    )
+
+
+def _group_html(n: int, group: list[tuple[int, EntryView]]) -> list[str]:
+    first_line, first = group[0]
+    role = "assistant" if first.role == "assistant" or _thinking(first) else first.role
+    role_class = role if role in _ROLE_CLASSES else "other"
+    results = {view.result_for: view for _, view in group[1:] if view.result_for is not None}
+    lines = f"line {first_line}" if len(group) == 1 else f"lines {first_line}–{group[-1][0]}"
+    when = f" · {_h(str(first.time), keep_newlines=False)}" if first.time else ""
+    out = [
+        f'<section class="{role_class}">',
+        f'<h2>{n}. {_h(role, keep_newlines=False)} <span class="meta">{lines}{when}</span></h2>',
+    ]
+    if first.kind == "summary" and (first.tokens_before is not None):
+        out.append(f'<div class="meta">{first.tokens_before:,} tokens before</div>')
+    shown_calls: set[str] = set()
+    for _, view in group:
+        if view.result_for is not None and view.result_for in results and view.result_for in shown_calls:
+            continue  # shown under its call
+        if _aside(view) and view is not first:
+            aside = f"<summary>{_h(view.role, keep_newlines=False)}</summary><pre>{_h(view.text)}</pre>"
+            out.append(f'<details class="aside">{aside}</details>')
+            continue
+        if view.result_for is not None:  # a result whose call is elsewhere
+            out.append(_result_html(view, f"call {view.result_for}"))
+            continue
+        if view.text.strip():
+            if _thinking(view) or view.text.startswith(("[thinking]", "[reasoning]")):
+                text = view.text.removeprefix("[thinking] ").removeprefix("[reasoning] ")
+                folded = f'<summary>thinking</summary><div class="prose">{_h(text)}</div>'
+                out.append(f'<details class="thinking">{folded}</details>')
+            else:
+                out.append(f'<div class="prose">{_h(view.text)}</div>')
+        for call in view.tool_calls:
+            language, arguments = _arguments(call.arguments)
+            out.append(
+                f'<details class="call"><summary><span class="tool-name">{_h(call.name, keep_newlines=False)}</span> '
+                f'<span class="summary-line">{_h(call_summary(call.name, call.arguments), keep_newlines=False)}</span> '
+                f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></summary>'
+                f"<pre>{_h(arguments)}</pre></details>"
+            )
+            answer = results.get(call.id)
+            if answer is not None:
+                out.append(_result_html(answer, call.name))
+                shown_calls.add(call.id)
+            else:
+                out.append('<div class="result missing">⚠ no result in the file</div>')
+    out.append("</section>")
+    return out
+
+
+def _html(heading: str, facts: list[tuple[str, str]], sections: list[tuple[int, EntryView]]) -> str:
+    title = next((value for key, value in facts if key == "title"), heading)
     out = [
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_h(heading, keep_newlines=False)}</title>\n<style>{_CSS}</style>\n</head>\n<body>",
-        f"<h1>{_h(heading, keep_newlines=False)}</h1>",
+        f"<title>{_h(title, keep_newlines=False)}</title>\n<style>{_CSS}</style>\n</head>\n<body>",
+        f"<header><h1>{_h(title, keep_newlines=False)}</h1>",
+        f'<div class="meta">{_h(heading, keep_newlines=False)}</div><dl>',
     ]
-    for n, (line, view) in enumerate(sections, 1):
-        role_class = view.role if view.role in _ROLE_CLASSES else "other"
-        out.append(f'<section class="{role_class}">\n<h2>{html.escape(_title(n, view))}</h2>')
-        out.append(f'<div class="meta">{html.escape(_meta(line, view))}</div>')
-        if view.text.strip():
-            css = ' class="code"' if _is_output(view) else ""
-            out.append(f"<pre{css}>{_h(view.text)}</pre>")
-        for call in view.tool_calls:
-            out.append(
-                f'<div class="call">→ {_h(call.name, keep_newlines=False)} '
-                f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></div>'
-            )
-            out.append(f'<pre class="code">{_h(_arguments(call.arguments)[1])}</pre>')
-        out.append("</section>")
+    out.extend(f"<dt>{_h(key)}</dt><dd>{_h(value, keep_newlines=False)}</dd>" for key, value in facts if key != "title")
+    out.append("</dl></header>")
+    for n, group in enumerate(_responses(sections), 1):
+        out.extend(_group_html(n, group))
     if not sections:
         out.append("<p>(no entries)</p>")
     out.append("</body>\n</html>")

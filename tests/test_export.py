@@ -37,8 +37,28 @@ HOSTILE = {
     "entity": "&amp; &lt;b&gt;",
 }
 RAW_CONTROLS = ("\x1b", "\x07", "\x9b")
-PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "section", "div", "span", "pre", "p"}
-PAGE_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class"}
+PAGE_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "h1",
+    "h2",
+    "dl",
+    "dt",
+    "dd",
+    "section",
+    "div",
+    "span",
+    "pre",
+    "p",
+    "details",
+    "summary",
+}
+PAGE_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class", "open"}
 
 
 def hostile_session(path: Path) -> Path:
@@ -111,7 +131,14 @@ def assert_only_our_markup(page: str) -> PageParser:
                 "other",
                 "meta",
                 "call",
-                "code",
+                "prose",
+                "thinking",
+                "aside",
+                "tool-name",
+                "summary-line",
+                "result",
+                "result failed",
+                "result missing",
             }, value
     assert not any(c in page for c in RAW_CONTROLS)
     assert "url(" not in page and "@import" not in page
@@ -169,7 +196,8 @@ def test_the_html_page_turns_no_session_content_into_markup(tmp_path):
     text = "".join(parsed.text)
     for name in ("script", "attribute", "markup", "entity"):
         assert HOSTILE[name] in text, name  # every piece is there as text
-    assert inert(HOSTILE["csi"]) in text and inert(HOSTILE["osc52"]) in text and inert(HOSTILE["c1"]) in text
+    assert inert(HOSTILE["osc52"]) in text and inert(HOSTILE["c1"]) in text
+    assert "red" in text and inert(HOSTILE["csi"]) not in text  # ANSI colours stripped: no ␛ boxes in a page
     assert "evil<script>.jsonl" in text
 
 
@@ -254,7 +282,7 @@ async def test_the_palette_command_writes_the_branch_beside_the_file(tmp_path):
     async with SessionApp(str(path), watch=False).run_test(size=(160, 40), notifications=True) as pilot:
         screen = await session_screen(pilot)
         for count in (1, 2):
-            await pilot.press("ctrl+p", *"export", "enter")
+            await pilot.press("ctrl+p", *"export branch as markdown", "enter")
             await wait_for(pilot, lambda n=count: len(pilot.app.screen.query("Toast")) == n, what="the notice")
         expected = export(screen.session, "md")
         toasts = [str(t.render()) for t in pilot.app.screen.query("Toast")]
@@ -414,3 +442,39 @@ def test_the_session_file_itself_is_never_overwritten_by_its_export(tmp_path):
     refused = run_cli("export", str(session), "--to", "json", "-o", str(session), "--force")
     assert refused.returncode == 1 and "is the session file itself" in refused.stderr
     assert session.read_bytes() == original
+
+
+def test_the_html_page_reads_as_a_conversation():
+    """A Claude Code run: each response one section, each result under its
+    call with the tool's name and what it ran, failed results marked,
+    thinking folded, a header with title, time, models, tokens, problems."""
+    live = (
+        Path(__file__).resolve().parent / "data" / "live-runs" / "claude" / "f754b62a-7bdd-4e42-bceb-db6fb1e1377f.jsonl"
+    )
+    with open_session(live) as session:
+        page = export(session, "html")
+        responses = len({session.format.view(session.record(e)).step for e in session.active_path()} - {None})
+    parsed = assert_only_our_markup(page)
+    text = "".join(parsed.text)
+    assert "<h1>work on the invoice tests</h1>" in page
+    for fact in ("time", "models", "claude-sonnet-4-5", "tokens", "problems", "failed tool results"):
+        assert fact in text, fact
+    assert page.count('<section class="assistant">') == responses  # one per model response, none empty
+    assert '<span class="summary-line">$ echo S00 &amp;&amp; ls -la</span>' in page
+    assert page.count('class="result failed"') == 2 and "✗ failed Bash result" in text
+    assert "result for toolu_" not in text
+
+
+async def test_the_palette_exports_html_markdown_and_json(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(BRANCHED.read_bytes())
+    app = SessionApp(str(path), watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        titles = {command.title for command in app.get_system_commands(screen)}
+        assert {"Export branch as HTML", "Export branch as Markdown", "Export branch as JSON"} <= titles
+        for to in ("html", "md", "json"):
+            app.export_branch(screen, to)
+    assert "<header>" in (tmp_path / "s.export.html").read_text()
+    assert (tmp_path / "s.export.md").read_text().startswith("# ")
+    assert isinstance(json.loads((tmp_path / "s.export.json").read_text()), list)

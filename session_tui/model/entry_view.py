@@ -100,3 +100,32 @@ def typed_prompt(record: dict[str, Any], view: EntryView) -> str | None:
             continue
         return None if text.startswith("<") else text
     return None
+
+
+_SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "url", "query", "description")
+
+
+def call_summary(name: str, arguments: str, limit: int = 100) -> str:
+    """One line saying what a call does: ``$ pytest -q`` for a command, the
+    path for a file tool, else its first short argument."""
+    from .records import loads
+
+    try:
+        value = loads(arguments) if arguments.strip().startswith("{") else arguments
+    except ValueError:
+        value = arguments
+    text = ""
+    if isinstance(value, dict):
+        for key in _SUMMARY_KEYS:
+            found = value.get(key)
+            if isinstance(found, list):
+                found = " ".join(str(part) for part in found)
+            if isinstance(found, str) and found.strip():
+                text = f"$ {found}" if key in ("command", "cmd") else found
+                break
+        else:
+            text = next((v for v in value.values() if isinstance(v, str) and v.strip()), "")
+    elif isinstance(value, str):
+        text = value.split("\n", 1)[0]  # a freeform tool's input (apply_patch): its first line
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -88,3 +88,14 @@ def json_escape_invisible(text: str) -> str:
     characters written as ``\\uXXXX`` escapes: the same value, but no byte of
     it acts on a terminal nor hides from whoever reads it."""
     return INVISIBLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without its ANSI CSI sequences (colours, cursor moves): what a
+    terminal shows of a tool's output, for a page that cannot render them.
+    Every other escape (OSC titles and clipboard writes, C1 controls) is
+    left to ``inert``, which shows it."""
+    return _ANSI.sub("", text) if "\x1b[" in text else text

@@ -144,14 +144,15 @@ class SessionApp(App):
         if isinstance(screen, SessionScreen):
             for action, title, help_text in keys.palette_entries():
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
-            yield SystemCommand(
-                "Export branch…",
-                "Write the active branch as Markdown beside the file",
-                lambda: self.export_branch(screen),
-            )
+            for to, name in (("html", "an HTML page"), ("md", "Markdown"), ("json", "JSON records")):
+                yield SystemCommand(
+                    f"Export branch as {to.upper() if to != 'md' else 'Markdown'}",
+                    f"Write the active branch as {name} beside the file",
+                    lambda to=to: self.export_branch(screen, to),
+                )
 
-    def export_branch(self, screen) -> None:
-        """Write the active branch to a new ``<stem>.export[-N].md`` and say where."""
+    def export_branch(self, screen, to: str = "md") -> None:
+        """Write the active branch to a new ``<stem>.export[-N].<to>`` and say where."""
         from ..export import export, save
 
         session = screen.session
@@ -163,7 +164,7 @@ class SessionApp(App):
             from ..model.redact import Redactor
 
             redactor = Redactor()
-        text = export(session, "md", redact=redactor)
+        text = export(session, to, redact=redactor)
         # beside the file; a remote file's export is written here (remote files are only read)
         local = os.path.basename(screen.path) if screen.session.remote else screen.path
         if self.redact:
@@ -172,7 +173,7 @@ class SessionApp(App):
             local = redacted_name(local)
         stem, n = os.path.splitext(local)[0], 1
         while True:
-            path = f"{stem}.export{f'-{n}' if n > 1 else ''}.md"
+            path = f"{stem}.export{f'-{n}' if n > 1 else ''}.{to}"
             try:
                 save(path, text)
                 break
