@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,8 +59,49 @@ SHOTS = [
         ["c"],
     ),
     ("problems", "the problems of a damaged file", str(SAMPLES / "tree" / "damaged-links.jsonl"), ["p"]),
-    ("help", "every key and mark", str(SAMPLES / "tree" / "branched-summary.jsonl"), ["question_mark"]),
+    (
+        "help",
+        "the keys of the session view and its marks",
+        str(SAMPLES / "tree" / "branched-summary.jsonl"),
+        ["question_mark"],
+    ),
+    ("running", "an agent at work: a call running, with its time (a file written a moment ago)", "running", []),
 ]
+
+
+def running_session(folder: Path) -> str:
+    """A tree session whose last call was made 12 s ago, the file written
+    just now: what the view shows while an agent runs a tool."""
+    from datetime import UTC, datetime
+
+    import orjson
+
+    def at(seconds_ago: float) -> str:
+        return datetime.fromtimestamp(time.time() - seconds_ago, UTC).isoformat(timespec="milliseconds")
+
+    head = {"type": "session", "version": 1, "id": "running-demo", "createdAt": at(60)}
+    prompt = {"role": "user", "content": "Run the invoice tests and fix what fails"}
+    calls = [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "bash", "arguments": '{"command": "pytest -q tests/invoice"}'},
+        }
+    ]
+    records = [
+        head,
+        {"type": "message", "id": "m1", "parentId": None, "createdAt": at(40), "message": prompt},
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "m1",
+            "createdAt": at(12),
+            "message": {"role": "assistant", "content": "Running the invoice tests.", "tool_calls": calls},
+        },
+    ]
+    path = folder / "running.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return str(path)
 
 
 async def shoot(name: str, path, keys: list[str], out: Path) -> Path:
@@ -86,7 +128,20 @@ async def shoot(name: str, path, keys: list[str], out: Path) -> Path:
 
 
 def to_png(svg: Path) -> Path | None:
+    """A PNG of ``svg``, its text in a monospace font this machine has (the
+    SVG names Fira Code, which a converter without it replaces by a
+    proportional font: the columns would not line up)."""
     png = svg.with_suffix(".png")
+    mono = svg.with_suffix(".mono.svg")
+    text = re.sub(r"@font-face \{[^}]*\}", "", svg.read_text())  # (no font is fetched from anywhere)
+    mono.write_text(text.replace("Fira Code", "DejaVu Sans Mono"))
+    try:
+        return _convert(mono, png)
+    finally:
+        mono.unlink()
+
+
+def _convert(svg: Path, png: Path) -> Path | None:
     if shutil.which("rsvg-convert"):
         subprocess.run(["rsvg-convert", "--zoom", "1.0", "-o", str(png), str(svg)], check=True)
         return png
@@ -105,7 +160,10 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("SESSION_TUI_CACHE_DIR", str(out / ".cache"))  # the picker's cache: not the user's
+    (out / ".cache").mkdir(exist_ok=True)
     for name, what, path, keys in SHOTS:
+        if path == "running":
+            path = running_session(out / ".cache")
         svg = asyncio.run(shoot(name, path, keys, out))
         png = to_png(svg)
         print(f"{name:9} {what}: {svg.name}" + (f", {png.name}" if png else " (no PNG converter found)"))

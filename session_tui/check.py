@@ -21,6 +21,7 @@ from .model.sanitize import inert, json_escape_invisible, mark_undecodable
 from .model.session import Session, open_session
 from .model.source import is_url
 from .model.usage import session_usage, usage_text
+from .model.words import plural
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 SESSION_SUFFIX = ".jsonl"
@@ -139,10 +140,6 @@ def to_json_line(rep: Report) -> str:
     return json_escape_invisible(json_text.dumps(data))
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
-
-
 def to_text(rep: Report) -> str:
     out = [inert(rep.path, keep_newlines=False)]
     if rep.title:
@@ -154,10 +151,10 @@ def to_text(rep: Report) -> str:
         + " · ".join(
             [
                 f"format {rep.format}",
-                _plural(rep.entries, "entry", "entries"),
-                _plural(rep.leaves, "leaf", "leaves"),
-                _plural(rep.branch_points, "branch point"),
-                _plural(rep.summaries, "summary", "summaries"),
+                plural(rep.entries, "entry", "entries"),
+                plural(rep.leaves, "leaf", "leaves"),
+                plural(rep.branch_points, "branch point"),
+                plural(rep.summaries, "summary", "summaries"),
             ]
         )
     )
@@ -167,8 +164,8 @@ def to_text(rep: Report) -> str:
         leaf = inert(rep.active_leaf, keep_newlines=False) if rep.active_leaf else "(no ids in this format)"
         out.append(
             f"  active leaf {leaf} (line {rep.active_leaf_line}); "
-            f"context at leaf: {_plural(rep.context_messages, 'message')}"
-            + (f"; {_plural(rep.tool_errors, 'failed tool result')}" if rep.tool_errors else "")
+            f"context at leaf: {plural(rep.context_messages, 'message')}"
+            + (f"; {plural(rep.tool_errors, 'failed tool result')}" if rep.tool_errors else "")
         )
     if rep.usage:
         out.append(f"  {rep.usage}")
@@ -181,7 +178,7 @@ def to_text(rep: Report) -> str:
             + inert(", ".join(keys[:12]) or "(empty)", keep_newlines=False)
         )
     if rep.problems:
-        out.append(f"  {_plural(len(rep.problems), 'problem')}:")
+        out.append(f"  {plural(len(rep.problems), 'problem')}:")
         for p in rep.problems:
             message = inert(p["message"], keep_newlines=False)
             out.append(f"    line {p['line']}: {p['severity']}: {ProblemKind(p['kind']).words}: {message}")
@@ -190,7 +187,7 @@ def to_text(rep: Report) -> str:
     for line, text in rep.notes:
         out.append(f"    note, line {line}: {inert(text, keep_newlines=False)}")
     if rep.secrets:
-        out.append(f"  {_plural(len(rep.secrets), 'secret')}:")
+        out.append(f"  {plural(len(rep.secrets), 'secret')}:")
         for found in rep.secrets:
             entry = "not an entry" if found["entry"] is None else f"entry {found['entry']}"
             out.append(f"    line {found['line']}: {entry}: {found['kind']}: {inert(found['preview'])}")

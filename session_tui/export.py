@@ -28,6 +28,7 @@ from .model.records import loads as json_loads
 from .model.sanitize import inert, json_escape_invisible, strip_ansi
 from .model.session import Session
 from .model.usage import human_seconds, parse_time, session_usage
+from .model.words import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model.redact import Redactor
@@ -59,25 +60,30 @@ def export(
     if leaf < 0:
         what = "empty session"
     elif context:
-        what = f"context at line {session.line_of(leaf)}: {_count(len(items), 'message', 'messages')}"
+        what = f"context at line {session.line_of(leaf)}: {plural(len(items), 'message', 'messages')}"
         model = session.format.resume_model(session, items)
         what += f", as sent to {model}" if model else ""
     else:
         which = "active branch" if leaf == session.active_leaf() else "branch"
-        what = f"{which} to line {session.line_of(leaf)}: {_count(len(path), 'entry', 'entries')}"
+        what = f"{which} to line {session.line_of(leaf)}: {plural(len(path), 'entry', 'entries')}"
     # one section per entry: context messages rebuilt from one entry (a Codex compaction's history) share it
     entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
     heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
-    sections = [(session.line_of(entry), session.format.view(record(entry))) for entry in entries]
+    records = [record(entry) for entry in entries]  # read (and redacted) once
+    sections = [(session.line_of(entry), session.format.view(rec)) for entry, rec in zip(entries, records, strict=True)]
     if to == "md":
         return _markdown(heading, sections)
-    return _html(heading, _facts(session, [record(entry) for entry in entries], sections), sections)
+    return _html(heading, _facts(session, records, sections, redact), sections)
 
 
-def _facts(session: Session, records: list[dict], sections: list[tuple[int, EntryView]]) -> list[tuple[str, str]]:
-    """The page header's facts: title, time span, models, tokens, problems."""
+def _facts(
+    session: Session, records: list[dict], sections: list[tuple[int, EntryView]], redact: Redactor | None
+) -> list[tuple[str, str]]:
+    """The page header's facts: title, time span, models, tokens, problems
+    (the title redacted as the records are)."""
     facts: list[tuple[str, str]] = []
-    title = session.title() or next(
+    named = session.title()
+    title = (named if redact is None or named is None else redact.value(named)) or next(
         (
             line
             for _, view in sections
@@ -114,10 +120,6 @@ def _model_of(record: dict) -> str | None:
         if isinstance(holder, dict) and isinstance(holder.get("model"), str) and holder["model"]:
             return holder["model"]
     return None
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
 
 
 def save(path: str, text: str, *, force: bool = False, source: str | None = None) -> None:

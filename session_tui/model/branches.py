@@ -22,6 +22,7 @@ from .secrets import find_secrets
 from .segment import Shape
 from .tree import NONE, SessionTree
 from .usage import ResponseTokens, entry_tokens, parse_time, usage_counts
+from .words import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -346,9 +347,9 @@ def summary(session: Session, side: Side) -> tuple[str, str]:
     )
     return (
         f"leaf line {session.line_of(leaf)}{name}{' · active' if side.branch.active else ''} · "
-        f"{len(side.steps)} steps · ends: {side.ends}",
-        f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {side.tool_calls} tool calls · "
-        f"{side.errors} errors" + (f" · {human_span(side.span_s)}" if side.span_s is not None else ""),
+        f"{plural(len(side.steps), 'step')} · ends: {side.ends}",
+        f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {plural(side.tool_calls, 'tool call')} · "
+        f"{plural(side.errors, 'error')}" + (f" · {human_span(side.span_s)}" if side.span_s is not None else ""),
     )
 
 

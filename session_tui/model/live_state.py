@@ -1,7 +1,8 @@
 """What the agent writing a session is doing now, told from the file alone.
 
 One rule, used by every screen and by ``check``: a session is *live* while
-its file was written in the last ``stuck_after`` seconds (default 300, or
+its file was written in the last ``stuck_after`` seconds (by its mtime, or
+its last entry's time when earlier: a copy is not live) (default 300, or
 ``$SESSION_TUI_STUCK_AFTER``), or, with calls awaited, while a process holds
 it open for writing where the OS shows it (Linux ``/proc``; Codex keeps its
 rollout open while it runs). While
@@ -173,6 +174,21 @@ def held_open(session: Session) -> bool:
     return bool(open_writers.writers_of(st.st_dev, st.st_ino))
 
 
+def last_written(session: Session) -> float:
+    """When the file was last written: its mtime, or its last entry's time
+    when that is earlier (a copy, a checkout or a touch makes an old session
+    look new; an agent writes its entries as they happen)."""
+    mtime = session.stat().mtime_ns / 1e9
+    count = session.tree.count
+    if not count:
+        return mtime
+    try:
+        stamp = parse_time(session.format.view(session.record(count - 1)).time)
+    except (OSError, ValueError):
+        return mtime
+    return min(mtime, stamp) if stamp is not None else mtime
+
+
 def live_state(
     session: Session,
     now: float | None = None,
@@ -185,7 +201,7 @@ def live_state(
     now = time.time() if now is None else now
     stuck_after = default_stuck_after() if stuck_after is None else stuck_after
     try:
-        quiet = max(0.0, now - session.stat().mtime_ns / 1e9)
+        quiet = max(0.0, now - last_written(session))
     except SessionError:  # gone: nothing writes it now
         quiet = float("inf")
     leaf = session.active_leaf()

@@ -42,7 +42,8 @@ class SessionInfo:
     def running(self, now: float | None = None) -> bool:
         """Its last calls have no result yet and the file was written within
         the live state's ``stuck_after`` (model.live_state): they run."""
-        quiet = (time.time() if now is None else now) - self.mtime_ns / 1e9
+        written = min(self.mtime_ns / 1e9, self.last_time or float("inf"))  # (as live_state.last_written)
+        quiet = (time.time() if now is None else now) - written
         return self.dangling and quiet < default_stuck_after()
 
     def problems(self, now: float | None = None) -> list[str]:

@@ -55,6 +55,12 @@ class SessionApp(App):
         listed = isinstance(path, list)
         self.picker_paths = paths if all(os.path.isdir(p) or (listed and is_url(p)) for p in paths) else None
 
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's, and the readable colours of session text for a dark or light theme (ui/colours.py)."""
+        from .colours import variables
+
+        return {**super().get_css_variables(), **variables(self.current_theme.dark)}
+
     def get_default_screen(self) -> Screen:
         # The picker is the first screen itself (not pushed from on_mount,
         # whose first frame Textual drops): its rows are in the first frame.
@@ -144,7 +150,7 @@ class SessionApp(App):
         if isinstance(screen, SessionScreen):
             for action, title, help_text in keys.palette_entries():
                 yield SystemCommand(title, help_text, getattr(screen, f"action_{action}"))
-            for to, name in (("html", "an HTML page"), ("md", "Markdown"), ("json", "JSON records")):
+            for to, name in (("md", "Markdown"), ("html", "an HTML page"), ("json", "JSON records")):
                 yield SystemCommand(
                     f"Export branch as {to.upper() if to != 'md' else 'Markdown'}",
                     f"Write the active branch as {name} beside the file",

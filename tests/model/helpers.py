@@ -55,3 +55,11 @@ def chain(n: int, prefix: str = "m") -> bytes:
     for i in range(n):
         out.append(message(f"{prefix}{i}", f"{prefix}{i - 1}" if i else None, content=f"message {i}"))
     return b"".join(out)
+
+
+def fresh(data: bytes) -> bytes:
+    """``data`` with the builders' fixed time replaced by now: entries an agent writes as it goes."""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return data.replace(b"2026-03-14T11:05:00.000Z", now.encode())

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.live_state import Activity, ago, clock, live_state
+from session_tui.model.live_state import Activity, ago, clock, last_written, live_state
 from session_tui.model.session import open_session
 from tests.support import run_cli
 
-from .helpers import call, chain, message, result
+from .helpers import call, chain, fresh, message, result
 
 LIVE = Path(__file__).resolve().parent.parent / "data" / "live-crashes"
 
@@ -37,7 +37,7 @@ def five_minutes(monkeypatch):
 
 def _crash(tmp_path: Path) -> Path:
     path = tmp_path / "s.jsonl"
-    path.write_bytes(chain(2) + call("a1", "m1", "c1"))
+    path.write_bytes(fresh(chain(2) + call("a1", "m1", "c1")))
     return path
 
 
@@ -71,7 +71,9 @@ def test_the_threshold_is_the_callers(tmp_path):
 def test_a_call_the_model_went_past_is_a_problem_however_recent(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(
-        chain(2) + call("a1", "m1", "c1", "c2") + result("r1", "a1", "c1") + message("a2", "r1", "assistant", "done")
+        fresh(
+            chain(2) + call("a1", "m1", "c1", "c2") + result("r1", "a1", "c1") + message("a2", "r1", "assistant", "ok")
+        )
     )
     with open_session(path) as session:
         assert live_state(session).awaited == ()
@@ -80,7 +82,7 @@ def test_a_call_the_model_went_past_is_a_problem_however_recent(tmp_path):
 
 def test_one_of_two_parallel_calls_answered_the_other_runs(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(chain(2) + call("a1", "m1", "c1", "c2") + result("r1", "a1", "c1"))
+    path.write_bytes(fresh(chain(2) + call("a1", "m1", "c1", "c2") + result("r1", "a1", "c1")))
     with open_session(path) as session:
         state = live_state(session)
         assert [a.call_id for a in state.awaited] == ["c2"] and state.activity is Activity.RUNNING
@@ -98,7 +100,7 @@ def test_one_of_two_parallel_calls_answered_the_other_runs(tmp_path):
 )
 def test_what_the_agent_is_doing(tmp_path, tail, quiet, activity):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(chain(2) + tail)
+    path.write_bytes(fresh(chain(2) + tail))
     _age(path, quiet)
     with open_session(path) as session:
         state = live_state(session)
@@ -133,13 +135,12 @@ def test_real_crashes_are_running_while_fresh_and_stuck_when_quiet(tmp_path):
     for source in sorted(LIVE.glob("*/*.jsonl")):
         path = tmp_path / source.name
         path.write_bytes(source.read_bytes())
-        with open_session(path) as session:
-            assert live_state(session).activity is Activity.RUNNING, source
-            assert session.problems() == [], source
-        _age(path, 301)
-        with open_session(path) as session:
+        with open_session(path) as session:  # a copy: its entries are old, whatever the file's time
             assert live_state(session).activity is Activity.STOPPED, source
-            assert session.problems(), source
+            written = last_written(session)
+            assert live_state(session, now=written + 10).activity is Activity.RUNNING, source  # as it was then
+            assert session.problems(live=live_state(session, now=written + 10)) == [], source
+            assert session.problems(), source  # now: stuck
 
 
 def test_check_says_what_the_agent_does_and_takes_stuck_after(tmp_path):
@@ -164,3 +165,11 @@ def test_a_repair_of_a_file_written_within_stuck_after_needs_force(tmp_path):
 def test_words():
     assert clock(12) == "0:12" and clock(725) == "12:05" and clock(3723) == "1:02:03"
     assert ago(40) == "40 s" and ago(1500) == "25 min" and ago(3 * 3600) == "3 h" and ago(12 * 86400) == "12 days"
+
+
+def test_a_copy_of_an_old_session_is_not_live_however_new_the_file(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(chain(2) + call("a1", "m1", "c1"))  # entries of 2026-03-14, the file written now
+    with open_session(path) as session:
+        assert live_state(session).activity is Activity.STOPPED
+        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]

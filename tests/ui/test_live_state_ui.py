@@ -37,7 +37,7 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
         writer = threading.Thread(target=agent)
         writer.start()
         writer.join()
-        await wait_for(pilot, lambda: "⏵ run 0:0" in _row_of_cursor(screen), what="the running call with its time")
+        await wait_for(pilot, lambda: "▶ run 0:0" in _row_of_cursor(screen), what="the running call with its time")
         assert screen.problems == [] and "running run" in status.text.plain and "✓ no problems" in status.text.plain
 
         await pilot.press("t")  # a repair while it runs: the dialog says so

@@ -10,7 +10,7 @@ import pytest
 from session_tui.model.rows import RowFlag
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens import session as session_module
-from tests.model.helpers import chain, message
+from tests.model.helpers import chain, fresh, message
 from tests.support import SAMPLES
 
 from .pilot_support import cursor_line, session_screen, tail_armed, wait_for
@@ -58,8 +58,8 @@ async def test_not_following_shows_a_new_badge(tmp_path):
 async def test_a_line_written_in_two_halves_is_pending_then_one_row(tmp_path, monkeypatch):
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")  # a writer at it: the half line is being written, not torn
     path = tmp_path / "live.jsonl"
-    path.write_bytes(chain(2))
-    line = message("m2", "m1", content="written in two halves")
+    path.write_bytes(fresh(chain(2)))
+    line = fresh(message("m2", "m1", content="written in two halves"))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
         append(path, line[:30])
@@ -151,12 +151,12 @@ async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(
         for n in range(6):
             call, result = f"a{n}", f"r{n}"
             calls = [{"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": "{}"}}]
-            append(path, message(call, parent, role="assistant", content=None, tool_calls=calls))
+            append(path, fresh(message(call, parent, role="assistant", content=None, tool_calls=calls)))
             await wait_for(pilot, lambda n=n: len(screen.rows) == 3 + 2 * n, what="the call's row")
             assert screen.problems == []
             assert "✓ no problems" in status.text.plain and "running run" in status.text.plain
             row = screen.tree_widget.render_line(screen.tree_widget.cursor - screen.tree_widget.scroll_offset.y).text
-            assert "⏵ run" in row and "⚠" not in row
+            assert "▶ run" in row and "⚠" not in row
             append(path, message(result, call, role="tool", content="ok", tool_call_id=f"c{n}"))
             await wait_for(pilot, lambda n=n: len(screen.rows) == 4 + 2 * n, what="the result's row")
             assert screen.problems == [] and "✓ no problems" in status.text.plain

@@ -326,8 +326,8 @@ async def test_rows_of_the_same_title_show_their_file_and_a_fork_is_marked(tmp_p
     async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         rows = dict(zip(names(screen), screen_text(screen), strict=True))
-        assert "first-co" in rows["first-copy.jsonl"] and "second-c" in rows["second-copy.jsonl"]
-        assert "⑂" in rows["forked.jsonl"] and "forked" not in rows["forked.jsonl"].split("⑂")[0]
+        assert "first-copy" in rows["first-copy.jsonl"] and "second-copy" in rows["second-copy.jsonl"]
+        assert "⋔" in rows["forked.jsonl"] and "forked" not in rows["forked.jsonl"].split("⋔")[0]
 
 
 async def test_an_estimate_is_corrected_once_the_file_is_opened(tmp_path, monkeypatch):

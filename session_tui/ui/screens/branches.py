@@ -62,10 +62,10 @@ class BranchTable(RowTable):
     BranchTable { background: $surface; }
     BranchTable > .branches--cursor { background: $accent 40%; }
     BranchTable:focus > .branches--cursor { background: $accent 70%; }
-    BranchTable > .branches--heading { color: $foreground 60%; text-style: bold; }
-    BranchTable > .branches--dim { color: $foreground 50%; }
-    BranchTable > .branches--active { color: $success; text-style: bold; }
-    BranchTable > .branches--problem { color: $error; }
+    BranchTable > .branches--heading { color: $st-tool; text-style: bold; }
+    BranchTable > .branches--dim { color: $st-dim; }
+    BranchTable > .branches--active { color: $st-running; text-style: bold; }
+    BranchTable > .branches--problem { color: $st-problem; }
     """
 
     PASS_KEYS = ACTION_KEYS

@@ -40,9 +40,9 @@ class CompareView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     CompareView { background: $surface; }
     CompareView > .compare--cursor { background: $accent 70%; }
-    CompareView > .compare--same { color: $foreground 45%; }
-    CompareView > .compare--diverge { color: $warning; text-style: bold; }
-    CompareView > .compare--empty { color: $foreground 25%; }
+    CompareView > .compare--same { color: $st-dim; }
+    CompareView > .compare--diverge { color: $st-summary; text-style: bold; }
+    CompareView > .compare--empty { color: $st-guide; }
     """
 
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)

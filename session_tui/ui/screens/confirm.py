@@ -38,7 +38,7 @@ class ConfirmScreen(ModalScreen[str | None]):
                                background: $surface; border: thick $warning; padding: 1 2; }
     ConfirmScreen #title { text-style: bold; margin-bottom: 1; }
     ConfirmScreen #plan { height: auto; background: $panel; padding: 0 1; }
-    ConfirmScreen #warning { color: $error; text-style: bold; margin-top: 1; }
+    ConfirmScreen #warning { color: $st-problem; text-style: bold; margin-top: 1; }
     ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
     ConfirmScreen Button { margin-left: 2; }
     """

@@ -38,7 +38,7 @@ SESSION_MARKS = [
     ("◆", "a summary (compaction) node, with the tokens it replaced"),
     ("→ name(args)  ← name:", "a tool call / a tool result"),
     ("✗ ←", "a failed tool result (an error, a non-zero exit): ] and [ go there"),
-    ("⏵ bash 0:12", "a call running now: no result yet, the file is being written"),
+    ("▶ bash 0:12", "a call running now: no result yet, the file is being written"),
     ("⚠", "a problem: a call without a result (stuck), a bad line, a missing parent…"),
     ("┆", "the same model response as the row above"),
     ("⤷ sub-agent", "a call that spawned a sub-agent; s opens its transcript"),
@@ -46,10 +46,10 @@ SESSION_MARKS = [
     ("… being written", "a last line without newline while the file is written (later: ⚠ torn)"),
 ]
 PICKER_MARKS = [
-    ("● live  ⏵ running", "written in the last 5 s / a call running now"),
+    ("● live  ▶ running", "written in the last 5 s / a call running now"),
     ("≈1.2k", "entries estimated from the head and tail (exact once opened)"),
     ("⤷", "a sub-agent transcript"),
-    ("⑂", "a fork of another session"),
+    ("⋔", "a fork of another session"),
 ]
 
 

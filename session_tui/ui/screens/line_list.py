@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -17,6 +18,12 @@ class LineListScreen(ModalScreen[int | None]):
     heading, and the rows: (1-based line, label) of each finding."""
 
     EMPTY = "nothing found"
+    BINDINGS = [  # the moves of every list (the subclasses add theirs)
+        Binding("j", "move('cursor_down')", show=False),
+        Binding("k", "move('cursor_up')", show=False),
+        Binding("g", "move('first')", show=False),
+        Binding("G", "move('last')", show=False),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -42,9 +49,8 @@ class LineListScreen(ModalScreen[int | None]):
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
 
-
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'s' if count != 1 else ''}"
+    def action_move(self, action: str) -> None:
+        getattr(self.query_one(OptionList), f"action_{action}")()
 
 
 def row_label(line: int) -> Text:

@@ -9,7 +9,8 @@ from rich.text import Text
 from textual.binding import Binding
 
 from ...model.sanitize import inert
-from .line_list import LineListScreen, plural, row_label
+from ...model.words import plural
+from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.problems import Problem

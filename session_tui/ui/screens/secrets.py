@@ -11,7 +11,8 @@ from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled
 from ...model.sanitize import inert
-from .line_list import LineListScreen, plural, row_label
+from ...model.words import plural
+from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.secret_scan import Finding

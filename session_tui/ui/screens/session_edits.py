@@ -52,7 +52,7 @@ class EditActions(SessionHost):
         if running:
             calls = ", ".join(dict.fromkeys(a.tool for a in running))
             text = (
-                f"⏵ {calls}: this call may still be running: its result may arrive. "
+                f"▶ {calls}: this call may still be running: its result may arrive. "
                 "A repair now answers a call that is still running."
             )
         else:

@@ -55,7 +55,7 @@ def call_outcomes(session, entry: int, view, running: set[str]) -> dict[str, str
             failed = session.format.view(session.record(answer)).is_error
             out[call.id] = f"{'✗ failed: ' if failed else '← '}result on line {session.line_of(answer)}"
         elif call.id in running:
-            out[call.id] = "⏵ running: no result yet"
+            out[call.id] = "▶ running: no result yet"
         else:
             out[call.id] = "⚠ no result"
     return out

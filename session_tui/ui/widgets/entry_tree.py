@@ -63,20 +63,20 @@ class EntryTree(ScrollView, can_focus=True):
     EntryTree { background: $surface; overflow-x: hidden; overflow-y: scroll; }
     EntryTree > .entry-tree--cursor { background: $accent 40%; }
     EntryTree:focus > .entry-tree--cursor { background: $accent 70%; }
-    EntryTree > .entry-tree--guide { color: $foreground 30%; }
-    EntryTree > .entry-tree--active { color: $success; }
-    EntryTree > .entry-tree--inactive { color: $foreground 40%; }
-    EntryTree > .entry-tree--summary { color: $warning; text-style: bold; }
-    EntryTree > .entry-tree--problem { color: $error; text-style: bold; }
-    EntryTree > .entry-tree--pending { color: $error; text-style: italic; }
-    EntryTree > .entry-tree--running { color: $success; text-style: bold; }
-    EntryTree > .entry-tree--lineno { color: $foreground 35%; }
-    EntryTree > .entry-tree--user { color: $primary; text-style: bold; }
-    EntryTree > .entry-tree--assistant { color: $secondary; text-style: bold; }
-    EntryTree > .entry-tree--tool { color: $foreground 60%; }
-    EntryTree > .entry-tree--system { color: $foreground 50%; text-style: italic; }
-    EntryTree > .entry-tree--call { color: $accent; }
-    EntryTree > .entry-tree--branch { color: $warning; }
+    EntryTree > .entry-tree--guide { color: $st-guide; }
+    EntryTree > .entry-tree--active { color: $st-running; }
+    EntryTree > .entry-tree--inactive { color: $st-dim; }
+    EntryTree > .entry-tree--summary { color: $st-summary; text-style: bold; }
+    EntryTree > .entry-tree--problem { color: $st-problem; text-style: bold; }
+    EntryTree > .entry-tree--pending { color: $st-problem; text-style: italic; }
+    EntryTree > .entry-tree--running { color: $st-running; text-style: bold; }
+    EntryTree > .entry-tree--lineno { color: $st-lineno; }
+    EntryTree > .entry-tree--user { color: $st-user; text-style: bold; }
+    EntryTree > .entry-tree--assistant { color: $st-assistant; text-style: bold; }
+    EntryTree > .entry-tree--tool { color: $st-tool; }
+    EntryTree > .entry-tree--system { color: $st-system; text-style: italic; }
+    EntryTree > .entry-tree--call { color: $st-call; }
+    EntryTree > .entry-tree--branch { color: $st-summary; }
     """
     BINDINGS = [
         Binding("up,k", "cursor_up", "Up", show=False),
@@ -104,7 +104,7 @@ class EntryTree(ScrollView, can_focus=True):
         self.session: Session | None = None  # with the rows, from show()
         self.rows: RowLayout | None = None
         self.problems: dict[int, str] = {}  # entry -> problem kinds, for the ⚠ marker
-        self.running: dict[int, tuple[str, float | None]] = {}  # call entry -> (tool, started): ⏵ bash 0:12
+        self.running: dict[int, tuple[str, float | None]] = {}  # call entry -> (tool, started): ▶ bash 0:12
         self.writing = False  # the file is being written (live state): a line without newline is not torn yet
         self.off_branch: set[int] = set()  # trunk entries the model no longer sees (rolled back)
         self.subagents: dict[int, str] = {}  # call entry -> the sub-agent transcript it spawned
@@ -259,7 +259,7 @@ class EntryTree(ScrollView, can_focus=True):
         elif running:
             tool, started = running
             elapsed = f" {clock(cells.now() - started)}" if started is not None else ""
-            text.append(f"⏵ {short_args(tool, 30)}{elapsed} ", styles("entry-tree--running"))
+            text.append(f"▶ {short_args(tool, 30)}{elapsed} ", styles("entry-tree--running"))
         role_style = {
             "user": "entry-tree--user",
             "assistant": "entry-tree--assistant",

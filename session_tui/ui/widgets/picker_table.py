@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 
 from rich.text import Text
@@ -37,15 +38,20 @@ NARROW_COLUMNS = (
 NARROW_BELOW = 110
 
 
+_ID_STEM = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def short_name(path: str) -> str:
-    """A file's name, short: a Codex rollout's time, a pi session's time, else
-    the first 8 characters of its stem (a Claude Code session's id)."""
+    """A file's name, short: a Codex rollout's time, a pi session's time,
+    the first 8 characters of an id (Claude Code), else its first 20."""
     stem = os.path.basename(path).removesuffix(".jsonl")
     if stem.startswith("rollout-"):
         return stem[len("rollout-") : len("rollout-") + 16]
     if len(stem) > 17 and stem[4] == "-" and stem[10] == "T":  # pi: 2026-03-18T00-13-56-549Z_<id>
         return stem[:16]
-    return stem[:8]
+    if _ID_STEM.match(stem):
+        return stem[:8]
+    return stem if len(stem) <= 20 else stem[:19] + "…"
 
 
 def columns_for(width: int) -> tuple[tuple[str, int, bool], ...]:
@@ -68,10 +74,10 @@ class PickerTable(RowTable):
     PickerTable { background: $surface; }
     PickerTable > .picker--cursor { background: $accent 40%; }
     PickerTable:focus > .picker--cursor { background: $accent 70%; }
-    PickerTable > .picker--heading { color: $foreground 60%; text-style: bold; }
-    PickerTable > .picker--dim { color: $foreground 50%; }
-    PickerTable > .picker--problem { color: $error; }
-    PickerTable > .picker--live { color: $success; text-style: bold; }
+    PickerTable > .picker--heading { color: $st-tool; text-style: bold; }
+    PickerTable > .picker--dim { color: $st-dim; }
+    PickerTable > .picker--problem { color: $st-problem; }
+    PickerTable > .picker--live { color: $st-running; text-style: bold; }
     """
 
     PASS_KEYS = PASS_KEYS
@@ -143,7 +149,7 @@ class PickerTable(RowTable):
         if info.subagent:
             title = Text("⤷ ", dim) + title
         if info.fork:
-            title = Text("⑂ ", dim) + title
+            title = Text("⋔ ", dim) + title
         if info.known and info.title in self.repeated:  # rows of the same title told apart by their file
             title = Text.assemble(Text(inert(short_name(info.path), keep_newlines=False), dim), "  ", title)
         problems = info.problems(at)
@@ -153,7 +159,7 @@ class PickerTable(RowTable):
             Text(age(at - info.last_activity)),
             Text(human_size(info.size)),
             Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
-            Text("⏵ running", style("picker--live"))
+            Text("▶ running", style("picker--live"))
             if info.running(at)
             else Text("● live", style("picker--live"))
             if info.live(at)

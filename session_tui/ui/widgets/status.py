@@ -7,14 +7,11 @@ from rich.text import Text
 from textual.widget import Widget
 
 from ...model.sanitize import inert
+from ...model.words import plural
 
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _n(count: int, one: str, many: str) -> str:
-    return f"{count:,} {one if count == 1 else many}"
 
 
 class StatusLine(Widget):
@@ -24,9 +21,9 @@ class StatusLine(Widget):
     COMPONENT_CLASSES = {"status--problem", "status--healthy", "status--quiet"}
     DEFAULT_CSS = """
     StatusLine { height: 1; background: $panel; color: $foreground; padding: 0 1; }
-    StatusLine > .status--problem { color: $error; text-style: bold; }
-    StatusLine > .status--healthy { color: $success; }
-    StatusLine > .status--quiet { color: $foreground 60%; }
+    StatusLine > .status--problem { color: $st-problem; text-style: bold; }
+    StatusLine > .status--healthy { color: $st-running; }
+    StatusLine > .status--quiet { color: $st-tool; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -66,7 +63,7 @@ class StatusLine(Widget):
         if problems is None:
             text.append("problems …")
         elif problems:
-            text.append(f"⚠ {_n(problems, 'problem', 'problems')}", style=self._style("status--problem"))
+            text.append(f"⚠ {plural(problems, 'problem', 'problems')}", style=self._style("status--problem"))
         else:
             text.append("✓ no problems", style=self._style("status--healthy"))
         text.append(f"  {live}", style="bold")
@@ -75,8 +72,8 @@ class StatusLine(Widget):
         if indexing:
             text.append(f"  {indexing}", style="italic")
         text.append(
-            f"  {_n(tree.count, 'entry', 'entries')} · {_n(tree.leaves, 'leaf', 'leaves')}"
-            f" · {_n(tree.branch_points, 'fork', 'forks')}"
+            f"  {plural(tree.count, 'entry', 'entries')} · {plural(tree.leaves, 'leaf', 'leaves')}"
+            f" · {plural(tree.branch_points, 'fork', 'forks')}"
         )
         if usage:
             text.append(f"  {usage}", style=self._style("status--quiet"))
