@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 STUCK_AFTER = 300.0  # seconds of quiet after which a call without a result is stuck
 STUCK_AFTER_ENV = "SESSION_TUI_STUCK_AFTER"
+ANSWER_SETTLE = 2.0  # seconds of quiet after an answer before the agent is waiting for you
 TAIL_LIMIT = 512  # entries before the leaf looked at for calls still running
 
 
@@ -216,7 +217,8 @@ def live_state(
     live = quiet < stuck_after or (bool(awaited) and held_open(session))
     answered = leaf >= 0 and session.tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
     if live:
-        activity = Activity.RUNNING if awaited else Activity.WAITING if answered else Activity.ANSWERING
+        waiting = answered and quiet >= ANSWER_SETTLE  # (a response's calls follow its text a moment later)
+        activity = Activity.RUNNING if awaited else Activity.WAITING if waiting else Activity.ANSWERING
     else:
         activity = Activity.IDLE if answered or leaf < 0 else Activity.STOPPED
     return LiveState(activity, quiet, tuple(awaited))
