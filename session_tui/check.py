@@ -93,7 +93,10 @@ class Report:
         return data
 
 
-def report(session: Session, path: str) -> Report:
+def report(session: Session, path: str, for_people: bool = True) -> Report:
+    """The check of ``session``; ``for_people``: with what only the text
+    output shows (the context's size: it reads the whole context, which the
+    JSON contract does not need)."""
     leaf = session.active_leaf()
     active_id = None
     if leaf >= 0:
@@ -116,7 +119,7 @@ def report(session: Session, path: str) -> Report:
         problems=[p.as_json() for p in session.problems(light=True, live=live)],
         state_words=live.words(),
         tool_errors=session.tool_errors(leaf),
-        context_messages=len(session.resume_items()),  # what the client sends: the count the TUI and export give
+        context_messages=len(session.resume_items()) if for_people else 0,  # as the TUI and export count it
         notes=session.notes(),
         sidecar=_sidecar_summary(session),
         usage=usage_text(session_usage(session)),
@@ -213,7 +216,7 @@ def run_check(
             found = True
             try:
                 with open_session(path, format) as session:
-                    rep = report(session, path)
+                    rep = report(session, path, for_people=not as_json)
                     if secrets:
                         from .model.secret_scan import session_secrets
 

@@ -90,7 +90,7 @@ class Session:
         self._context_before: tuple[int, Built, int] | None = None
         self._pairing: Pairing | None = None
         #: (leaf, tool issues, context size) of a light pass
-        self._light_cache: tuple[int, tuple[list[ToolIssue], list[ToolIssue]], int] | None = None
+        self._light_cache: tuple[int, tuple[list[ToolIssue], list[ToolIssue]]] | None = None
         self._leaf_cache: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------
@@ -538,17 +538,6 @@ class Session:
             return []
         return self.format.resume(self, self.context_items(leaf, should_stop))
 
-    def context_size(self, leaf: int | None = None) -> int:
-        """How many messages the context at ``leaf`` holds (counted by a light pass if one was made)."""
-        leaf = self.active_leaf() if leaf is None else leaf
-        if (
-            self._light_cache
-            and self._light_cache[0] == leaf
-            and not (self._context_cache and self._context_cache[0] == leaf)
-        ):
-            return self._light_cache[2]
-        return len(self.context_items(leaf)) if leaf >= 0 else 0
-
     def context_at(self, leaf: int | None = None) -> list[dict[str, Any]]:
         """The messages the model would be sent from ``leaf`` (the store
         design's ``messagesForActiveBranch``)."""
@@ -564,11 +553,10 @@ class Session:
         if light and not (self._context_cache and self._context_cache[0] == leaf) and leaf >= 0:
             if self._light_cache and self._light_cache[0] == leaf:
                 return self._light_cache[1]
-            count = [0]
-            stream = self.format.tool_stream(self, leaf, should_stop, count)
+            stream = self.format.tool_stream(self, leaf, should_stop)
             if stream is not None:
                 found = Pairing(self.format).read(stream)
-                self._light_cache = (leaf, found, count[0])
+                self._light_cache = (leaf, found)
                 return found
         items = self.context_items(leaf, should_stop)
         pairing = self._pairing

@@ -72,11 +72,11 @@ def test_an_append_extends_the_context_and_pairs_only_new_messages(tmp_path):
 
 @pytest.mark.parametrize("path", [p for p in FILES if p.parent.name == "tree"], ids=lambda p: p.name)
 def test_a_light_check_finds_what_the_full_context_finds(path):
-    """check reads only the records that call or answer a tool: the same problems and context size."""
+    """check reads only the records that call or answer a tool: the same problems."""
     light = open_session(path)
-    found = light.problems(light=True), light.tool_issues(light=True), light.context_size(), light.notes()
+    found = light.problems(light=True), light.tool_issues(light=True), light.notes()
     full = open_session(path)
-    assert found == (full.problems(), full.tool_issues(), len(full.context_items()), full.notes())
+    assert found == (full.problems(), full.tool_issues(), full.notes())
 
 
 def test_a_light_check_on_a_generated_session_with_branches_summaries_and_parallel_calls(tmp_path):
@@ -90,7 +90,7 @@ def test_a_light_check_on_a_generated_session_with_branches_summaries_and_parall
     path = tmp_path / "gen.jsonl"
     generate(str(path), 3 << 20)
     light = open_session(path)
-    found = light.problems(light=True), light.tool_issues(light=True), light.context_size(), light.notes()
+    found = light.problems(light=True), light.tool_issues(light=True), light.notes()
     full = open_session(path)
     assert light.tree.summaries and light.tree.branch_points
-    assert found == (full.problems(), full.tool_issues(), len(full.context_items()), full.notes())
+    assert found == (full.problems(), full.tool_issues(), full.notes())

@@ -151,12 +151,11 @@ class Format:
         return None
 
     def tool_stream(
-        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None, count: list[int] | None = None
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
     ) -> Iterable[tuple[int, dict[str, Any]]] | None:
         """The context at ``leaf`` as an iterable of (entry, message) good
         enough to pair tool calls while reading fewer records (a one-shot
-        check of a big file), or None: pair over the context itself. Once it
-        is read, ``count[0]`` holds how many messages the context has."""
+        check of a big file), or None: pair over the context itself."""
         return None
 
     def context_notes(self, session: Session, leaf: int) -> list[tuple[int, str]]:

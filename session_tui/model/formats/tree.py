@@ -174,10 +174,10 @@ class TreeFormat(OpenAIMessages, Format):
         return build_context(session, leaf, should_stop)
 
     def tool_stream(
-        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None, count: list[int] | None = None
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
     ) -> Iterator[tuple[int, dict[str, Any]]]:
         path, plan = self._plan(session, leaf)
-        return pairing_walk(session, path, plan, count if count is not None else [0], should_stop)
+        return pairing_walk(session, path, plan, should_stop)
 
     def context_notes(self, session: Session, leaf: int) -> list[tuple[int, str]]:
         return self._plan(session, leaf)[1].notes
@@ -340,19 +340,16 @@ def pairing_walk(
     session: Session,
     path: Sequence[int],
     plan: SummaryPlan,
-    count: list[int],
     should_stop: Callable[[], bool] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(entry, message) enough to pair tool calls along ``path``: the records
     that call or answer a tool, read; each run of plain messages between
     them as one ``_PLAIN`` (a plain message closes the calls before it; a
     second one changes nothing), summaries as they start. Scans the shape
-    bytes in C, so the Python work is per tool record, not per entry.
-    ``count[0]`` ends as the number of messages the context holds."""
+    bytes in C, so the Python work is per tool record, not per entry."""
     kinds = bytearray(plan.shapes.translate(_PAIRING_KIND))
     for _summary, a, b in plan.live:
         kinds[a : b + 1] = bytes(b + 1 - a)
-    count[0] = len(kinds) - kinds.count(0) + sum(len(v) for v in plan.starts.values())
     starts = sorted(plan.starts.items())
     next_start = 0
     out: list[tuple[int, dict[str, Any]]] = []
