@@ -26,14 +26,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from . import open_writers
 from .errors import SessionError
 from .segment import Shape
-from .tools import ToolIssue
-from .usage import parse_time
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the picker imports this module before its first frame: what it does not need, later)
     from .session import Session
+    from .tools import ToolIssue
 
 STUCK_AFTER = 300.0  # seconds of quiet after which a call without a result is stuck
 STUCK_AFTER_ENV = "SESSION_TUI_STUCK_AFTER"
@@ -166,6 +164,8 @@ def awaited_calls(session: Session, dangling: Sequence[ToolIssue]) -> list[ToolI
 def held_open(session: Session) -> bool:
     """Whether another process holds the file written to open for writing
     (False where the OS does not tell, or for a remote file)."""
+    from . import open_writers
+
     if session.remote:
         return False
     try:
@@ -179,6 +179,8 @@ def last_written(session: Session) -> float:
     """When the file was last written: its mtime, or its last entry's time
     when that is earlier (a copy, a checkout or a touch makes an old session
     look new; an agent writes its entries as they happen)."""
+    from .usage import parse_time
+
     mtime = session.stat().mtime_ns / 1e9
     count = session.tree.count
     if not count:
@@ -199,6 +201,8 @@ def live_state(
     """The session's activity now. Reads the file's time, the calls without
     a result (``dangling``, else the session's pairing at its active leaf)
     and the records of those still awaited."""
+    from .usage import parse_time
+
     now = time.time() if now is None else now
     stuck_after = default_stuck_after() if stuck_after is None else stuck_after
     try:
