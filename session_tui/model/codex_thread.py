@@ -70,9 +70,6 @@ def is_segment(path: str) -> bool:
 def hide_segments(paths: list[str]) -> set[str]:
     """The paths of segments whose thread's first rollout is among ``paths``:
     the thread is listed once, by its first file."""
-    firsts = {m["thread"] for p in paths if (m := ROLLOUT.match(os.path.basename(p))) and m["segment"] is None}
-    return {
-        p
-        for p in paths
-        if (m := ROLLOUT.match(os.path.basename(p))) and m["segment"] is not None and m["thread"] in firsts
-    }
+    named = [(p, m) for p in paths if "rollout-" in p and (m := ROLLOUT.match(os.path.basename(p)))]
+    firsts = {m["thread"] for _, m in named if m["segment"] is None}
+    return {p for p, m in named if m["segment"] is not None and m["thread"] in firsts}

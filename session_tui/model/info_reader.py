@@ -111,16 +111,25 @@ def _damage(fmt: Format, sample: _Sample, head: Segment, tail: Segment) -> list[
     return out
 
 
+_TOOL_MARKS = (b"tool_", b"toolCall", b"toolResult", b"call_id", b"function_call", b"shell_call")
+
+
 def _orphan_result(fmt: Format, lines: list[bytes], seg: Segment) -> bool:
+    """Whether a record answers a call no record before it made (the
+    format's own call and result ids; no entry view is built)."""
     calls: set[str] = set()
     for line in seg.entry_lines:
-        record = _record(lines[line])
-        view = _view(fmt, lines[line], record) if record is not None else None
-        if record is None or view is None:
+        raw = lines[line]
+        if not any(mark in raw for mark in _TOOL_MARKS):  # (only the records that call or answer a tool are parsed)
             continue
-        calls.update(call.id for call in view.tool_calls)
-        if any(result not in calls for result in _results(fmt, record, view)):
-            return True
+        record = _record(raw)
+        if record is None:
+            continue
+        for message in (record, record.get("message"), record.get("payload")):
+            if isinstance(message, dict):
+                calls.update(fmt.tool_call_ids(message))
+                if any(result not in calls for result in fmt.tool_result_ids(message)):
+                    return True
     return False
 
 
