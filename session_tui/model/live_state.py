@@ -2,7 +2,8 @@
 
 One rule, used by every screen and by ``check``: a session is *live* while
 its file was written in the last ``stuck_after`` seconds (by its mtime, or
-its last entry's time when earlier: a copy is not live) (default 300, or
+its last entry's time when earlier: a copy is not live; a file whose entries
+record no time counts only when seen growing) (default 300, or
 ``$SESSION_TUI_STUCK_AFTER``), or, with calls awaited, while a process holds
 it open for writing where the OS shows it (Linux ``/proc``; Codex keeps its
 rollout open while it runs). While
@@ -86,8 +87,8 @@ class LiveState:
             names = ", ".join(dict.fromkeys(a.tool for a in self.awaited))
             started = [a.since for a in self.awaited if a.since is not None]
             return f"running {names} {clock(now - min(started))}" if started else f"running {names}"
-        if self.activity is Activity.IDLE:
-            return f"idle {ago(self.quiet_for)}"
+        if self.activity is Activity.IDLE:  # (since when, unknown for a file whose entries record no time)
+            return f"idle {ago(self.quiet_for)}" if self.quiet_for != float("inf") else "idle"
         return self.activity.value
 
 
@@ -175,21 +176,28 @@ def held_open(session: Session) -> bool:
     return bool(open_writers.writers_of(st.st_dev, st.st_ino))
 
 
-def last_written(session: Session) -> float:
-    """When the file was last written: its mtime, or its last entry's time
-    when that is earlier (a copy, a checkout or a touch makes an old session
-    look new; an agent writes its entries as they happen)."""
+def last_written(session: Session) -> float | None:
+    """When the file was last written, as far as it can be told: its mtime,
+    or its last entry's time when that is earlier (a copy, a checkout or a
+    touch makes an old session look new; an agent writes its entries as
+    they happen), or when this session saw it grow. None for a file whose
+    entries record no time and that was not seen growing: its mtime alone
+    cannot tell an agent at work from a fresh copy."""
     from .usage import parse_time
 
+    seen = session.grew_at
     mtime = session.stat().mtime_ns / 1e9
     count = session.tree.count
-    if not count:
-        return mtime
-    try:
-        stamp = parse_time(session.format.view(session.record(count - 1)).time)
-    except (OSError, ValueError):
-        return mtime
-    return min(mtime, stamp) if stamp is not None else mtime
+    stamp = None
+    if count:
+        try:
+            stamp = parse_time(session.format.view(session.record(count - 1)).time)
+        except (OSError, ValueError):
+            stamp = None
+    told = min(mtime, stamp) if stamp is not None else None
+    if seen is not None:
+        return max(seen, told) if told is not None else seen
+    return told
 
 
 def live_state(
@@ -206,9 +214,10 @@ def live_state(
     now = time.time() if now is None else now
     stuck_after = default_stuck_after() if stuck_after is None else stuck_after
     try:
-        quiet = max(0.0, now - last_written(session))
+        written = last_written(session)
     except SessionError:  # gone: nothing writes it now
-        quiet = float("inf")
+        written = None
+    quiet = max(0.0, now - written) if written is not None else float("inf")
     leaf = session.active_leaf()
     awaited: list[Awaited] = []
     if leaf >= 0:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import threading
+import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -91,6 +92,7 @@ class Session:
         self._pairing: Pairing | None = None
         #: (leaf, tool issues, context size) of a light pass
         self._light_cache: tuple[int, tuple[list[ToolIssue], list[ToolIssue]]] | None = None
+        self.grew_at: float | None = None  # when this session last saw the file grow (None: not since it read it)
         self._leaf_cache: int | None = None
 
     # -- lifecycle ----------------------------------------------------------------
@@ -184,6 +186,8 @@ class Session:
             lines.end = self._line_start_at(source, min(self.start, size))
         if change.reloaded or size != lines.end + len(lines.torn):
             change.grew = size > lines.end + len(lines.torn)
+            if change.grew and scanned and not change.reloaded:  # (not the first read: then nothing was seen growing)
+                self.grew_at = time.time()
             if self._format is None or (self._guessed and not len(lines)):
                 self._sniff(source, size)
             self._read(source, lines.end, size, should_stop, progress)

@@ -42,7 +42,9 @@ class SessionInfo:
     def running(self, now: float | None = None) -> bool:
         """Its last calls have no result yet and the file was written within
         the live state's ``stuck_after`` (model.live_state): they run."""
-        written = min(self.mtime_ns / 1e9, self.last_time or float("inf"))  # (as live_state.last_written)
+        if not self.last_time:  # no entry time: the file's own cannot tell an agent at work from a copy
+            return False
+        written = min(self.mtime_ns / 1e9, self.last_time)  # (as live_state.last_written)
         quiet = (time.time() if now is None else now) - written
         return self.dangling and quiet < default_stuck_after()
 
@@ -67,8 +69,10 @@ class SessionInfo:
         return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + 4 * len(self.damage) + min(self.bad_lines, 3)
 
     def live(self, now: float | None = None) -> bool:
-        """Written in the last LIVE_SECONDS."""
-        return (time.time() if now is None else now) - self.mtime_ns / 1e9 < LIVE_SECONDS
+        """Written in the last LIVE_SECONDS (by its last entry's time when
+        earlier than the file's: a copy of an old session is not live)."""
+        written = min(self.mtime_ns / 1e9, self.last_time) if self.last_time else self.mtime_ns / 1e9
+        return (time.time() if now is None else now) - written < LIVE_SECONDS
 
 
 def is_subagent(path: str) -> bool:

@@ -14,7 +14,7 @@ from session_tui.model.session import open_session
 from session_tui.model.session_info import LIVE_SECONDS
 from tests.support import SAMPLES
 
-from .helpers import call, chain, header, message, result
+from .helpers import call, chain, fresh, header, message, result
 
 
 def write(path, data: bytes) -> str:
@@ -416,9 +416,11 @@ def test_fuzzy_letters_must_lie_within_three_times_the_query():
 
 
 def test_a_file_is_live_for_a_few_seconds_after_a_write(tmp_path):
-    info = read_info(write(tmp_path / "run.jsonl", chain(1)))
+    info = read_info(write(tmp_path / "run.jsonl", fresh(chain(1))))
     written = info.mtime_ns / 1e9
     assert info.live(written + 1) and not info.live(written + LIVE_SECONDS + 0.1)
+    old = read_info(write(tmp_path / "copy.jsonl", chain(1)))  # a copy, just written, of entries from March
+    assert not old.live(old.mtime_ns / 1e9 + 1)
 
 
 def test_remembered_rows_need_no_walk_and_stay_inside_the_folders(tmp_path):

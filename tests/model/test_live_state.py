@@ -15,7 +15,7 @@ import pytest
 
 from session_tui.model.live_state import Activity, ago, clock, last_written, live_state
 from session_tui.model.session import open_session
-from tests.support import run_cli
+from tests.support import SAMPLES, run_cli
 
 from .helpers import call, chain, fresh, message, result
 
@@ -174,3 +174,23 @@ def test_a_copy_of_an_old_session_is_not_live_however_new_the_file(tmp_path):
     with open_session(path) as session:
         assert live_state(session).activity is Activity.STOPPED
         assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+
+
+def test_a_file_whose_entries_record_no_time_is_live_only_once_seen_growing(tmp_path):
+    """A chat file says nothing of when it was written: a fresh checkout of
+    a crashed one is not an agent at work; the same file seen growing is."""
+    system, prompt, call = (
+        (SAMPLES / "chat" / "session-crash-torn-tail.jsonl").read_bytes().splitlines(keepends=True)[:3]
+    )
+    copied = tmp_path / "copied.jsonl"
+    copied.write_bytes(system + prompt + call)  # written just now, all at once
+    with open_session(copied, "chat") as session:
+        assert live_state(session).activity is Activity.STOPPED
+        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+    watched = tmp_path / "watched.jsonl"
+    watched.write_bytes(system + prompt)
+    with open_session(watched, "chat") as session:
+        with open(watched, "ab") as f:
+            f.write(call)  # the agent calls a tool while we watch
+        session.refresh()
+        assert live_state(session).activity is Activity.RUNNING and session.problems() == []
