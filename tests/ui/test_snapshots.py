@@ -13,6 +13,7 @@ from tests.support import SAMPLES
 from .pilot_support import cursor_line, detail_caught_up, picker_read, session_screen, wait_for
 
 SIZE = (120, 34)
+SIZES = [(80, 24), (160, 48)]  # the smallest terminal a user has, and a large one
 
 
 def app_for(name: str) -> SessionApp:
@@ -127,9 +128,10 @@ def fixed_clock(monkeypatch):
     time.tzset()
 
 
-def test_picker(snap_compare, fixed_clock, tmp_path, monkeypatch):
-    """The picker over a folder of every format, at 80×24: the home folder
-    is the tmp dir, so the folder reads ``~/sessions``."""
+@pytest.mark.parametrize("size", SIZES)
+def test_picker(snap_compare, fixed_clock, tmp_path, monkeypatch, size):
+    """The picker over a folder of every format, at 80×24 and 160×48: the
+    home folder is the tmp dir, so the folder reads ``~/sessions``."""
     import os
     import shutil
 
@@ -149,7 +151,7 @@ def test_picker(snap_compare, fixed_clock, tmp_path, monkeypatch):
         await picker_read(pilot, 6)
         await pilot.pause()
 
-    assert snap_compare(SessionApp([str(root)], watch=False), terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(SessionApp([str(root)], watch=False), terminal_size=size, run_before=run_before)
 
 
 def test_branch_list(snap_compare, fixed_clock):
@@ -170,9 +172,6 @@ def test_branch_list(snap_compare, fixed_clock):
 
 
 # -- issue 24: every screen as a user reads it, at 80×24 and 160×48 ---------------------------
-
-SIZES = [(80, 24), (160, 48)]
-
 
 def running_call(tmp_path, monkeypatch):
     """A session whose last call was made 12 s before the fixed clock, the
