@@ -681,7 +681,7 @@ class Session:
             Problem(
                 self.line_of(d.entry),
                 ProblemKind.DANGLING_TOOL_CALL,
-                f"{self.tool_name(d.entry, d.call_id)} call {d.call_id} has no result"
+                f"{self.tool_name(d.entry, d.call_id)} call ({d.call_id}) has no result"
                 + (f": {fills}" if fills else ""),
                 WARNING if fills else ERROR,
             )

@@ -57,7 +57,7 @@ def test_after_stuck_after_of_quiet_the_call_is_stuck_a_problem(tmp_path):
         state = live_state(session)
         assert state.activity is Activity.STOPPED and state.running() == set()
         assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
-        assert "run call c1 has no result" in session.problems()[0].message
+        assert "run call (c1) has no result" in session.problems()[0].message
 
 
 def test_the_threshold_is_the_callers(tmp_path):
