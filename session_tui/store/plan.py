@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import json_text
+from ..model.words import plural
 from .store import Fingerprint
 
 
@@ -62,5 +63,5 @@ class Plan:
             )
         for path, data in self.new_files:
             lines = data.count(b"\n")
-            out.append(f"create {path} ({lines:,} lines)")
+            out.append(f"create {path} ({plural(lines, 'line')})")
         return "\n".join(out)

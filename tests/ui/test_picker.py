@@ -206,7 +206,7 @@ async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every
         assert screen.searching
         await pilot.press("escape")  # stops: what was found stays
         assert not screen.searching and names(screen) == ["crash.jsonl"]
-        assert "search stopped: 1 files contain 'needle' so far" in str(screen.query_one("#where").render())
+        assert "search stopped: 1 file contains 'needle' so far" in str(screen.query_one("#where").render())
         await wait_for(
             pilot,
             lambda: stopped.is_set() and not any(w.group == "search" and w.is_running for w in screen.workers),

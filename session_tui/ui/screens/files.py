@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 from ...model.catalog import SESSION_SUFFIX, Catalog, absolute, file_contains, match_rank
 from ...model.sanitize import inert
 from ...model.session_info import SessionInfo
+from ...model.words import plural
 from ..cells import tilde
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
@@ -393,7 +394,8 @@ class FilesScreen(Screen):
             self.searching, self.matches = False, self.matches or set()
             shown = inert(self.contents_query, keep_newlines=False)
             self.search_state = (
-                f"search stopped: {len(self.matches):,} files contain {shown!r} so far (Esc lists every file)"
+                f"search stopped: {plural(len(self.matches), 'file')} contain{'s' if len(self.matches) == 1 else ''} "
+                f"{shown!r} so far (Esc lists every file)"
             )
             self._refilter()
         elif self.matches is not None:
@@ -444,7 +446,8 @@ class FilesScreen(Screen):
         shown = inert(message.text, keep_newlines=False)
         self.searching = not message.finished
         if message.finished:
-            self.search_state = f"{len(message.found):,} files contain {shown!r} (Esc clears)"
+            verb = "contains" if len(message.found) == 1 else "contain"
+            self.search_state = f"{plural(len(message.found), 'file')} {verb} {shown!r} (Esc clears)"
         else:
             self.search_state = f"searching {shown!r}: {message.done:,}/{message.total:,} files (Esc stops)"
         self.matches = message.found

@@ -21,6 +21,7 @@ from ...model.sanitize import inert
 from ...model.search import partner
 from ...model.session import Session
 from ...model.tools import ToolIssue
+from ...model.words import plural
 from .. import cells, keys
 from ..masking import masked, redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
@@ -383,7 +384,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         who = f"{client} sends on resume" if client else "the model would be sent"
         model = session.format.resume_model(session, [(item.entry, item.message) for item in items])
         title = (
-            f"context at line {session.line_of(entry)}: {len(items):,} messages {who}"
+            f"context at line {session.line_of(entry)}: {plural(len(items), 'message')} {who}"
             + (f" ({added:,} added by {client}, marked +)" if added else "")
             + (f", as sent to {model}" if model else "")
         )
