@@ -173,6 +173,7 @@ def test_branch_list(snap_compare, fixed_clock):
 
 # -- issue 24: every screen as a user reads it, at 80×24 and 160×48 ---------------------------
 
+
 def running_call(tmp_path, monkeypatch):
     """A session whose last call was made 12 s before the fixed clock, the
     file written 5 s before it: a call running, not a problem."""
