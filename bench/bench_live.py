@@ -7,8 +7,8 @@
   ``--interval`` seconds, as ../shared/tools/tail_bytes.py does.
 * status lag: the writer appends, without pausing, a tool call then its
   result, over and over; after each append, the time until the status line
-  says what the file now holds (⚠ 1 problem after a call, ✓ no problems after
-  its result) and the row is on screen.
+  says what the file now holds (the call running after a call, no problem
+  and the model answering after its result) and the row is on screen.
 """
 
 from __future__ import annotations
@@ -81,10 +81,10 @@ def status_lag(pairs: int) -> list[float]:
                 "tool_calls": [{"id": f"c{i}", "type": "function", "function": {"name": "run", "arguments": "{}"}}],
             }
             for record, shows in (
-                (message(i, parent, **call), ("⚠ 1 problem", f"call {i}")),
+                (message(i, parent, **call), ("✓ no problems  running run", f"call {i}")),
                 (
                     message(i + 1, f"e{i}", role="tool", tool_call_id=f"c{i}", content=f"result {i + 1}"),
-                    ("✓ no problems", f"result {i + 1}"),
+                    ("✓ no problems  answering", f"result {i + 1}"),
                 ),
             ):
                 began = time.monotonic()
@@ -108,7 +108,7 @@ def main() -> None:
     )
     lags = sorted(status_lag(25))
     print(
-        f"append → row and status line right (problem count): median {statistics.median(lags) * 1000:.0f} ms, "
+        f"append → row and status line right (what the agent does): median {statistics.median(lags) * 1000:.0f} ms, "
         f"p95 {lags[int(len(lags) * 0.95)] * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms ({len(lags)} appends)"
     )
 
