@@ -16,7 +16,7 @@ COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "clean", "export", "demo
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .export import TARGETS
+    from .commands.export import TARGETS
     from .model.formats import FORMATS
 
     parser = argparse.ArgumentParser(
@@ -178,196 +178,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_edit(args) -> int:
-    from .model.errors import SessionError
-    from .model.sanitize import inert, inert_line
-    from .model.session import open_session
-    from .store import NothingToDo, Refused, WriteFailed, edits
-
-    try:
-        if args.command == "fix":
-            return run_fix(args)
-        with open_session(args.file, args.format) as session:
-            if args.command == "set-leaf":
-                plan = edits.plan_set_leaf(session, edits.resolve_entry(session, args.entry))
-            else:
-                plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
-        if getattr(args, "redact", False):
-            plan = redacted_fork(plan, chosen=args.output is not None)
-        print(inert(plan.preview()))
-        if args.dry_run:
-            return 0
-        created = edits.apply(plan, force=args.force).created
-    except SessionError as exc:
-        print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-        return 2
-    except NothingToDo as exc:  # (set-leaf on the active leaf)
-        print(inert(str(exc), keep_newlines=False))
-        return 0
-    except Refused as exc:
-        print(
-            f"session-tui {args.command}: refused: {inert(str(exc), keep_newlines=False)}{_hint(exc)}", file=sys.stderr
-        )
-        return 1
-    except WriteFailed as exc:
-        print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # e.g. no permission to write, a full disk
-        print(
-            f"session-tui {args.command}: {inert_line(exc.filename or args.file)}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return 2
-    for path in created:
-        print(f"wrote {inert(path, keep_newlines=False)}")
-    print("done")
-    return 0
-
-
-def redacted_fork(plan, chosen: bool = False):
-    """The fork's new files with each secret replaced by its mark (the
-    source is only read), and in their names unless ``chosen`` (-o); how
-    many, on stderr."""
-    from dataclasses import replace
-
-    from .model.redact import Redactor, redacted_name
-
-    redactor = Redactor()
-    named = [(path if chosen else redacted_name(path), data) for path, data in plan.new_files]
-    plan = replace(plan, new_files=[(path, redactor.file(path, data)) for path, data in named])
-    print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
-    return plan
-
-
-def run_fix(args) -> int:
-    """Each repair asked for, one after the other, each planned on the file
-    as the previous one left it and written on its own (a kill between two
-    leaves the file whole); exit 1 only if one was refused."""
-    from .model.sanitize import inert
-    from .model.session import open_session
-    from .store import NothingToDo, Refused, WriteFailed, edits
-    from .store.store import Fingerprint
-
-    close = args.close or not (args.cut or args.drop_torn or args.drop_bad)
-    parts = [
-        ("drop-bad", args.drop_bad, lambda s: edits.plan_drop_bad(s)),
-        ("cut", args.cut, lambda s: edits.plan_cut(s, args.drop_torn)),
-        ("close", close, lambda s: edits.plan_close(s, args.drop_torn)),
-        ("drop-torn", args.drop_torn, lambda s: edits.plan_drop_torn(s)),
-    ]
-    refused, ours, torn_done, fork, changes = False, None, False, None, False
-    for name, wanted, make in parts:
-        if not wanted or (name == "drop-torn" and torn_done):
-            continue
-        if args.dry_run and changes:  # planned on a file an earlier part changes first: not shown
-            print(f"{name}: planned after the parts above have changed the file (not previewed in a dry run)")
-            continue
-        try:
-            with open_session(args.file, args.format) as session:
-                plan = make(session)
-            print(f"{name}: " + inert(plan.preview()))
-            changes = changes or bool(plan.rewrite is not None or plan.append or plan.drop_torn)
-            if args.dry_run:
-                continue
-            recent = ours is not None and ours == Fingerprint.of(args.file)  # our own write a moment ago
-            last = edits.apply(plan, force=args.force or recent)
-            ours = last.after or ours
-        except NothingToDo as exc:
-            print(f"{name}: {inert(_reason(exc, args.file), keep_newlines=False)}")
-            continue
-        except Refused as exc:
-            print(
-                f"session-tui fix: {name}: refused: {inert(_reason(exc, args.file), keep_newlines=False)}{_hint(exc)}",
-                file=sys.stderr,
-            )
-            refused = True
-            continue
-        except WriteFailed as exc:  # the system refused the write: the parts after it are not tried
-            print(f"session-tui fix: {name}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-            return 2
-        except OSError as exc:
-            where = inert(str(exc.filename or args.file), keep_newlines=False)
-            print(f"session-tui fix: {name}: {where}: {exc.strerror or exc}; nothing was changed", file=sys.stderr)
-            return 2
-        torn_done = torn_done or bool(plan.drop_torn)
-        for path in last.created:
-            print(f"wrote {inert(path, keep_newlines=False)}")
-        if plan.new_files:
-            fork = last.created[0]
-    if not args.dry_run:
-        for note in _left_to_fix(args.file, args.format, dangling=fork is None):
-            print(f"left in this file: {note}")
-    if fork:
-        print(f"resume the fork: {inert(fork, keep_newlines=False)}")
-    print("refused" if refused else "done")
-    return 1 if refused else 0
-
-
-def _reason(exc: Exception, path: str) -> str:
-    return str(exc).removeprefix(f"{path}: ")
-
-
-def _left_to_fix(path: str, format: str | None, dangling: bool = True) -> list[str]:
-    """What `fix` could still repair in the file, with the option that does
-    (``dangling``: the dangling calls too; not when a fork closed them)."""
-    from .model.segment import LineKind
-    from .model.session import open_session
-
-    with open_session(path, format) as session:
-        out = []
-        bad = sum(1 for kind in session.lines.line_kinds if kind == LineKind.BAD)
-        if bad:
-            out.append(f"{bad} bad line(s): --drop-bad")
-        calls = session.tool_issues()[0] if dangling else []
-        if calls:
-            client = getattr(session.format, "client", None) if session.format.fills_dangling else None
-            out.append(
-                f"{len(calls)} dangling call(s), the first on line {session.line_of(calls[0].entry)}"
-                + (f" ({client} answers them itself on resume)" if client else ": --close or --cut")
-            )
-        if session.lines.torn:
-            out.append("a torn last line: --drop-torn")
-        return out
-
-
-def run_export(args) -> int:
-    from .export import export, save
-    from .model.errors import SessionError
-    from .model.sanitize import inert, inert_line
-    from .model.session import open_session
-    from .store import Refused
-    from .store.edits import resolve_entry
-
-    redactor = None
-    if args.redact:
-        from .model.redact import Redactor
-
-        redactor = Redactor()
-    try:
-        with open_session(args.file, args.format) as session:
-            session.resume_model = args.model
-            leaf = resolve_entry(session, args.leaf) if args.leaf else None
-            text = export(session, args.to, leaf, context=args.context, redact=redactor)
-        if args.output is not None:
-            save(args.output, text, force=args.force, source=args.file)
-    except FileExistsError as exc:
-        print(f"session-tui export: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-        return 1
-    except (SessionError, Refused) as exc:
-        print(f"session-tui export: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"session-tui export: {inert_line(args.output or args.file)}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    if redactor is not None:
-        print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
-    if args.output is None:
-        sys.stdout.buffer.write(text.encode())
-    else:
-        print(f"wrote {inert(args.output, keep_newlines=False)}")
-    return 0
-
-
 def format_name(value: str) -> str:
     """``--format`` of the TUI: checked only when given (the format readers
     are not imported before the picker's first frame)."""
@@ -410,69 +220,6 @@ def build_open_parser() -> argparse.ArgumentParser:
     return parser
 
 
-KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions")
-
-
-def default_paths() -> list[str]:
-    """The known session folders that exist, else ./sample_sessions."""
-    found = [os.path.expanduser(p) for p in KNOWN_LOCATIONS if os.path.isdir(os.path.expanduser(p))]
-    return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])
-
-
-def is_folder(path: str) -> bool:
-    """A local directory, or a remote folder or prefix (raises SessionError)."""
-    from .model.source import is_url
-
-    if is_url(path):
-        from .model import remote
-
-        return remote.is_folder(path)
-    return os.path.isdir(path)
-
-
-def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = False) -> int:
-    """A file opens its session view; directories open the picker over all of them."""
-    from .model.errors import SessionError
-    from .model.sanitize import inert
-
-    if not paths:
-        paths = default_paths()
-        if not paths:
-            print(
-                "session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
-                "~/.pi/agent/sessions); give a PATH",
-                file=sys.stderr,
-            )
-            return 2
-    from .model.source import is_url
-
-    for path in paths:
-        if not is_url(path) and not os.path.lexists(path):  # a broken symlink: the session says what is wrong
-            print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
-            return 2
-    try:
-        files = [p for p in paths if not is_folder(p)]
-    except SessionError as exc:
-        print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-        return 2
-    if files and len(paths) > 1:
-        print("session-tui: give one session file, or directories", file=sys.stderr)
-        return 2
-    if files:
-        from .model.session import Session
-
-        try:
-            with Session(files[0], format) as probe:
-                probe.detect()
-        except SessionError as exc:
-            print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
-            return 2
-    from .ui.app import SessionApp
-
-    SessionApp(files[0] if files else paths, format, watch=watch, redact=redact).run()
-    return 0
-
-
 def take_storage_options(argv: list[str]) -> list[str]:
     """Remove ``--storage-option KEY=VALUE`` (any command, any place) from
     ``argv`` and give the options to the back-end of each URL in it. VALUE
@@ -505,13 +252,6 @@ def take_storage_options(argv: list[str]) -> list[str]:
 
 class UsageError(Exception):
     """A command line that cannot be run: one line, exit 2."""
-
-
-def _hint(exc: Exception) -> str:
-    """What the command line can do about a refusal: a live agent's is lifted by --force."""
-    from .store import LiveWriter
-
-    return "; wait, or write anyway with --force" if isinstance(exc, LiveWriter) else ""
 
 
 def _stuck_after_option(parser: argparse.ArgumentParser) -> None:
@@ -553,33 +293,39 @@ def main(argv: list[str] | None = None) -> int:
 
                 redact_shown(True)
             if args.command == "export":
+                from .commands.export import run_export
+
                 return run_export(args)
             if args.command == "diff":
                 if len(args.leaves) > 2:
                     print("session-tui diff: give at most two leaves", file=sys.stderr)
                     return 2
-                from .diff import run_diff
+                from .commands.diff import run_diff
 
                 return run_diff(args.file, args.leaves, args.json, args.format, redact=args.redact)
             if args.command == "clean":
-                from .clean import run_clean
+                from .commands.clean import run_clean
 
                 return run_clean(args.paths, args.older_than, args.dry_run)
             if args.command == "demo":
-                from .demo import run_demo
+                from .commands.demo import run_demo
 
                 return run_demo(args.directory, fast=args.fast, headless=args.headless)
             if args.command == "serve":
-                from .serve import run_serve
+                from .commands.serve import run_serve
 
                 return run_serve(args.path, args.host, args.port, args.format, not args.no_watch, args.redact)
             if args.command != "check":
+                from .commands.edit import run_edit
+
                 return run_edit(args)
-            from .check import run_check
+            from .commands.check import run_check
 
             return run_check(args.paths, as_json=args.json, format=args.format, secrets=args.secrets)
         args = build_open_parser().parse_args(argv)
         _use_stuck_after(args)
+        from .commands.open import open_tui
+
         return open_tui(args.paths, args.format, not args.no_watch, args.redact)
     except KeyboardInterrupt:
         return 130

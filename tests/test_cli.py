@@ -127,7 +127,7 @@ def test_python_dash_m_and_help():
 
 
 def test_default_paths_prefer_known_locations(tmp_path, monkeypatch):
-    from session_tui import cli
+    from session_tui.commands import open as cli
 
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(tmp_path)

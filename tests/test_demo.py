@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from session_tui.demo import DemoApp, create_demo_file
+from session_tui.commands.demo import DemoApp, create_demo_file
 from session_tui.model.session import open_session
 from tests.support import check_json, run_cli
 from tests.ui.pilot_support import session_screen, visible_text, wait_for

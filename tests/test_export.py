@@ -13,7 +13,7 @@ import orjson
 import pytest
 from markdown_it import MarkdownIt
 
-from session_tui.export import TARGETS, export
+from session_tui.commands.export import TARGETS, export
 from session_tui.model.sanitize import inert
 from session_tui.model.session import open_session
 from session_tui.ui.app import SessionApp

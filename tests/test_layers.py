@@ -13,7 +13,7 @@ MODEL = REPO / "session_tui" / "model"
 
 def test_importing_the_model_store_and_check_loads_no_textual():
     code = (
-        "import sys, session_tui.model, session_tui.store, session_tui.check, session_tui.cli; "
+        "import sys, session_tui.model, session_tui.store, session_tui.commands.check, session_tui.cli; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
         "print(bad); raise SystemExit(1 if bad else 0)"
     )
@@ -42,7 +42,8 @@ def test_the_picker_starts_without_the_format_readers_or_the_watcher():
     costs start-up time (``bench/bench_picker.py``)."""
     code = (
         "import sys, session_tui.cli, session_tui.ui.app; "
-        "heavy = ('session_tui.model.formats', 'session_tui.model.session', 'session_tui.export', 'watchfiles'); "
+        "heavy = ('session_tui.model.formats', 'session_tui.model.session', 'session_tui.commands.export', "
+        "'watchfiles'); "
         "bad = [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)

@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.serve import app_command
+from session_tui.commands.serve import app_command
 from tests.secret_samples import TRAPS, planted
 from tests.support import SAMPLES, check_json, run_cli
 from tests.terminal import Terminal

@@ -11,9 +11,9 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.export import TARGETS
+from session_tui.commands.export import TARGETS
+from session_tui.commands.serve import app_command
 from session_tui.model.secrets import mark
-from session_tui.serve import app_command
 from tests.model.helpers import header, message
 from tests.secret_samples import PLANTED
 from tests.support import SAMPLES, run_cli

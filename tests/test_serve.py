@@ -182,7 +182,7 @@ async def test_serve_refuses_other_origins_and_other_hosts():
 
 
 def test_token_refusal_local_assets_and_log_lines():
-    from session_tui.serve import InertFormatter, local_assets, token_refusal
+    from session_tui.commands.serve import InertFormatter, local_assets, token_refusal
 
     assert token_refusal("abc", "abc") is None
     assert token_refusal(None, "abc") == "no token" and token_refusal("", "abc") == "no token"
@@ -204,7 +204,7 @@ def test_token_refusal_local_assets_and_log_lines():
 
 
 def test_allowed_hosts_and_refusals():
-    from session_tui.serve import allowed_hosts, refusal
+    from session_tui.commands.serve import allowed_hosts, refusal
 
     loopback = allowed_hosts("127.0.0.1", 8000)
     assert loopback == {"127.0.0.1:8000", "localhost:8000", "[::1]:8000"}

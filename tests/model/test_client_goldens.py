@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.export import ADDED_BY, export
+from session_tui.commands.export import ADDED_BY, export
 from session_tui.model.codex_thread import thread_files
 from session_tui.model.session import open_session
 

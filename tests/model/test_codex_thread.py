@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.export import export
+from session_tui.commands.export import export
 from session_tui.model.branches import branches
 from session_tui.model.catalog import list_session_files
 from session_tui.model.codex_thread import thread_files

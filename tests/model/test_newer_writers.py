@@ -13,7 +13,7 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.export import export
+from session_tui.commands.export import export
 from session_tui.model.segment import LineKind
 from session_tui.model.session import open_session
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.check import report
+from session_tui.commands.check import report
 from session_tui.model.errors import SessionError
 from session_tui.model.session import open_session
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from session_tui.check import report
+from session_tui.commands.check import report
 from session_tui.model.session import Session, open_session
 from tests.model.helpers import chain, message
 from tests.support import REPO, SAMPLES

@@ -11,7 +11,7 @@ import uuid
 import orjson
 import pytest
 
-from session_tui.export import ADDED_BY, export
+from session_tui.commands.export import ADDED_BY, export
 from session_tui.model.session import open_session
 from session_tui.store import edits
 from tests.support import run_cli

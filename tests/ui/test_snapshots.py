@@ -110,11 +110,12 @@ def test_compare_of_two_branches(snap_compare):
     assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=SIZE, run_before=compared())
 
 
-#: the clock the ages are drawn against, and the zone of the times shown
+#: the clock the ages and the agent's activity are drawn against (every
+#: snapshot: an "idle 262 days" would change daily), and the zone of the times shown
 FIXED_NOW = 1_775_000_000.0  # 2026-03-31 23:33:20 UTC
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
     import time
 

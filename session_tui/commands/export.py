@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import sys
 import tempfile
 from collections import Counter
 from datetime import UTC, datetime
@@ -22,16 +23,16 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from .model import json_text
-from .model.entry_view import EntryView, call_summary
-from .model.records import loads as json_loads
-from .model.sanitize import inert, json_escape_invisible, strip_ansi
-from .model.session import Session
-from .model.usage import human_seconds, parse_time, session_usage
-from .model.words import plural
+from ..model import json_text
+from ..model.entry_view import EntryView, call_summary
+from ..model.records import loads as json_loads
+from ..model.sanitize import inert, json_escape_invisible, strip_ansi
+from ..model.session import Session
+from ..model.usage import human_seconds, parse_time, session_usage
+from ..model.words import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .model.redact import Redactor
+    from ..model.redact import Redactor
 
 TARGETS = ("md", "html", "json")
 #: the field marking, in a JSON context, a message the client adds on resume (no real message has it)
@@ -417,3 +418,41 @@ def _html(heading: str, facts: list[tuple[str, str]], sections: list[tuple[int, 
         out.append("<p>(no entries)</p>")
     out.append("</body>\n</html>")
     return "\n".join(out) + "\n"
+
+
+def run_export(args) -> int:
+    from ..model.errors import SessionError
+    from ..model.sanitize import inert, inert_line
+    from ..model.session import open_session
+    from ..store import Refused
+    from ..store.edits import resolve_entry
+    from .export import export, save
+
+    redactor = None
+    if args.redact:
+        from ..model.redact import Redactor
+
+        redactor = Redactor()
+    try:
+        with open_session(args.file, args.format) as session:
+            session.resume_model = args.model
+            leaf = resolve_entry(session, args.leaf) if args.leaf else None
+            text = export(session, args.to, leaf, context=args.context, redact=redactor)
+        if args.output is not None:
+            save(args.output, text, force=args.force, source=args.file)
+    except FileExistsError as exc:
+        print(f"session-tui export: refused: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 1
+    except (SessionError, Refused) as exc:
+        print(f"session-tui export: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"session-tui export: {inert_line(args.output or args.file)}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if redactor is not None:
+        print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.buffer.write(text.encode())
+    else:
+        print(f"wrote {inert(args.output, keep_newlines=False)}")
+    return 0

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import sys
 
-from .model.sanitize import inert_line
-from .model.source import is_url
-from .model.usage import human_seconds
-from .store import leftovers
+from ..model.sanitize import inert_line
+from ..model.source import is_url
+from ..model.usage import human_seconds
+from ..store import leftovers
 
 
 def run_clean(paths: list[str], older_than: str | None, dry_run: bool) -> int:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 
-from .model import json_text
-from .model.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
-from .model.entry_view import role_label
-from .model.errors import SessionError
-from .model.sanitize import inert
-from .model.session import Session, open_session
+from ..model import json_text
+from ..model.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
+from ..model.entry_view import role_label
+from ..model.errors import SessionError
+from ..model.sanitize import inert
+from ..model.session import Session, open_session
 
 WIDTH = 100  # the text output fits a terminal this wide
 MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two lengths
@@ -20,8 +20,8 @@ COLUMN = (WIDTH - 3) // 2
 def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = None, *, redact: bool = False) -> int:
     """Print the comparison; 0 done, 1 nothing to compare (one branch), 2
     error. ``redact``: each secret in it replaced by its mark."""
-    from .store import Refused
-    from .store.edits import resolve_entry
+    from ..store import Refused
+    from ..store.edits import resolve_entry
 
     try:
         with open_session(path, format) as session:
@@ -59,7 +59,7 @@ def _redacted(result: Comparison) -> Comparison:
     (previews are cut at a secret's start, never through one)."""
     from dataclasses import replace
 
-    from .model.redact import Redactor
+    from ..model.redact import Redactor
 
     redactor = Redactor()
 

@@ -19,7 +19,7 @@ import socket
 import sys
 from collections.abc import Mapping
 
-from .model.sanitize import inert, inert_line
+from ..model.sanitize import inert, inert_line
 
 LOOPBACK_NAMES = ("localhost",)
 

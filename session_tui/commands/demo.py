@@ -20,11 +20,11 @@ from typing import Any
 
 import orjson
 
-from .model.errors import SessionError
-from .model.sanitize import inert
-from .store import Refused, TreeSessionStore
-from .store.session_store import now
-from .ui.app import SessionApp
+from ..model.errors import SessionError
+from ..model.sanitize import inert
+from ..store import Refused, TreeSessionStore
+from ..store.session_store import now
+from ..ui.app import SessionApp
 
 DEMO_FILE = "demo.jsonl"
 REPO = "/home/dev/src/timekit"

@@ -1,0 +1,68 @@
+"""Opening the terminal UI on files or folders (``session-tui PATH``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions")
+
+
+def default_paths() -> list[str]:
+    """The known session folders that exist, else ./sample_sessions."""
+    found = [os.path.expanduser(p) for p in KNOWN_LOCATIONS if os.path.isdir(os.path.expanduser(p))]
+    return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])
+
+
+def is_folder(path: str) -> bool:
+    """A local directory, or a remote folder or prefix (raises SessionError)."""
+    from ..model.source import is_url
+
+    if is_url(path):
+        from ..model import remote
+
+        return remote.is_folder(path)
+    return os.path.isdir(path)
+
+
+def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = False) -> int:
+    """A file opens its session view; directories open the picker over all of them."""
+    from ..model.errors import SessionError
+    from ..model.sanitize import inert
+
+    if not paths:
+        paths = default_paths()
+        if not paths:
+            print(
+                "session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
+                "~/.pi/agent/sessions); give a PATH",
+                file=sys.stderr,
+            )
+            return 2
+    from ..model.source import is_url
+
+    for path in paths:
+        if not is_url(path) and not os.path.lexists(path):  # a broken symlink: the session says what is wrong
+            print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
+            return 2
+    try:
+        files = [p for p in paths if not is_folder(p)]
+    except SessionError as exc:
+        print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 2
+    if files and len(paths) > 1:
+        print("session-tui: give one session file, or directories", file=sys.stderr)
+        return 2
+    if files:
+        from ..model.session import Session
+
+        try:
+            with Session(files[0], format) as probe:
+                probe.detect()
+        except SessionError as exc:
+            print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+            return 2
+    from ..ui.app import SessionApp
+
+    SessionApp(files[0] if files else paths, format, watch=watch, redact=redact).run()
+    return 0
