@@ -55,7 +55,7 @@ Hello().run()
 
 GATHER = r"""
 import sys, time
-from session_tui.model.catalog import Catalog
+from session_tui.model.catalog.cache import Catalog
 root, cache = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 catalog = Catalog(cache)

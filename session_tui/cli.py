@@ -242,8 +242,8 @@ def take_storage_options(argv: list[str]) -> list[str]:
         else:
             rest.append(arg)
     if options:
-        from .model import remote
-        from .model.source import is_url
+        from .model.reading import remote
+        from .model.reading.source import is_url
 
         for url in filter(is_url, rest):
             remote.configure(url, options)
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             _use_stuck_after(args)
             if getattr(args, "redact", False) or getattr(args, "secrets", False):
                 # every line printed masks secrets, file names and titles included (check --secrets: its report)
-                from .model.sanitize import redact_shown
+                from .model.privacy.redact import redact_shown
 
                 redact_shown(True)
             if args.command == "export":

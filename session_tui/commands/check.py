@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from ..model import json_text
 from ..model.errors import SessionError
 from ..model.live_state import live_state
 from ..model.problems import ERROR, ProblemKind
+from ..model.reading import json_text
+from ..model.reading.source import is_url
 from ..model.sanitize import inert, json_escape_invisible, mark_undecodable
 from ..model.session import Session, open_session
-from ..model.source import is_url
 from ..model.usage import session_usage, usage_text
 from ..model.words import plural
 
@@ -31,7 +31,7 @@ def session_files(path: str) -> Iterator[str]:
     """``path`` itself, or every ``*.jsonl`` under a directory (sorted, not
     following symlinked directories)."""
     if is_url(path):
-        from ..model import remote
+        from ..model.reading import remote
 
         try:
             listed = remote.list_sessions(path, SESSION_SUFFIX) if remote.is_folder(path) else None
@@ -218,7 +218,7 @@ def run_check(
                 with open_session(path, format) as session:
                     rep = report(session, path, for_people=not as_json)
                     if secrets:
-                        from ..model.secret_scan import session_secrets
+                        from ..model.privacy.secret_scan import session_secrets
 
                         rep.secrets = [item.as_json() for item in session_secrets(session)]
             except SessionError as exc:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import sys
 
+from ..model.reading.source import is_url
 from ..model.sanitize import inert_line
-from ..model.source import is_url
 from ..model.usage import human_seconds
 from ..store import leftovers
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import sys
 
-from ..model import json_text
 from ..model.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
 from ..model.entry_view import role_label
 from ..model.errors import SessionError
+from ..model.reading import json_text
 from ..model.sanitize import inert
 from ..model.session import Session, open_session
 
@@ -59,7 +59,7 @@ def _redacted(result: Comparison) -> Comparison:
     (previews are cut at a secret's start, never through one)."""
     from dataclasses import replace
 
-    from ..model.redact import Redactor
+    from ..model.privacy.redact import Redactor
 
     redactor = Redactor()
 

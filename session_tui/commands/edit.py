@@ -58,7 +58,7 @@ def redacted_fork(plan, chosen: bool = False):
     many, on stderr."""
     from dataclasses import replace
 
-    from ..model.redact import Redactor, redacted_name
+    from ..model.privacy.redact import Redactor, redacted_name
 
     redactor = Redactor()
     named = [(path if chosen else redacted_name(path), data) for path, data in plan.new_files]
@@ -138,7 +138,7 @@ def _reason(exc: Exception, path: str) -> str:
 def _left_to_fix(path: str, format: str | None, dangling: bool = True) -> list[str]:
     """What `fix` could still repair in the file, with the option that does
     (``dangling``: the dangling calls too; not when a fork closed them)."""
-    from ..model.segment import LineKind
+    from ..model.reading.segment import LineKind
     from ..model.session import open_session
 
     with open_session(path, format) as session:

@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from ..model import json_text
 from ..model.entry_view import EntryView, call_summary
-from ..model.records import loads as json_loads
+from ..model.reading import json_text
+from ..model.reading.records import loads as json_loads
 from ..model.sanitize import inert, json_escape_invisible, strip_ansi
 from ..model.session import Session
 from ..model.usage import human_seconds, parse_time, session_usage
 from ..model.words import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model.redact import Redactor
+    from ..model.privacy.redact import Redactor
 
 TARGETS = ("md", "html", "json")
 #: the field marking, in a JSON context, a message the client adds on resume (no real message has it)
@@ -430,7 +430,7 @@ def run_export(args) -> int:
 
     redactor = None
     if args.redact:
-        from ..model.redact import Redactor
+        from ..model.privacy.redact import Redactor
 
         redactor = Redactor()
     try:

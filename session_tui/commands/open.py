@@ -16,10 +16,10 @@ def default_paths() -> list[str]:
 
 def is_folder(path: str) -> bool:
     """A local directory, or a remote folder or prefix (raises SessionError)."""
-    from ..model.source import is_url
+    from ..model.reading.source import is_url
 
     if is_url(path):
-        from ..model import remote
+        from ..model.reading import remote
 
         return remote.is_folder(path)
     return os.path.isdir(path)
@@ -39,7 +39,7 @@ def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = F
                 file=sys.stderr,
             )
             return 2
-    from ..model.source import is_url
+    from ..model.reading.source import is_url
 
     for path in paths:
         if not is_url(path) and not os.path.lexists(path):  # a broken symlink: the session says what is wrong

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .entry_view import EntryView, typed_prompt
-from .secrets import find_secrets
-from .segment import Shape
+from .privacy.secrets import find_secrets
+from .reading.segment import Shape
 from .tree import NONE, SessionTree
 from .usage import ResponseTokens, entry_tokens, parse_time, usage_counts
 from .words import plural

@@ -108,7 +108,7 @@ _SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "url", "query
 def call_summary(name: str, arguments: str, limit: int = 100) -> str:
     """One line saying what a call does: ``$ pytest -q`` for a command, the
     path for a file tool, else its first short argument."""
-    from .records import loads
+    from .reading.records import loads
 
     try:
         value = loads(arguments) if arguments.strip().startswith("{") else arguments

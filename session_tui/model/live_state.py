@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from .errors import SessionError
-from .segment import Shape
+from .reading.segment import Shape
 
 if TYPE_CHECKING:  # (the picker imports this module before its first frame: what it does not need, later)
     from .session import Session
@@ -165,7 +165,7 @@ def awaited_calls(session: Session, dangling: Sequence[ToolIssue]) -> list[ToolI
 def held_open(session: Session) -> bool:
     """Whether another process holds the file written to open for writing
     (False where the OS does not tell, or for a remote file)."""
-    from . import open_writers
+    from .reading import open_writers
 
     if session.remote:
         return False

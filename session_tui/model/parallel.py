@@ -19,8 +19,8 @@ from array import array
 from typing import TYPE_CHECKING
 
 from .formats import get_format
-from .segment import KEY_MASK, LineBlocks, Segment, scan
-from .source import READ_BUFFER, Source
+from .reading.segment import KEY_MASK, LineBlocks, Segment, scan
+from .reading.source import READ_BUFFER, Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from multiprocessing.connection import Connection

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from .segment import Shape
+from .reading.segment import Shape
 from .tree import QUIET_BITS
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -9,6 +9,7 @@ shows through :func:`inert`, so nothing from a session can act on a terminal
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # C0 but tab and newline, DEL, C1; the bidi controls (ALM, LRM, RLM, the
 # embeddings/overrides LRE..RLO and PDF, the isolates LRI..PDI), which reorder
@@ -45,15 +46,15 @@ def _placeholder(match: re.Match[str]) -> str:
     return f"<{code:04X}>"  # bidi controls such as RLO (<202E>), ZWSP (<200B>)
 
 
-_redacting = False
+_masker: Callable[[str], str] | None = None  # set while every shown text is masked (``privacy.redact.redact_shown``)
 
 
-def redact_shown(on: bool) -> bool:
-    """From now on, ``inert`` also replaces each secret in what it returns
-    by its mark (``--redact``: every heading, file name, row and message a
-    command or the app shows); returns the setting it replaces."""
-    global _redacting
-    before, _redacting = _redacting, on
+def mask_shown(masker: Callable[[str], str] | None) -> Callable[[str], str] | None:
+    """From now on, ``inert`` also passes what it returns through ``masker``
+    (None: no more); returns the one it replaces. ``privacy.redact`` sets
+    its secret masking here, so this module needs nothing above it."""
+    global _masker
+    before, _masker = _masker, masker
     return before
 
 
@@ -62,11 +63,9 @@ def inert(text: str, *, keep_newlines: bool = True) -> str:
     overrides and isolates, zero-width characters, …) replaced by a visible
     placeholder, so no escape sequence can act on a terminal nor anything
     reorder or hide what is read. Tabs and, unless ``keep_newlines`` is
-    false, newlines are kept. Secrets are masked too after ``redact_shown(True)``."""
-    if _redacting:
-        from .redact import Redactor
-
-        text = Redactor().text(text)
+    false, newlines are kept. Secrets are masked too while ``redact_shown(True)`` holds."""
+    if _masker is not None:
+        text = _masker(text)
     text = _CONTROL.sub(_placeholder, text)
     if not keep_newlines:
         text = text.replace("\n", "\u240a").replace("\t", " ")

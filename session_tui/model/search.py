@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .segment import Shape
+from .reading.segment import Shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from .formats.base import Format

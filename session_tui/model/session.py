@@ -22,16 +22,16 @@ from .errors import Cancelled as Cancelled  # (importers name them from here too
 from .errors import SessionError as SessionError
 from .formats import DEFAULT, get_format, sniff
 from .formats.base import Format, Sent
-from .line_index import LineIndex
 from .live_state import LiveState, live_state
 from .memo import Memo
 from .problems import ERROR, WARNING, Problem, ProblemKind
-from .recent_lines import RecentLines
-from .records import BOM, BadLine, is_blank, parse_object, read_object_file
-from .remote import RemoteFile
-from .segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
-from .source import Source, SourceStat, is_url
-from .sources import open_source
+from .reading.line_index import LineIndex
+from .reading.recent_lines import RecentLines
+from .reading.records import BOM, BadLine, is_blank, parse_object, read_object_file
+from .reading.remote import RemoteFile
+from .reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
+from .reading.source import Source, SourceStat, is_url
+from .reading.sources import open_source
 from .tools import ContextItem, Pairing, ToolIssue
 from .tree import NeedsIds, SessionTree
 

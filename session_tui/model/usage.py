@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .entry_view import EntryView
-from .segment import Shape
+from .reading.segment import Shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session

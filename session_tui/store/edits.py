@@ -13,10 +13,10 @@ import os
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
-from ..model import json_text
-from ..model.segment import LineKind
+from ..model.reading import json_text
+from ..model.reading.segment import LineKind
+from ..model.reading.source import is_url
 from ..model.session import Session
-from ..model.source import is_url
 from ..model.words import plural
 from .forms import FORMS
 from .forms.base import SYNTHETIC_RESULT, Form, planned_on

@@ -8,7 +8,7 @@ import errno
 import os
 import time
 
-from ..model import open_writers
+from ..model.reading import open_writers
 
 
 def write_all(fd: int, data: bytes) -> None:

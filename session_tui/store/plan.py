@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import json_text
+from ..model.reading import json_text
 from ..model.words import plural
 from .store import Fingerprint
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from ..model import json_text
-from ..model.records import JSONDecodeError, content_after
-from ..model.records import loads as json_loads
+from ..model.reading import json_text
+from ..model.reading.records import JSONDecodeError, content_after
+from ..model.reading.records import loads as json_loads
 
 _SKIP = b"\x00 \t\r"
 HEAD = 8  # bytes of a record's start that must recur for a record to be looked for there

@@ -15,8 +15,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from ..model import json_text
 from ..model.errors import SessionError
+from ..model.reading import json_text
 from ..model.session import Session
 from .store import Refused, Store, create_exclusive
 

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..model import json_text, open_writers
-from ..model import records as records_io
 from ..model.live_state import ago, default_stuck_after
-from ..model.source import is_url
+from ..model.reading import json_text, open_writers
+from ..model.reading import records as records_io
+from ..model.reading.source import is_url
 from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail, write_all
 
 TAIL_WINDOW = 1 << 16

@@ -13,8 +13,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..model.sanitize import inert, redact_shown
-from ..model.source import is_url
+from ..model.privacy.redact import redact_shown
+from ..model.reading.source import is_url
+from ..model.sanitize import inert
 from . import keys
 from .messages import OpenSession
 from .screens.files import FilesScreen
@@ -167,14 +168,14 @@ class SessionApp(App):
             return
         redactor = None
         if self.redact:
-            from ..model.redact import Redactor
+            from ..model.privacy.redact import Redactor
 
             redactor = Redactor()
         text = export(session, to, redact=redactor)
         # beside the file; a remote file's export is written here (remote files are only read)
         local = os.path.basename(screen.path) if screen.session.remote else screen.path
         if self.redact:
-            from ..model.redact import redacted_name
+            from ..model.privacy.redact import redacted_name
 
             local = redacted_name(local)
         stem, n = os.path.splitext(local)[0], 1

@@ -8,7 +8,7 @@ import time
 
 from rich.text import Text
 
-from ..model.session_info import SessionInfo
+from ..model.catalog.session_info import SessionInfo
 
 
 def now() -> float:

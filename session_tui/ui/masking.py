@@ -18,7 +18,7 @@ def masked(text: str, on: bool = True) -> str:
     """``text`` with each secret replaced by its mark (when ``on``)."""
     if not on or not text:
         return text
-    from ..model.redact import Redactor
+    from ..model.privacy.redact import Redactor
 
     return Redactor().text(text)
 
@@ -27,6 +27,6 @@ def masked_record(record: dict[str, Any], on: bool = True) -> dict[str, Any]:
     """A copy of ``record`` with the secrets in its strings replaced (when ``on``)."""
     if not on:
         return record
-    from ..model.redact import Redactor
+    from ..model.privacy.redact import Redactor
 
     return Redactor().value(record)

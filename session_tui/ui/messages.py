@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..model.catalog.session_info import SessionInfo
     from ..model.live_state import LiveState
     from ..model.problems import Problem
     from ..model.session import Session
-    from ..model.session_info import SessionInfo
     from ..model.tools import ToolIssue
 
 

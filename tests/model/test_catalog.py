@@ -8,10 +8,10 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.model.catalog import CACHE_NAME, Catalog, file_contains, list_session_files, match_rank
-from session_tui.model.info_reader import SAMPLE_BYTES, read_info
+from session_tui.model.catalog.cache import CACHE_NAME, Catalog, file_contains, list_session_files, match_rank
+from session_tui.model.catalog.info_reader import SAMPLE_BYTES, read_info
+from session_tui.model.catalog.session_info import LIVE_SECONDS
 from session_tui.model.session import open_session
-from session_tui.model.session_info import LIVE_SECONDS
 from tests.support import SAMPLES
 
 from .helpers import call, chain, fresh, header, message, result

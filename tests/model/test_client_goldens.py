@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from session_tui.commands.export import ADDED_BY, export
-from session_tui.model.codex_thread import thread_files
+from session_tui.model.reading.codex_thread import thread_files
 from session_tui.model.session import open_session
 
 from ..oracle_steps import steps_for

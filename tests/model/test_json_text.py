@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from session_tui.model import json_text
+from session_tui.model.reading import json_text
 
 SHALLOW = [[], {}, 1, -2.5, None, True, 'x"\u2028é', [1, {"a": [], "b": {}, "c": [1, "x", None, {"k": [{}]}]}]]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.model import json_text
-from session_tui.model.records import loads
+from session_tui.model.reading import json_text
+from session_tui.model.reading.records import loads
 from session_tui.model.session import open_session
 from session_tui.store import NothingToDo, edits
 from tests.support import ONE_PER_FORMAT, SAMPLES, check_json, run_cli

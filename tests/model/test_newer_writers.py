@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from session_tui.commands.export import export
-from session_tui.model.segment import LineKind
+from session_tui.model.reading.segment import LineKind
 from session_tui.model.session import open_session
 
 from ..support import REPO, check_json

@@ -11,7 +11,8 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_tui.model import segment, tree
+from session_tui.model import tree
+from session_tui.model.reading import segment
 from session_tui.model.session import Session, SessionError
 
 from .helpers import call, header, message, pointer, result, summary

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from session_tui.model.segment import LineKind
+from session_tui.model.reading.segment import LineKind
 from session_tui.model.session import Session, open_session
 
 from .helpers import chain, header, message

@@ -10,9 +10,9 @@ import re
 import orjson
 import pytest
 
-from session_tui.model.redact import Redactor
-from session_tui.model.secret_scan import line_secrets, scan_blocks, session_secrets
-from session_tui.model.secrets import KINDS, PREFILTERS, find_secrets, has_candidate, mark, preview
+from session_tui.model.privacy.redact import Redactor
+from session_tui.model.privacy.secret_scan import line_secrets, scan_blocks, session_secrets
+from session_tui.model.privacy.secrets import KINDS, PREFILTERS, find_secrets, has_candidate, mark, preview
 from session_tui.model.session import open_session
 from tests.model.helpers import header, message
 from tests.secret_samples import PLANTED, TRAPS

@@ -5,14 +5,7 @@ from __future__ import annotations
 import json
 
 from session_tui.model.session import open_session
-from session_tui.model.usage import (
-    entry_tokens,
-    human_tokens,
-    parse_time,
-    session_usage,
-    step_seconds,
-    usage_text,
-)
+from session_tui.model.usage import entry_tokens, human_tokens, parse_time, session_usage, step_seconds, usage_text
 from tests.support import SAMPLES
 
 PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from session_tui.model import remote
+from session_tui.model.reading import remote
 
 from .servers import S3Server, SFTPServer, s3_server, sftp_server
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.model.segment import LineKind, Shape
+from session_tui.model.reading.segment import LineKind, Shape
 from session_tui.model.session import open_session
 from session_tui.store import edits
 from session_tui.store.salvage import salvage

@@ -7,7 +7,7 @@ import shutil
 import time
 
 from session_tui.model.branches import branches, details
-from session_tui.model.segment import Shape
+from session_tui.model.reading.segment import Shape
 from session_tui.model.session import open_session
 from tests.support import SAMPLES, run_cli
 

@@ -121,7 +121,7 @@ async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, big_from_64
 
 
 async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, big_from_64k, monkeypatch):
-    from session_tui.model import segment
+    from session_tui.model.reading import segment
 
     monkeypatch.setattr(segment, "BLOCK_LINES", 64)  # many small blocks: a slow index
     path = tmp_path / "big.jsonl"

@@ -331,7 +331,7 @@ async def test_rows_of_the_same_title_show_their_file_and_a_fork_is_marked(tmp_p
 
 
 async def test_an_estimate_is_corrected_once_the_file_is_opened(tmp_path, monkeypatch):
-    from session_tui.model import info_reader
+    from session_tui.model.catalog import info_reader
 
     root = tmp_path / "sessions"
     root.mkdir()

@@ -8,7 +8,7 @@ import json
 
 import orjson
 
-from session_tui.model.segment import Shape
+from session_tui.model.reading.segment import Shape
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.text_view import TextViewScreen
 from tests.oracle_steps import steps_for

@@ -3,7 +3,7 @@ pane's mask (`M`), and everything masked when started with --redact."""
 
 from __future__ import annotations
 
-from session_tui.model.secrets import mark
+from session_tui.model.privacy.secrets import mark
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.secrets import SecretsScreen
 from session_tui.ui.screens.text_view import TextViewScreen

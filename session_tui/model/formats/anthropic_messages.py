@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import json_text
 from ..entry_view import ToolCall, content_text
-from ..records import name_of
-from ..segment import Shape
+from ..reading import json_text
+from ..reading.records import name_of
+from ..reading.segment import Shape
 
 # keys looked up with any JSON value
 _ROLES: dict[Any, int] = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "system": Shape.SYSTEM}

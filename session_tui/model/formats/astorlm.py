@@ -12,8 +12,8 @@ import os
 from typing import Any
 
 from ..entry_view import EntryView
-from ..records import read_object_file
-from ..segment import LineKind, Segment
+from ..reading.records import read_object_file
+from ..reading.segment import LineKind, Segment
 from .anthropic_messages import AnthropicMessages, read_blocks, shape_of
 from .base import LinearFile
 

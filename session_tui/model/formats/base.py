@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..entry_view import EntryView
 from ..errors import check_stop
-from ..records import JSONDecodeError, describe_bad, loads
-from ..segment import LineKind
+from ..reading.records import JSONDecodeError, describe_bad, loads
+from ..reading.segment import LineKind
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..line_index import LineIndex
     from ..memo import Memo
-    from ..segment import Segment
+    from ..reading.line_index import LineIndex
+    from ..reading.segment import Segment
     from ..tree import SessionTree
 
 

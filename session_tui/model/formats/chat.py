@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..entry_view import EntryView
-from ..segment import LineKind, Segment
+from ..reading.segment import LineKind, Segment
 from .base import LinearFile
 from .openai_messages import OpenAIMessages, message_view, shape_of
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from ..entry_view import EntryView, content_text
 from ..errors import check_stop
-from ..records import BadLine, name_of
-from ..segment import LineKind, Segment, Shape
+from ..reading.records import BadLine, name_of
+from ..reading.segment import LineKind, Segment, Shape
 from .anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
 from .base import Format, Sent, Session
 from .claude_attachments import render, with_reminder

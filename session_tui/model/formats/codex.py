@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
 from ..errors import check_stop
-from ..records import BadLine, name_of, parse_object
-from ..records import loads as json_loads
-from ..segment import LineKind, Segment, Shape
+from ..reading import json_text
+from ..reading.records import BadLine, name_of, parse_object
+from ..reading.records import loads as json_loads
+from ..reading.segment import LineKind, Segment, Shape
 from .base import LinearFile, Sent, Session
 
 CALLS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..entry_view import EntryView, ToolCall, content_text
-from ..records import name_of
-from ..segment import Shape
+from ..reading.records import name_of
+from ..reading.segment import Shape
 
 # keys looked up with any JSON value
 _OF_ROLE: dict[Any, int] = Shape.OF_ROLE

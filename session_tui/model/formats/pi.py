@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import json_text
 from ..entry_view import EntryView, ToolCall, content_text
 from ..errors import check_stop
-from ..records import name_of
-from ..segment import LineKind, Segment, Shape
+from ..reading import json_text
+from ..reading.records import name_of
+from ..reading.segment import LineKind, Segment, Shape
 from .base import Format, Sent, Session
 
 SUMMARY_TYPES = ("compaction", "branch_summary")

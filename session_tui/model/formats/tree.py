@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import json_text
 from ..entry_view import EntryView
 from ..errors import STOP_EVERY, check_stop
-from ..records import JSONDecodeError, loads, name_of
-from ..segment import LineKind, ScanTally, Segment, Shape
+from ..reading import json_text
+from ..reading.records import JSONDecodeError, loads, name_of
+from ..reading.segment import LineKind, ScanTally, Segment, Shape
 from ..tree import path_of_runs
 from ..usage import usage_counts
 from .base import Format, Session, not_an_object, unparsable

@@ -22,8 +22,8 @@ import time
 import uuid
 from typing import Any
 
-from ...model import json_text
-from ...model.segment import Shape
+from ...model.reading import json_text
+from ...model.reading.segment import Shape
 from ...model.session import Session
 from ...model.words import calls_without_result
 from ..plan import Plan, Rewrite

@@ -14,8 +14,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...model import json_text
-from ...model.segment import Shape
+from ...model.reading import json_text
+from ...model.reading.segment import Shape
 from ...model.session import Session
 from ...model.words import calls_without_result
 from ..plan import Plan

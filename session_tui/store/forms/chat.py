@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ...model import json_text
+from ...model.reading import json_text
 from ...model.session import Session
 from ...model.words import calls_without_result
 from ..plan import Plan

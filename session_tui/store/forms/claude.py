@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ...model.segment import Shape
+from ...model.reading.segment import Shape
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now

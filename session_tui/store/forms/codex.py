@@ -26,10 +26,10 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from ...model import json_text
 from ...model.formats.codex import CALLS, OUTPUTS
-from ...model.records import BadLine, parse_object
-from ...model.segment import LineKind
+from ...model.reading import json_text
+from ...model.reading.records import BadLine, parse_object
+from ...model.reading.segment import LineKind
 from ...model.session import Session
 from ...model.words import calls_without_result
 from ..plan import Plan

@@ -11,8 +11,8 @@ import time
 import uuid
 from typing import Any
 
-from ...model import json_text
 from ...model.formats.pi import LEAF_CUSTOM_TYPE
+from ...model.reading import json_text
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now

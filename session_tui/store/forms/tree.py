@@ -9,7 +9,7 @@ import os
 import uuid
 from typing import Any
 
-from ...model import json_text
+from ...model.reading import json_text
 from ...model.session import Session
 from ..plan import Plan
 from ..session_store import now

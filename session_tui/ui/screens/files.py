@@ -21,9 +21,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ...model.catalog import SESSION_SUFFIX, Catalog, absolute, file_contains, match_rank
+from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute, file_contains, match_rank
+from ...model.catalog.session_info import SessionInfo
 from ...model.sanitize import inert
-from ...model.session_info import SessionInfo
 from ...model.words import plural
 from ..cells import tilde
 from ..messages import InfosRead, OpenSession, SearchProgress

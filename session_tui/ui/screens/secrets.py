@@ -15,7 +15,7 @@ from ...model.words import plural
 from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.secret_scan import Finding
+    from ...model.privacy.secret_scan import Finding
     from .session import SessionScreen
 
 
@@ -67,7 +67,7 @@ def list_secrets(screen: SessionScreen) -> None:
             screen.jump_to_entry(len(screen.rows) - 1 if entry == -1 else entry, row=entry == -1)
 
     def scan() -> None:
-        from ...model.secret_scan import session_secrets
+        from ...model.privacy.secret_scan import session_secrets
 
         worker = get_current_worker()
         try:

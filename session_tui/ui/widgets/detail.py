@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from ...model import json_text
-from ...model.records import loads as json_loads
+from ...model.reading import json_text
+from ...model.reading.records import loads as json_loads
 from ...model.sanitize import inert, inert_line
 from ...model.search import results_of
 from ...model.usage import entry_tokens, human_seconds, step_seconds

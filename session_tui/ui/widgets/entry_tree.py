@@ -24,9 +24,9 @@ from textual.strip import Strip
 
 from ...model.entry_view import EntryView, role_label
 from ...model.live_state import clock
+from ...model.reading.segment import Shape
 from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
-from ...model.segment import Shape
 from .. import cells
 from ..labels import one_line, short_args
 from ..masking import masked_record, redacting

@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.events import Click
 from textual.message import Message
 
+from ...model.catalog.session_info import SessionInfo
 from ...model.sanitize import inert
-from ...model.session_info import SessionInfo
 from .. import cells
 from ..cells import age, cell, entries_text, human_size
 from ..masking import masked, redacting

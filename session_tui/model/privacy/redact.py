@@ -15,8 +15,9 @@ from typing import Any
 
 import orjson
 
-from . import json_text
-from .records import loads as json_loads
+from ..reading import json_text
+from ..reading.records import loads as json_loads
+from ..sanitize import mask_shown
 from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, has_candidate, mark
 
 
@@ -169,3 +170,14 @@ def redacted_name(path: str) -> str:
 
 
 _MARK_IN_NAME = re.compile(r"\[REDACTED:([a-z0-9-]+):([0-9a-f]{8})\]")
+
+
+def _mask(text: str) -> str:
+    return Redactor().text(text)
+
+
+def redact_shown(on: bool) -> bool:
+    """From now on, ``inert`` also replaces each secret in what it returns
+    by its mark (``--redact``: every heading, file name, row and message a
+    command or the app shows); returns the setting it replaces."""
+    return mask_shown(_mask if on else None) is not None

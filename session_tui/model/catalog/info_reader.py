@@ -10,16 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .entry_view import EntryView, typed_prompt
-from .errors import SessionError
-from .formats import DEFAULT, sniff
-from .formats.base import Format, best_title
-from .records import BOM, BadLine, parse_object, read_object_file
-from .segment import LineKind, Segment
+from ..entry_view import EntryView, typed_prompt
+from ..errors import SessionError
+from ..formats import DEFAULT, sniff
+from ..formats.base import Format, best_title
+from ..reading.records import BOM, BadLine, parse_object, read_object_file
+from ..reading.segment import LineKind, Segment
+from ..reading.source import Source
+from ..reading.sources import open_source
+from ..usage import parse_time
 from .session_info import SessionInfo, is_subagent
-from .source import Source
-from .sources import open_source
-from .usage import parse_time
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
 SAMPLE_MAX_BYTES = 1 << 20  # an end is read further back (or on) until it holds MIN_LINES lines

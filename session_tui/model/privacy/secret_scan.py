@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .errors import Cancelled
-from .records import BOM
-from .records import loads as json_loads
+from ..errors import Cancelled
+from ..reading.records import BOM
+from ..reading.records import loads as json_loads
 from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, preview
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .session import Session
+    from ..session import Session
 
 BLOCK = 8 << 20  # bytes read at a time
 

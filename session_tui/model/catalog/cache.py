@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterable
 
 import orjson
 
-from . import json_text
-from .codex_thread import hide_segments
-from .errors import SessionError
-from .records import loads as json_loads
-from .sanitize import UNDECODABLE
+from ..errors import SessionError
+from ..reading import json_text
+from ..reading.codex_thread import hide_segments
+from ..reading.records import loads as json_loads
+from ..reading.source import is_url
+from ..reading.sources import open_source
+from ..sanitize import UNDECODABLE
 from .session_info import SessionInfo, is_subagent
-from .source import is_url
-from .sources import open_source
 
 SESSION_SUFFIX = ".jsonl"
 CACHE_VERSION = 2  # 2: damage, fork, last_time
@@ -48,7 +48,7 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     for given in map(absolute, paths):
         if is_url(given):
-            from . import remote
+            from ..reading import remote
 
             try:
                 found.extend(remote.list_sessions(given, SESSION_SUFFIX))

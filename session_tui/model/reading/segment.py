@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .records import BOM
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .formats.base import Format
+    from ..formats.base import Format
 
 BLOCK_LINES = 4096  # lines per scanned block
 KEY_MASK = (1 << 60) - 1  # id keys below 2**60 are the smallest Python ints that hold them

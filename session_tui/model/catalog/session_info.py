@@ -6,7 +6,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from .live_state import default_stuck_after
+from ..live_state import default_stuck_after
 
 LIVE_SECONDS = 5.0  # a file written this recently is live
 

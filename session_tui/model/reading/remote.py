@@ -17,8 +17,8 @@ import threading
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
-from .errors import SessionError
-from .sanitize import inert_line
+from ..errors import SessionError
+from ..sanitize import inert_line
 from .source import READ_BUFFER, SourceStat
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -15,7 +15,7 @@ import os
 import stat
 from typing import BinaryIO, NamedTuple, Protocol
 
-from .errors import SessionError
+from ..errors import SessionError
 
 READ_BUFFER = 1 << 20  # the line reader's buffer
 

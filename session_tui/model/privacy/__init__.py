@@ -1,0 +1,1 @@
+"""Secrets in sessions: what they look like, finding them, replacing them by marks."""
