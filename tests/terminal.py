@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -74,10 +75,13 @@ class Terminal:
             with self.lock:
                 self.output += data
                 self.last_output = time.monotonic()
-                try:
-                    self.stream.feed(data)
-                except Exception:  # a sequence pyte cannot parse (other apps'): drop it, keep reading
-                    self.stream = pyte.ByteStream(self.screen)
+                # fed one escape sequence at a time: one that pyte cannot parse is dropped
+                # alone, not with the rest of what was read (a status line drawn after it)
+                for piece in re.split(rb"(?=\x1b)", data):
+                    try:
+                        self.stream.feed(piece)
+                    except Exception:
+                        self.stream = pyte.ByteStream(self.screen)
 
     def text(self) -> str:
         with self.lock:

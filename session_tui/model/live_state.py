@@ -227,7 +227,7 @@ def live_state(
             awaited.append(Awaited(issue.entry, issue.call_id, tool, parse_time(view.time)))
     # the OS is asked only for a quiet file with calls awaited (a long command
     # in a client that keeps its file open); an answer then quiet is idle
-    live = quiet < stuck_after or (bool(awaited) and held_open(session))
+    live = quiet < stuck_after or (bool(awaited) and stuck_after > 0 and held_open(session))  # (0: stuck at once)
     answered = leaf >= 0 and session.tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
     if live:
         waiting = answered and quiet >= ANSWER_SETTLE  # (a response's calls follow its text a moment later)
