@@ -39,13 +39,19 @@ class SessionInfo:
         (a copied or touched file's mtime says nothing of that), else its mtime."""
         return self.last_time or self.mtime_ns / 1e9
 
+    @property
+    def written(self) -> float:
+        """When the file was last written: its mtime, or its last entry's
+        time when earlier (as ``live_state.last_written``: a copy is old)."""
+        mtime = self.mtime_ns / 1e9
+        return min(mtime, self.last_time) if self.last_time else mtime
+
     def running(self, now: float | None = None) -> bool:
         """Its last calls have no result yet and the file was written within
         the live state's ``stuck_after`` (model.live_state): they run."""
         if not self.last_time:  # no entry time: the file's own cannot tell an agent at work from a copy
             return False
-        written = min(self.mtime_ns / 1e9, self.last_time)  # (as live_state.last_written)
-        quiet = (time.time() if now is None else now) - written
+        quiet = (time.time() if now is None else now) - self.written
         return self.dangling and quiet < default_stuck_after()
 
     def problems(self, now: float | None = None) -> list[str]:
@@ -71,8 +77,7 @@ class SessionInfo:
     def live(self, now: float | None = None) -> bool:
         """Written in the last LIVE_SECONDS (by its last entry's time when
         earlier than the file's: a copy of an old session is not live)."""
-        written = min(self.mtime_ns / 1e9, self.last_time) if self.last_time else self.mtime_ns / 1e9
-        return (time.time() if now is None else now) - written < LIVE_SECONDS
+        return (time.time() if now is None else now) - self.written < LIVE_SECONDS
 
 
 def is_subagent(path: str) -> bool:

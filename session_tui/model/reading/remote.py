@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from ..errors import SessionError
 from ..sanitize import inert_line
-from .source import READ_BUFFER, SourceStat
+from .source import READ_BUFFER, RangeStream, SourceStat
 
 if TYPE_CHECKING:  # pragma: no cover
     from fsspec import AbstractFileSystem
@@ -148,7 +148,7 @@ class RemoteFile:
         return data
 
     def reader(self) -> BinaryIO:
-        return io.BufferedReader(_Ranges(self), READ_BUFFER)
+        return io.BufferedReader(RangeStream(self), READ_BUFFER)
 
     def _close_handle(self) -> None:
         handle, self._handle = self._handle, None
@@ -161,38 +161,6 @@ class RemoteFile:
     def close(self) -> None:
         with self._lock:
             self._close_handle()  # the file system keeps its connection for other files of the host
-
-
-class _Ranges(io.RawIOBase):
-    """A seekable raw stream over a RemoteFile's ranges (for BufferedReader)."""
-
-    def __init__(self, source: RemoteFile) -> None:
-        self.source = source
-        self.pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_SET:
-            self.pos = offset
-        elif whence == io.SEEK_CUR:
-            self.pos += offset
-        else:
-            self.pos = self.source.stat().size + offset
-        return self.pos
-
-    def tell(self) -> int:
-        return self.pos
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.source.read(self.pos, len(buffer))
-        buffer[: len(data)] = data
-        self.pos += len(data)
-        return len(data)
 
 
 class Listed(NamedTuple):

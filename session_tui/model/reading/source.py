@@ -13,7 +13,7 @@ import errno
 import io
 import os
 import stat
-from typing import BinaryIO, NamedTuple, Protocol
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 from ..errors import SessionError
 
@@ -158,17 +158,20 @@ class JoinedFiles:
         return b"".join(out)
 
     def reader(self) -> BinaryIO:
-        return io.BufferedReader(_JoinedRaw(self), buffer_size=READ_BUFFER)
+        return io.BufferedReader(RangeStream(self), buffer_size=READ_BUFFER)
 
     def close(self) -> None:
         for part in self._parts:
             part.close()
 
 
-class _JoinedRaw(io.RawIOBase):
-    def __init__(self, source: JoinedFiles) -> None:
-        self._source = source
-        self._pos = 0
+class RangeStream(io.RawIOBase):
+    """A seekable raw stream over any source's ``read`` and ``stat`` (for a
+    BufferedReader): a remote file's ranges, or several files joined."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.pos = 0
 
     def readable(self) -> bool:
         return True
@@ -176,20 +179,20 @@ class _JoinedRaw(io.RawIOBase):
     def seekable(self) -> bool:
         return True
 
-    def tell(self) -> int:
-        return self._pos
-
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
         if whence == io.SEEK_SET:
-            self._pos = offset
+            self.pos = offset
         elif whence == io.SEEK_CUR:
-            self._pos += offset
+            self.pos += offset
         else:
-            self._pos = sum(os.fstat(p._held()).st_size for p in self._source._parts) + offset
-        return self._pos
+            self.pos = self.source.stat().size + offset
+        return self.pos
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        data = self._source.read(self._pos, len(buffer))
+    def tell(self) -> int:
+        return self.pos
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.source.read(self.pos, len(buffer))
         buffer[: len(data)] = data
-        self._pos += len(data)
+        self.pos += len(data)
         return len(data)

@@ -180,22 +180,20 @@ class EntryTree(ScrollView, can_focus=True):
 
         changed = differ(self.problems, problems) | differ(self.subagents, subagents) | (off_branch ^ self.off_branch)
         self.problems, self.off_branch, self.subagents = problems, off_branch, subagents
-        for key in [k for k in self._strips if k[0].entry in changed]:  # repaint only the rows whose marks changed
-            del self._strips[key]
-        for entry in changed:
-            self._views.pop(entry, None)
-            row = self.rows.row_of(entry) if self.rows is not None else None
-            if row is not None:
-                self.refresh_line(row)
+        self._repaint(changed)
 
     def set_running(self, running: dict[int, tuple[str, float | None]]) -> None:
         """Mark the calls running now with their tool and elapsed time; the
         rows of calls that ran or run are repainted (their clocks move)."""
         changed = self.running.keys() | running.keys()
         self.running = running
-        for key in [k for k in self._strips if k[0].entry in changed]:
+        self._repaint(changed)
+
+    def _repaint(self, entries: Collection[int]) -> None:
+        """Draw again only the rows of ``entries`` (their marks changed)."""
+        for key in [k for k in self._strips if k[0].entry in entries]:
             del self._strips[key]
-        for entry in changed:
+        for entry in entries:
             self._views.pop(entry, None)
             row = self.rows.row_of(entry) if self.rows is not None else None
             if row is not None:
