@@ -26,8 +26,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from gen_tree import bench_file  # noqa: E402
 
-from session_tui.model import branches  # noqa: E402
-from session_tui.model.session import open_session  # noqa: E402
+from session_tui.model.session import branches  # noqa: E402
+from session_tui.model.session.session import open_session  # noqa: E402
 
 
 def model_costs(path: str) -> None:

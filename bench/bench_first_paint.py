@@ -27,7 +27,7 @@ sys.path.insert(0, ROOT)
 
 from gen_tree import bench_file  # noqa: E402
 
-from session_tui.model.session import Session  # noqa: E402
+from session_tui.model.session.session import Session  # noqa: E402
 
 TAIL = 1 << 20
 

@@ -29,7 +29,7 @@ from gen_tree import bench_file  # noqa: E402
 CHILD = r"""
 import json, resource, sys, time, gc
 import orjson
-from session_tui.model.session import open_session
+from session_tui.model.session.session import open_session
 what, path = sys.argv[1], sys.argv[2]
 gc.collect()
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

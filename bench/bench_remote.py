@@ -189,7 +189,7 @@ def quiet(server: Served, still: float = 1.0, timeout: float = 120) -> None:
 
 
 def _leaf_id(path: Path, original: bytes) -> str:
-    from session_tui.model.session import Session
+    from session_tui.model.session.session import Session
 
     with Session(str(path), start=max(0, len(original) - (1 << 20))) as session:
         session.refresh()

@@ -60,7 +60,7 @@ async def measure(path: str) -> dict[str, tuple[float, float]]:
 
         screen.query_text = "no such text anywhere"
         await timed("search, a miss over the whole file", lambda: screen._search(False), workers_idle)
-        from session_tui.model.search import find_all
+        from session_tui.model.session.search import find_all
 
         async def palette() -> None:
             await asyncio.to_thread(find_all, screen.session, "no such text anywhere", 20)

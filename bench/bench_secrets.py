@@ -38,7 +38,7 @@ from gen_tree import generate, parse_size  # noqa: E402
 
 from session_tui.model.privacy.redact import Redactor  # noqa: E402
 from session_tui.model.privacy.secret_scan import scan_blocks, session_secrets  # noqa: E402
-from session_tui.model.session import open_session  # noqa: E402
+from session_tui.model.session.session import open_session  # noqa: E402
 from tests.secret_samples import PLANTED, TRAPS  # noqa: E402
 
 REAL = "/work/shared/real-sessions"

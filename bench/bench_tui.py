@@ -108,7 +108,7 @@ async def append_latency(count: int, rate: float) -> list[float]:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "live.jsonl")
             generate(path, 2 << 20)
-            from session_tui.model.session import open_session
+            from session_tui.model.session.session import open_session
 
             with open_session(path) as s:
                 leaf_id = s.format.view(s.record(s.active_leaf())).id

@@ -267,7 +267,7 @@ def _stuck_after_option(parser: argparse.ArgumentParser) -> None:
 
 def _use_stuck_after(args: argparse.Namespace) -> None:
     """--stuck-after for this run: one setting read by the model, the store and the UI."""
-    from .model.live_state import STUCK_AFTER_ENV
+    from .model.session.live_state import STUCK_AFTER_ENV
 
     if getattr(args, "stuck_after", None) is not None:
         os.environ[STUCK_AFTER_ENV] = str(max(0.0, args.stuck_after))

@@ -6,7 +6,8 @@ import os
 import shutil
 
 from session_tui.commands.demo import DemoApp, create_demo_file
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at
+from session_tui.model.session.session import open_session
 from tests.support import check_json, run_cli
 from tests.ui.pilot_support import session_screen, visible_text, wait_for
 
@@ -23,7 +24,7 @@ def test_fast_headless_demo_writes_branches_a_summary_and_a_crash(tmp_path):
     kinds = [p["kind"] for p in report["problems"]]
     assert kinds == ["dangling_tool_call", "torn_tail"]
     with open_session(path) as session:
-        context = session.context_at()
+        context = context_at(session)
         assert context[1]["content"].startswith("## Goal")  # the summary stands for the first turns
         assert context[-1]["tool_calls"][0]["id"] == report["dangling_tool_calls"][0]["call_id"]
 

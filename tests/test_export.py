@@ -15,7 +15,8 @@ from markdown_it import MarkdownIt
 
 from session_tui.commands.export import TARGETS, export
 from session_tui.model.sanitize import inert
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at, context_items
+from session_tui.model.session.session import open_session
 from session_tui.ui.app import SessionApp
 from tests.model.helpers import header, message, result, summary
 from tests.support import SAMPLES, run_cli
@@ -214,9 +215,9 @@ def test_markdown_and_json_carry_no_raw_escape_sequences(tmp_path):
 
 def test_context_json_equals_the_context_at_the_leaf(tmp_path):
     with open_session(BRANCHED) as session:
-        active = session.context_at()
+        active = context_at(session)
         other = session.find(ABANDONED_LEAF)
-        other_context = session.context_at(other)
+        other_context = context_at(session, other)
         other_records = [session.record(e) for e in session.tree.path_to(other)]
     done = run_cli("export", str(BRANCHED), "--context", "--to", "json")
     assert done.returncode == 0, done.stderr
@@ -230,7 +231,7 @@ def test_context_json_equals_the_context_at_the_leaf(tmp_path):
 def test_context_markdown_shows_the_summary_in_place_of_its_range():
     with open_session(BRANCHED) as session:
         md = export(session, "md", context=True)
-        items = session.context_items()
+        items = context_items(session)
         assert f"context at line {session.line_of(session.active_leaf())}: {len(items)} messages" in md
     assert "## 2. summary" in md and "18,420 tokens before" in md
     assert "## 8. " not in md  # 7 messages, 7 sections

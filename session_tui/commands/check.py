@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from ..model.errors import SessionError
-from ..model.live_state import live_state
-from ..model.problems import ERROR, ProblemKind
 from ..model.reading import json_text
 from ..model.reading.source import is_url
 from ..model.sanitize import inert, json_escape_invisible, mark_undecodable
-from ..model.session import Session, open_session
-from ..model.usage import session_usage, usage_text
+from ..model.session.context import failed_results, resume_items, tool_issues
+from ..model.session.live_state import live_state
+from ..model.session.problems import ERROR, ProblemKind, find_notes, find_problems
+from ..model.session.session import Session, open_session
+from ..model.session.usage import session_usage, usage_text
 from ..model.words import plural
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -64,7 +65,7 @@ class Report:
     tool_errors: int = 0  # failed tool results on the active path, as the client marks them
     # for people only (not in the JSON contract)
     context_messages: int = 0
-    state_words: str = ""  # what the agent is doing (model.live_state): running bash 0:12, idle 25 min, …
+    state_words: str = ""  # what the agent is doing (model.session.live_state): running bash 0:12, idle 25 min, …
     notes: list[tuple[int, str]] = field(default_factory=list)
     sidecar: tuple[str, list[str]] | None = None
     usage: str = ""
@@ -101,7 +102,7 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
     active_id = None
     if leaf >= 0:
         active_id = session.format.entry_id(session.record(leaf))
-    dangling, _ = session.tool_issues(light=True)  # a one-shot look: only the tool records are read
+    dangling, _ = tool_issues(session, light=True)  # a one-shot look: only the tool records are read
     live = live_state(session, dangling=dangling)
     running = live.running()  # calls still running are not dangling (yet)
     return Report(
@@ -116,11 +117,11 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
         dangling_tool_calls=[
             {"call_id": d.call_id, "line": session.line_of(d.entry)} for d in dangling if d.entry not in running
         ],
-        problems=[p.as_json() for p in session.problems(light=True, live=live)],
+        problems=[p.as_json() for p in find_problems(session, light=True, live=live)],
         state_words=live.words(),
-        tool_errors=session.tool_errors(leaf),
-        context_messages=len(session.resume_items()) if for_people else 0,  # as the TUI and export count it
-        notes=session.notes(),
+        tool_errors=len(failed_results(session, leaf)),
+        context_messages=len(resume_items(session)) if for_people else 0,  # as the TUI and export count it
+        notes=find_notes(session),
         sidecar=_sidecar_summary(session),
         usage=usage_text(session_usage(session)),
         title=session.title(),

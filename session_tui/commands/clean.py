@@ -9,7 +9,7 @@ import sys
 
 from ..model.reading.source import is_url
 from ..model.sanitize import inert_line
-from ..model.usage import human_seconds
+from ..model.words import human_seconds
 from ..store import leftovers
 
 

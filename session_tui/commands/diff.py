@@ -1,16 +1,16 @@
 """`session-tui diff FILE [LEAF_A [LEAF_B]] [--json]`: two branches of a
-session side by side from their fork point (``model.branches``)."""
+session side by side from their fork point (``model.session.branches``)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..model.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
-from ..model.entry_view import role_label
+from ..model.entries.view import role_label
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.sanitize import inert
-from ..model.session import Session, open_session
+from ..model.session.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
+from ..model.session.session import Session, open_session
 
 WIDTH = 100  # the text output fits a terminal this wide
 MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two lengths

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import sys
 
+from ..model.session.context import tool_issues
+
 
 def run_edit(args) -> int:
     from ..model.errors import SessionError
     from ..model.sanitize import inert, inert_line
-    from ..model.session import open_session
+    from ..model.session.session import open_session
     from ..store import NothingToDo, Refused, WriteFailed, edits
 
     try:
@@ -72,9 +74,8 @@ def run_fix(args) -> int:
     as the previous one left it and written on its own (a kill between two
     leaves the file whole); exit 1 only if one was refused."""
     from ..model.sanitize import inert
-    from ..model.session import open_session
-    from ..store import NothingToDo, Refused, WriteFailed, edits
-    from ..store.store import Fingerprint
+    from ..model.session.session import open_session
+    from ..store import Fingerprint, NothingToDo, Refused, WriteFailed, edits
 
     close = args.close or not (args.cut or args.drop_torn or args.drop_bad)
     parts = [
@@ -139,14 +140,14 @@ def _left_to_fix(path: str, format: str | None, dangling: bool = True) -> list[s
     """What `fix` could still repair in the file, with the option that does
     (``dangling``: the dangling calls too; not when a fork closed them)."""
     from ..model.reading.segment import LineKind
-    from ..model.session import open_session
+    from ..model.session.session import open_session
 
     with open_session(path, format) as session:
         out = []
         bad = sum(1 for kind in session.lines.line_kinds if kind == LineKind.BAD)
         if bad:
             out.append(f"{bad} bad line(s): --drop-bad")
-        calls = session.tool_issues()[0] if dangling else []
+        calls = tool_issues(session)[0] if dangling else []
         if calls:
             client = getattr(session.format, "client", None) if session.format.fills_dangling else None
             out.append(

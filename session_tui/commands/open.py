@@ -54,7 +54,7 @@ def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = F
         print("session-tui: give one session file, or directories", file=sys.stderr)
         return 2
     if files:
-        from ..model.session import Session
+        from ..model.session.session import Session
 
         try:
             with Session(files[0], format) as probe:

@@ -1,10 +1,11 @@
 """The session model: pure Python, never imports Textual.
 
-Layers, bottom up: ``records`` (one line → JSON object or a reason it is
-bad), ``line_index`` (byte offsets of lines, torn tail, reload detection),
-``formats`` (one adapter per on-disk format), ``tree`` (the entry tree in
-compact arrays), ``context`` and ``tools`` (what the model would be sent and
-whether its tool calls are answered), ``session`` (ties them together).
+Rooms, bottom up (each imports only those below it; ``pyproject.toml``
+holds the contract): ``errors``, ``sanitize``, ``memo``, ``words``;
+``reading`` (bytes, lines, records, the scan); ``entries`` (an entry's view,
+the tree in compact arrays, tool pairing, tokens); ``formats`` (one adapter
+per on-disk format) and ``privacy`` (secrets, redaction); ``session`` (an
+open session and what is worked out from it); ``catalog`` (the picker's).
 
 Nothing is imported here: the picker's first frame needs only a few of
 these modules, and each costs start-up time.

@@ -1,4 +1,4 @@
-"""Counts said as people say them: ``1 call``, ``2 calls``."""
+"""Counts said as people say them: ``1 call``, ``2 calls``, ``12.3k`` tokens, ``4.5 min``."""
 
 from __future__ import annotations
 
@@ -10,3 +10,18 @@ def plural(count: int, one: str, many: str | None = None) -> str:
 
 def calls_without_result(count: int) -> str:
     return plural(count, "call without a result", "calls without a result")
+
+
+def human_tokens(n: int) -> str:
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(n)
+
+
+def human_seconds(seconds: float, second_digits: int = 1) -> str:
+    if seconds < 60:
+        return f"{seconds:.{second_digits}f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -5,8 +5,10 @@ atomic rewrites); ``session_store`` is the small public API a harness uses to
 write native ``tree`` sessions through it.
 """
 
+from .fingerprint import Fingerprint
+from .refusals import DanglingInside, LiveWriter, NothingToDo, Refused, WriteFailed
 from .session_store import TreeSessionStore
-from .store import DanglingInside, Fingerprint, LiveWriter, NothingToDo, Refused, Store, WriteFailed
+from .store import Store
 
 __all__ = [
     "DanglingInside",

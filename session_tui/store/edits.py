@@ -16,13 +16,16 @@ from dataclasses import dataclass, field, replace
 from ..model.reading import json_text
 from ..model.reading.segment import LineKind
 from ..model.reading.source import is_url
-from ..model.session import Session
+from ..model.session.session import Session
 from ..model.words import plural
+from .fingerprint import Fingerprint
 from .forms import FORMS
 from .forms.base import SYNTHETIC_RESULT, Form, planned_on
 from .plan import Plan, Rewrite
+from .refusals import NothingToDo, Refused, WriteFailed
+from .safe_files import create_exclusive, open_nofollow, utc_stamp
 from .salvage import salvage, saved_line
-from .store import Fingerprint, NothingToDo, Refused, Store, WriteFailed, create_exclusive, open_nofollow, utc_stamp
+from .store import Store
 
 __all__ = [
     "SYNTHETIC_RESULT",

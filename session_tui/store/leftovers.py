@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .store import open_nofollow
+from .safe_files import open_nofollow
 
 _STAMP = r"(?P<stamp>\d{8}T\d{6}\.\d{6}Z)"
 _SAVED = re.compile(r"(?P<session>.+)\.(?P<kind>bak|bad|torn)-" + _STAMP)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..model.reading import json_text
 from ..model.words import plural
-from .store import Fingerprint
+from .fingerprint import Fingerprint
 
 
 @dataclass(frozen=True)

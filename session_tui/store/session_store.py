@@ -17,8 +17,11 @@ from typing import Any
 
 from ..model.errors import SessionError
 from ..model.reading import json_text
-from ..model.session import Session
-from .store import Refused, Store, create_exclusive
+from ..model.session.context import context_at
+from ..model.session.session import Session
+from .refusals import Refused
+from .safe_files import create_exclusive
+from .store import Store
 
 
 class _Parent(enum.Enum):
@@ -83,7 +86,7 @@ class TreeSessionStore:
 
     def messages_for_active_branch(self) -> list[dict[str, Any]]:
         """The messages the model is sent from the active leaf (summaries applied)."""
-        return self.refresh().context_at()
+        return context_at(self.refresh())
 
     # -- writing ------------------------------------------------------------------
     def _new_id(self) -> str:

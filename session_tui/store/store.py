@@ -27,167 +27,21 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import os
 import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from ..model.live_state import ago, default_stuck_after
 from ..model.reading import json_text, open_writers
 from ..model.reading import records as records_io
-from ..model.reading.source import is_url
-from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail, write_all
-
-TAIL_WINDOW = 1 << 16
-#: why a file given as a URL is never written
-REMOTE_READ_ONLY = (
-    "a remote file is read-only here (one writer, an atomic replace and a lock cannot be guaranteed "
-    "over SSH or object storage); fork -o LOCAL_PATH or export it, then edit the copy"
-)
-
-
-class Refused(Exception):
-    """A write that must not happen now; ``str()`` says why, in one line."""
-
-
-class LiveWriter(Refused):
-    """The file changed a moment ago: an agent may be writing it (forcing writes anyway)."""
-
-
-class WriteFailed(Exception):
-    """A write the system refused (a full disk, an I/O error); ``str()``
-    says in one line what happened and what was left. ``changed``: the file
-    was replaced all the same (only copying what came after failed)."""
-
-    def __init__(self, message: str, changed: bool = False) -> None:
-        super().__init__(message)
-        self.changed = changed
-
-
-class NothingToDo(Refused):
-    """The repair asked for does not apply: the file has nothing it would change."""
-
-
-class DanglingInside(Refused):
-    """A dangling call with later messages after it on the branch: closing it
-    at the end would not answer it (``Form.close_inside`` does)."""
-
-
-@dataclass(frozen=True)
-class Fingerprint:
-    size: int
-    inode: int
-    mtime_ns: int
-    last_line: str  # sha256 of the last line (or fragment)
-
-    @classmethod
-    def of(cls, path: str) -> Fingerprint:
-        if is_url(path):
-            raise Refused(f"{path}: {REMOTE_READ_ONLY}")
-        st = os.stat(path)
-        return cls(st.st_size, st.st_ino, st.st_mtime_ns, hashlib.sha256(_last_line(path, st.st_size)).hexdigest())
-
-    @classmethod
-    def as_read(cls, path: str, size: int, inode: int | None = None) -> Fingerprint:
-        """The file as a session read it: its first ``size`` bytes (what an
-        agent appended since is not part of it, see ``grown_into``)."""
-        if is_url(path):
-            raise Refused(f"{path}: {REMOTE_READ_ONLY}")
-        st = os.stat(path)
-        if inode is not None and st.st_ino != inode:
-            raise Refused(f"{path}: the file changed since it was read: reload it and plan again")
-        mtime = st.st_mtime_ns if st.st_size == size else -1  # grown: never equal to the file as it is
-        return cls(size, st.st_ino, mtime, hashlib.sha256(_last_line(path, size)).hexdigest())
-
-    def grown_into(self, now: Fingerprint, path: str) -> bool:
-        """Whether the file at ``path``, now ``now``, is this one with whole
-        lines appended: the same file, longer, the same last line where it
-        ended, and that line ended (a fragment there may be a line someone
-        was still writing, which the growth completed)."""
-        if now.inode != self.inode or now.size < self.size:
-            return False
-        if hashlib.sha256(_last_line(path, self.size)).hexdigest() != self.last_line:
-            return False
-        if not self.size:
-            return True
-        with open(path, "rb") as f:
-            return os.pread(f.fileno(), 1, self.size - 1) == b"\n"
-
-
-def _last_line(path: str, size: int) -> bytes:
-    if not size:
-        return b""
-    with open(path, "rb") as f:
-        f.seek(max(0, size - TAIL_WINDOW))
-        tail = f.read(min(size, TAIL_WINDOW))
-    body = tail[:-1] if tail.endswith(b"\n") else tail
-    return body[body.rfind(b"\n") + 1 :]
-
-
-def utc_stamp() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-
-
-def _symlink_refused(path: str) -> Refused:
-    return Refused(f"{path}: is a symbolic link; not followed")
-
-
-def open_nofollow(path: str, flags: int, mode: int = 0o600) -> int:
-    """``os.open`` that never follows a symlink at ``path``: refused instead."""
-    try:
-        return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), mode)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _symlink_refused(path) from None
-        raise
-
-
-def create_exclusive(path: str, data: bytes, mode: int = 0o600, owner: tuple[int, int] | None = None) -> None:
-    """Write a new file at ``path``: never over an existing file or through
-    a symlink; owned by ``owner`` (uid, gid) where this process may give it;
-    fsync the file and its directory. A failed write removes the file."""
-    try:
-        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except FileExistsError:
-        raise Refused(f"{path}: already exists; not overwritten") from None
-    try:
-        if owner is not None:
-            give_to(fd, *owner)
-        os.fchmod(fd, mode)  # after chown, which may clear bits; and umask does not apply
-        write_all(fd, data)
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        os.unlink(path)
-        raise
-    os.close(fd)
-    fsync_dir(os.path.dirname(os.path.abspath(path)))
-
-
-def give_to(fd: int, uid: int, gid: int) -> None:
-    """chown ``fd`` to ``uid``:``gid``, or to the group alone, as far as this process may."""
-    st = os.fstat(fd)
-    if (st.st_uid, st.st_gid) == (uid, gid):
-        return
-    for new_uid in (uid, -1):
-        try:
-            os.fchown(fd, new_uid, gid)
-            return
-        except PermissionError:
-            continue
-
-
-def fsync_dir(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+from ..model.session.live_state import ago, default_stuck_after
+from .fingerprint import Fingerprint, last_line
+from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail
+from .refusals import LiveWriter, Refused, WriteFailed
+from .safe_files import create_exclusive, fsync_dir, give_to, open_nofollow, symlink_refused, utc_stamp
 
 
 @dataclass(frozen=True)
@@ -240,7 +94,7 @@ class Store:
 
     def check_quiet(self) -> None:
         """Refuse when the file was written within the live state's
-        ``stuck_after`` (``model.live_state``): an agent may still be
+        ``stuck_after`` (``model.session.live_state``): an agent may still be
         writing it, a call without a result still running. Unless forced."""
         if self.force:
             return
@@ -260,7 +114,7 @@ class Store:
         ``grown_ok``: a file that only grew since (an agent appended to it)
         is still it (a rewrite carries what was appended over)."""
         if os.path.islink(self.path):
-            raise _symlink_refused(self.path)
+            raise symlink_refused(self.path)
         if expected is None:
             return
         try:
@@ -314,7 +168,7 @@ class Store:
             try:
                 newline = b""
                 if self.ends_with_newline() is False:
-                    last = _last_line(self.path, os.path.getsize(self.path))
+                    last = last_line(self.path, os.path.getsize(self.path))
                     try:
                         records_io.loads(last)
                     except records_io.JSONDecodeError:

@@ -122,7 +122,7 @@ class SessionApp(App):
     def open_session_file(self, path: str, query: str = "") -> None:
         """Open ``path`` in a session view, or say in one line why not."""
         from ..model.errors import SessionError
-        from ..model.session import Session
+        from ..model.session.session import Session
 
         try:
             with Session(path, self.format) as probe:

@@ -9,7 +9,7 @@ from textual.command import Hit, Provider
 
 from ..model.errors import Cancelled
 from ..model.sanitize import inert
-from ..model.search import find_all
+from ..model.session.search import find_all
 from .masking import masked, redacting
 
 MAX_HITS = 20

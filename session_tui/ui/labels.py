@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model.entry_view import EntryView
+from ..model.entries.view import EntryView
 from ..model.sanitize import inert
 
 

@@ -8,10 +8,10 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.catalog.session_info import SessionInfo
-    from ..model.live_state import LiveState
-    from ..model.problems import Problem
-    from ..model.session import Session
-    from ..model.tools import ToolIssue
+    from ..model.entries.pairing import ToolIssue
+    from ..model.session.live_state import LiveState
+    from ..model.session.problems import Problem
+    from ..model.session.session import Session
 
 
 class IndexProgress(Message):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from session_tui.model.session import open_session
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, check_json
 
 ASTOR = SAMPLES / "astorlm"

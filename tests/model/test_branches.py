@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from session_tui.model import branches
-from session_tui.model.session import open_session
+from session_tui.model.session import branches
+from session_tui.model.session.session import open_session
 from tests.support import REPO, SAMPLES, run_cli
 
 sys.path.insert(0, str(REPO / "bench"))

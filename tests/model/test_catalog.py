@@ -8,10 +8,12 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.model.catalog.cache import CACHE_NAME, Catalog, file_contains, list_session_files, match_rank
+from session_tui.model.catalog.cache import CACHE_NAME, Catalog, list_session_files
+from session_tui.model.catalog.finding import file_contains, match_rank
 from session_tui.model.catalog.info_reader import SAMPLE_BYTES, read_info
 from session_tui.model.catalog.session_info import LIVE_SECONDS
-from session_tui.model.session import open_session
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES
 
 from .helpers import call, chain, fresh, header, message, result
@@ -460,7 +462,7 @@ def test_structural_damage_seen_in_the_sample_is_marked(tmp_path):
 def test_healthy_files_show_no_damage():
     for path in sorted(SAMPLES.rglob("*.jsonl")):
         with open_session(path) as session:
-            kinds = {p.kind.value for p in session.problems()}
+            kinds = {p.kind.value for p in find_problems(session)}
         found = set(read_info(str(path)).damage)
         said = {
             "duplicate id": "duplicate_id",

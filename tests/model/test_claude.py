@@ -6,8 +6,10 @@ import shutil
 
 import orjson
 
-from session_tui.model.session import Session, open_session
-from session_tui.model.usage import session_usage
+from session_tui.model.session.context import context_at, context_items, resume_items, tool_issues
+from session_tui.model.session.problems import find_notes, find_problems
+from session_tui.model.session.session import Session, open_session
+from session_tui.model.session.usage import session_usage
 from tests.support import SAMPLES, check_json, run_cli
 
 CLAUDE = SAMPLES / "claude"
@@ -34,7 +36,7 @@ def test_branched_compacted_session():
         view = s.format.view(s.record(boundary))
         assert view.kind == "summary" and view.tokens_before is not None
         # the model's context starts after the boundary, with the compact summary
-        context = s.context_items()
+        context = context_items(s)
         assert s.record(context[0][0]).get("isCompactSummary") is True
         assert all(e > boundary for e, _ in context)
         assert len(s.active_path()) > len(context)
@@ -101,13 +103,13 @@ def test_parallel_calls_split_over_lines_are_paired(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:
-        assert s.format.name == "claude" and s.tool_issues() == ([], [])
+        assert s.format.name == "claude" and tool_issues(s) == ([], [])
     # a second response (new message.id) closes the first: its unanswered call dangles
     lines[2]["message"]["id"] = "m2"
     lines[4]["parentUuid"] = "a2"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines[:3]) + orjson.dumps(lines[4]) + b"\n")
     with open_session(path) as s:
-        assert [d.call_id for d in s.tool_issues()[0]] == ["A"]
+        assert [d.call_id for d in tool_issues(s)[0]] == ["A"]
 
 
 def test_crashed_sessions():
@@ -123,7 +125,7 @@ def test_crashed_sessions():
 def test_summary_for_another_file_is_a_note_not_the_title():
     with open_session(DANGLING) as s:
         assert s.title() is None
-        assert any("014c2f60" in text and "not in this file" in text for _, text in s.notes())
+        assert any("014c2f60" in text and "not in this file" in text for _, text in find_notes(s))
         assert s.other_records(10)[0][0] == 1  # the summary line is listed as a metadata record
     result = run_cli("check", str(DANGLING))
     assert "not in this file" in result.stdout
@@ -173,7 +175,7 @@ def test_copied_prefix_is_deduplicated_quietly():
     (rep,) = check_json(SUBAGENT)
     assert rep["problems"] == [] and rep["entries"] == 7
     with open_session(SUBAGENT) as s:
-        assert any("copied prefix" in text for _, text in s.notes())
+        assert any("copied prefix" in text for _, text in find_notes(s))
         assert s.title() == "Where is currency rounded?"  # custom-title
 
 
@@ -226,10 +228,10 @@ def test_compaction_whose_earlier_part_is_gone_is_not_a_problem(tmp_path):
     path = tmp_path / "c.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:
-        assert s.problems() == []
-        assert any("gone" in text for _, text in s.notes())
+        assert find_problems(s) == []
+        assert any("gone" in text for _, text in find_notes(s))
         assert s.format.view(s.record(0)).tokens_before == 150000
-        assert [m["content"] for m in s.context_at()] == ["Summary: …"]
+        assert [m["content"] for m in context_at(s)] == ["Summary: …"]
 
 
 def test_subagents_follow_appends_and_new_transcripts(tmp_path):
@@ -311,7 +313,7 @@ def test_a_branch_ending_in_records_the_model_never_sees_still_resumes(tmp_path)
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:
         assert s.record(s.active_leaf())["uuid"] == "call"
-        assert [d.call_id for d in s.tool_issues()[0]] == ["T"]
+        assert [d.call_id for d in tool_issues(s)[0]] == ["T"]
 
 
 def test_context_merges_the_lines_of_one_response():
@@ -320,10 +322,10 @@ def test_context_merges_the_lines_of_one_response():
             "55de26f4-"
             + next(s.record(e)["uuid"][9:] for e in s.tree.leaf_list() if s.record(e)["uuid"].startswith("55de26f4"))
         )
-        context = s.context_at(s.active_leaf())
+        context = context_at(s, s.active_leaf())
         ids = [m.get("id") for m in context if m.get("role") == "assistant"]
         assert len(ids) == len(set(ids))  # one message per response
-        sent = [item.message for item in s.resume_items(leaf)]
+        sent = [item.message for item in resume_items(s, leaf)]
         merged = next(m for m in sent if m.get("id") == "msg_010e4fb45b98c15a79b05e81")
         assert [b["type"] for b in merged["content"]] == ["text", "tool_use"]  # Claude Code drops thinking
 

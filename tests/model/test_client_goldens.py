@@ -20,7 +20,8 @@ import pytest
 
 from session_tui.commands.export import ADDED_BY, export
 from session_tui.model.reading.codex_thread import thread_files
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_items, resume_items
+from session_tui.model.session.session import open_session
 
 from ..oracle_steps import steps_for
 from ..support import REPO, check_json, run_cli
@@ -89,7 +90,7 @@ def test_additions_are_marked(tmp_path):
     before = path.read_bytes()
     with open_session(path) as session:
         context = orjson.loads(export(session, "json", context=True))
-        sent = session.resume_items()
+        sent = resume_items(session)
     added = [m for m in context if ADDED_BY in m]
     assert [m[ADDED_BY] for m in added] == ["Claude Code", "Claude Code"]
     assert added[0]["content"][0]["is_error"] is True and added[1]["content"][0]["text"] == "No response requested."
@@ -134,11 +135,11 @@ def test_pi_v1_compaction_keeps_from_the_record_of_its_index(tmp_path):
     path = tmp_path / "v1.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     with open_session(path) as session:
-        texts = [m["content"][0]["text"] for m in (s.message for s in session.resume_items())]
+        texts = [m["content"][0]["text"] for m in (s.message for s in resume_items(session))]
     assert texts[0].endswith("<summary>\nS\n</summary>") and texts[1:] == ["three", "four", "five"]
 
 
 def test_legacy_codex_rollout_is_read_but_not_resumed():
     with open_session(REAL / "codex" / "example.jsonl") as session:
         assert session.format.name == "codex" and session.entries == 741
-        assert len(session.context_items()) == 741 and session.resume_items() == []
+        assert len(context_items(session)) == 741 and resume_items(session) == []

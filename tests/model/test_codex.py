@@ -6,7 +6,8 @@ import json
 
 import orjson
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_items
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, check_json
 
 CODEX = SAMPLES / "codex"
@@ -23,11 +24,11 @@ def test_rollback_and_compaction_rebuild_the_history():
     (rep,) = check_json(ROLLBACK)
     assert rep["format"] == "codex" and rep["problems"] == [] and rep["summaries"] == 1
     with open_session(ROLLBACK) as s:
-        before_compaction = s.context_items(s.tree.entry_line.index(41))  # the assistant of turn 3 (line 42)
+        before_compaction = context_items(s, s.tree.entry_line.index(41))  # the assistant of turn 3 (line 42)
         shown = lines_of(s, before_compaction)
         assert 9 in shown and 37 in shown  # turn 1 and turn 3 are there
         assert not set(range(19, 30)) & set(shown)  # turn 2 was rolled back
-        final = s.context_items()
+        final = context_items(s)
         compacted = s.tree.entry_line.index(47)  # line 48
         base = [item for entry, item in final if entry == compacted]
         assert base and len(final) == len(base) + 4  # replacement history, then turn 5 (lines 54-58)

@@ -13,11 +13,11 @@ import orjson
 import pytest
 
 from session_tui.commands.export import export
-from session_tui.model.branches import branches
 from session_tui.model.catalog.cache import list_session_files
 from session_tui.model.reading.codex_thread import thread_files
 from session_tui.model.reading.source import JoinedFiles
-from session_tui.model.session import open_session
+from session_tui.model.session.branches import branches
+from session_tui.model.session.session import open_session
 from tests.support import check_json, run_cli
 
 REWIND = Path(__file__).resolve().parent.parent / "data" / "live-rewinds" / "codex"

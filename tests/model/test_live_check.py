@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from session_tui.model.session import open_session
-from session_tui.model.usage import session_usage
+from session_tui.model.session.context import KeptContext, context_items, tool_issues
+from session_tui.model.session.problems import find_notes, find_problems
+from session_tui.model.session.session import open_session
+from session_tui.model.session.usage import session_usage
 from tests.support import REPO, SAMPLES
 
 FILES = sorted(SAMPLES.rglob("*.jsonl")) + sorted((REPO / "tests" / "data" / "real").rglob("*.jsonl"))
@@ -17,8 +19,8 @@ def state(session):
     leaf = session.active_leaf()
     return (
         leaf,
-        session.context_items(leaf) if leaf >= 0 else [],
-        session.problems(),
+        context_items(session, leaf) if leaf >= 0 else [],
+        find_problems(session),
         session.format.off_branch(session),
         session_usage(session),
     )
@@ -58,25 +60,25 @@ def test_an_append_extends_the_context_and_pairs_only_new_messages(tmp_path):
     live = tmp_path / "live.jsonl"
     live.write_bytes(b"".join(lines[:-1]))
     session = open_session(live)
-    before = session.context_items()
-    session.problems()
-    pairing = session._pairing
+    before = context_items(session)
+    find_problems(session)
+    pairing = session.memo.of(KeptContext).pairing
     with open(live, "ab") as f:
         f.write(lines[-1])
     session.refresh()
-    after = session.context_items()
+    after = context_items(session)
     assert after[: len(before)] == before and all(a is b for a, b in zip(after, before, strict=False))
-    session.problems()
-    assert session._pairing is pairing and pairing.consumed == len(after)
+    find_problems(session)
+    assert session.memo.of(KeptContext).pairing is pairing and pairing.consumed == len(after)
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if p.parent.name == "tree"], ids=lambda p: p.name)
 def test_a_light_check_finds_what_the_full_context_finds(path):
     """check reads only the records that call or answer a tool: the same problems."""
     light = open_session(path)
-    found = light.problems(light=True), light.tool_issues(light=True), light.notes()
+    found = find_problems(light, light=True), tool_issues(light, light=True), find_notes(light)
     full = open_session(path)
-    assert found == (full.problems(), full.tool_issues(), full.notes())
+    assert found == (find_problems(full), tool_issues(full), find_notes(full))
 
 
 def test_a_light_check_on_a_generated_session_with_branches_summaries_and_parallel_calls(tmp_path):
@@ -90,7 +92,7 @@ def test_a_light_check_on_a_generated_session_with_branches_summaries_and_parall
     path = tmp_path / "gen.jsonl"
     generate(str(path), 3 << 20)
     light = open_session(path)
-    found = light.problems(light=True), light.tool_issues(light=True), light.notes()
+    found = find_problems(light, light=True), tool_issues(light, light=True), find_notes(light)
     full = open_session(path)
     assert light.tree.summaries and light.tree.branch_points
-    assert found == (full.problems(), full.tool_issues(), full.notes())
+    assert found == (find_problems(full), tool_issues(full), find_notes(full))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.branches import branches, details, label
-from session_tui.model.session import open_session
-from session_tui.model.usage import session_usage
+from session_tui.model.session.branches import branches, details, label
+from session_tui.model.session.session import open_session
+from session_tui.model.session.usage import session_usage
 from tests.support import check_json, run_cli
 
 LIVE = Path(__file__).resolve().parent.parent / "data" / "live-runs"

@@ -1,4 +1,4 @@
-"""What the agent is doing, from the file alone (model.live_state): a call
+"""What the agent is doing, from the file alone (model.session.live_state): a call
 without a result is running while the file is written (or held open by a
 writer), stuck after ``stuck_after``; the same rule in ``check`` and the
 store's refusal of edits."""
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.live_state import Activity, ago, clock, last_written, live_state
-from session_tui.model.session import open_session
+from session_tui.model.session.live_state import Activity, ago, clock, last_written, live_state
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, run_cli
 
 from .helpers import call, chain, fresh, message, result
@@ -47,7 +48,7 @@ def test_a_call_just_written_is_running_and_no_problem(tmp_path):
         state = live_state(session)
         assert state.activity is Activity.RUNNING and [a.call_id for a in state.awaited] == ["c1"]
         assert state.words().startswith("running run ")
-        assert session.problems() == []
+        assert find_problems(session) == []
 
 
 def test_after_stuck_after_of_quiet_the_call_is_stuck_a_problem(tmp_path):
@@ -56,8 +57,8 @@ def test_after_stuck_after_of_quiet_the_call_is_stuck_a_problem(tmp_path):
     with open_session(path) as session:
         state = live_state(session)
         assert state.activity is Activity.STOPPED and state.running() == set()
-        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
-        assert "run call (c1) has no result" in session.problems()[0].message
+        assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
+        assert "run call (c1) has no result" in find_problems(session)[0].message
 
 
 def test_the_threshold_is_the_callers(tmp_path):
@@ -77,7 +78,7 @@ def test_a_call_the_model_went_past_is_a_problem_however_recent(tmp_path):
     )
     with open_session(path) as session:
         assert live_state(session).awaited == ()
-        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+        assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
 
 
 def test_one_of_two_parallel_calls_answered_the_other_runs(tmp_path):
@@ -86,7 +87,7 @@ def test_one_of_two_parallel_calls_answered_the_other_runs(tmp_path):
     with open_session(path) as session:
         state = live_state(session)
         assert [a.call_id for a in state.awaited] == ["c2"] and state.activity is Activity.RUNNING
-        assert session.problems() == []
+        assert find_problems(session) == []
 
 
 @pytest.mark.parametrize(
@@ -124,7 +125,7 @@ def test_a_quiet_file_held_open_by_its_writer_keeps_its_call_running(tmp_path):
         _age(path, 301)
         with open_session(path) as session:
             assert live_state(session).activity is Activity.RUNNING
-            assert session.problems() == []
+            assert find_problems(session) == []
     finally:
         holder.kill()
         holder.wait()
@@ -140,8 +141,8 @@ def test_real_crashes_are_running_while_fresh_and_stuck_when_quiet(tmp_path):
             assert live_state(session).activity is Activity.STOPPED, source
             written = last_written(session)
             assert live_state(session, now=written + 10).activity is Activity.RUNNING, source  # as it was then
-            assert session.problems(live=live_state(session, now=written + 10)) == [], source
-            assert session.problems(), source  # now: stuck
+            assert find_problems(session, live=live_state(session, now=written + 10)) == [], source
+            assert find_problems(session), source  # now: stuck
 
 
 def test_check_says_what_the_agent_does_and_takes_stuck_after(tmp_path):
@@ -173,7 +174,7 @@ def test_a_copy_of_an_old_session_is_not_live_however_new_the_file(tmp_path):
     path.write_bytes(chain(2) + call("a1", "m1", "c1"))  # entries of 2026-03-14, the file written now
     with open_session(path) as session:
         assert live_state(session).activity is Activity.STOPPED
-        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+        assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
 
 
 def test_a_file_whose_entries_record_no_time_is_live_only_once_seen_growing(tmp_path):
@@ -186,11 +187,11 @@ def test_a_file_whose_entries_record_no_time_is_live_only_once_seen_growing(tmp_
     copied.write_bytes(system + prompt + call)  # written just now, all at once
     with open_session(copied, "chat") as session:
         assert live_state(session).activity is Activity.STOPPED
-        assert [p.kind.value for p in session.problems()] == ["dangling_tool_call"]
+        assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
     watched = tmp_path / "watched.jsonl"
     watched.write_bytes(system + prompt)
     with open_session(watched, "chat") as session:
         with open(watched, "ab") as f:
             f.write(call)  # the agent calls a tool while we watch
         session.refresh()
-        assert live_state(session).activity is Activity.RUNNING and session.problems() == []
+        assert live_state(session).activity is Activity.RUNNING and find_problems(session) == []

@@ -13,7 +13,8 @@ import pytest
 
 from session_tui.model.reading import json_text
 from session_tui.model.reading.records import loads
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at
+from session_tui.model.session.session import open_session
 from session_tui.store import NothingToDo, edits
 from tests.support import ONE_PER_FORMAT, SAMPLES, check_json, run_cli
 
@@ -62,8 +63,8 @@ def test_a_lone_surrogate_is_read_kept_and_shown_inert_in_every_format(tmp_path,
     assert {**lone_report, "path": ""} == {**plain_report, "path": ""}  # no bad line, no false fork or dangling call
     assert lone_report["problems"] == []
     with open_session(lone) as session, open_session(plain) as twin:
-        assert len(session.context_at()) == len(twin.context_at())
-        assert "\\ud83d" in json_text.dumps(session.context_at())  # kept, and written back as it was read
+        assert len(context_at(session)) == len(context_at(twin))
+        assert "\\ud83d" in json_text.dumps(context_at(session))  # kept, and written back as it was read
         with pytest.raises(NothingToDo):
             edits.plan_drop_bad(session)
     for form in ("md", "html", "json"):

@@ -15,7 +15,8 @@ import pytest
 
 from session_tui.commands.export import export
 from session_tui.model.reading.segment import LineKind
-from session_tui.model.session import open_session
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 
 from ..support import REPO, check_json
 from .helpers import call, chain, header, message, result
@@ -83,7 +84,7 @@ def test_tree_node_is_transparent_to_tool_pairing_and_never_sent(tmp_path):
         + message("m2", "r1", "assistant", "done")
     )
     with open_session(path) as session:
-        assert session.entries == 5 and session.problems() == []
+        assert session.entries == 5 and find_problems(session) == []
         assert [m.get("content") for m in _context(path)] == ["message 0", None, "ok", "done"]
         assert session.tree.parent[session.find("r1")] == session.find("x1")
 
@@ -115,7 +116,7 @@ def test_a_record_of_an_unknown_type_without_an_id_is_a_plain_kept_line(tmp_path
     path.write_bytes(header() + message("m0", None) + b'{"type":"model_change","model":"x"}\n' + message("m1", "m0"))
     with open_session(path) as session:
         assert session.lines.line_kinds[2] == LineKind.UNKNOWN
-        assert session.entries == 2 and session.problems() == []
+        assert session.entries == 2 and find_problems(session) == []
 
 
 @pytest.mark.parametrize("fmt", ["claude", "pi"])

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from session_tui.model import parallel
-from session_tui.model.session import Session
+from session_tui.model.session import parallel
+from session_tui.model.session.session import Session
 
 from .helpers import chain, message, pointer
 from .test_properties import snapshot

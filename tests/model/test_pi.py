@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from session_tui.model.rows import RowLayout
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at, context_items, resume_items
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.rows import RowLayout
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, check_json
 
 PI = SAMPLES / "pi"
@@ -22,9 +24,9 @@ def test_branched_pi_session():
         assert s.record(s.find("597bebe5"))["type"] == "branch_summary"
         compaction = s.record(s.find("7f35d398"))
         assert compaction["type"] == "compaction" and compaction["firstKeptEntryId"] == "c290e885"
-        context = s.context_items()
+        context = context_items(s)
         assert context[0][1]["summary"] == compaction["summary"]  # the summary opens the context
-        sent = s.resume_items()[0].message["content"][0]["text"]  # as pi wraps it
+        sent = resume_items(s)[0].message["content"][0]["text"]  # as pi wraps it
         assert sent.startswith("The conversation history before this point") and compaction["summary"] in sent
         assert context[1][0] == s.find("c290e885")  # then the kept messages
         views = [s.format.view(s.record(e)) for e in range(s.entries)]
@@ -70,5 +72,5 @@ def test_aborted_assistant_calls_are_not_dangling(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     with open_session(path) as s:
-        assert s.format.name == "pi" and s.problems() == []
-        assert [m["role"] for m in s.context_at()] == ["user"]  # pi does not replay it
+        assert s.format.name == "pi" and find_problems(s) == []
+        assert [m["role"] for m in context_at(s)] == ["user"]  # pi does not replay it

@@ -11,9 +11,12 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from session_tui.model import tree
+from session_tui.model.entries import tree
+from session_tui.model.errors import SessionError
 from session_tui.model.reading import segment
-from session_tui.model.session import Session, SessionError
+from session_tui.model.session.context import context_at
+from session_tui.model.session.problems import find_notes, find_problems
+from session_tui.model.session.session import Session
 
 from .helpers import call, header, message, pointer, result, summary
 
@@ -82,7 +85,7 @@ def snapshot(s: Session) -> dict:
         "branch_points": t.branch_points,
         "summaries": t.summaries,
         "active": s.active_leaf(),
-        "problems": [(p.line, p.kind.value, p.message) for p in s.problems()],
+        "problems": [(p.line, p.kind.value, p.message) for p in find_problems(s)],
         "children": [t.children(i) for i in range(t.count)],
     }
 
@@ -163,9 +166,9 @@ def test_arbitrary_bytes_never_raise(data, fmt, cut):
                 with open(path, "ab") as f:
                     f.write(data[cut:])
                 s.refresh()
-                s.problems()
-                s.context_at()
-                s.notes()
+                find_problems(s)
+                context_at(s)
+                find_notes(s)
         except SessionError as exc:
             assert "\n" not in str(exc)
 
@@ -189,6 +192,6 @@ def test_garbage_among_tree_records_never_raises(lines):
             f.write(data)
         with Session(path) as s:
             s.refresh()
-            for p in s.problems():
+            for p in find_problems(s):
                 assert p.line >= 1
-            s.context_at()
+            context_at(s)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 
 from session_tui.model.reading.segment import LineKind
-from session_tui.model.session import Session, open_session
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import Session, open_session
 
 from .helpers import chain, header, message
 
@@ -26,12 +27,12 @@ def test_torn_tail_becomes_one_entry_when_completed(tmp_path):
     path.write_bytes(chain(1) + line[:25])
     s = open_session(path)
     assert s.entries == 1
-    assert [p.kind.value for p in s.problems()] == ["torn_tail"]
-    assert s.problems()[0].line == 3
+    assert [p.kind.value for p in find_problems(s)] == ["torn_tail"]
+    assert find_problems(s)[0].line == 3
     append(path, line[25:])
     change = s.refresh()
     assert change.new_entries == 1 and not change.reloaded
-    assert entry_ids(s) == ["m0", "m1"] and s.problems() == []
+    assert entry_ids(s) == ["m0", "m1"] and find_problems(s) == []
 
 
 def test_complete_object_without_newline_is_an_entry_not_duplicated(tmp_path):
@@ -39,7 +40,7 @@ def test_complete_object_without_newline_is_an_entry_not_duplicated(tmp_path):
     line = message("m1", "m0")
     path.write_bytes(chain(1) + line[:-1])  # a whole object, newline missing
     s = open_session(path)
-    assert entry_ids(s) == ["m0", "m1"] and s.problems() == []
+    assert entry_ids(s) == ["m0", "m1"] and find_problems(s) == []
     append(path, b"\n")
     assert s.refresh().new_entries == 0
     append(path, message("m2", "m1"))
@@ -55,8 +56,8 @@ def test_complete_object_then_more_on_the_same_line_reloads(tmp_path):
     append(path, b'{"type":"message","id":"m2","parentId":"m1"}\n')  # fused onto it
     change = s.refresh()
     assert change.reloaded
-    assert s.entries == 1 and [p.kind.value for p in s.problems()] == ["bad_line"]
-    assert "fused" in s.problems()[0].message
+    assert s.entries == 1 and [p.kind.value for p in find_problems(s)] == ["bad_line"]
+    assert "fused" in find_problems(s)[0].message
 
 
 def test_bad_lines_in_the_middle_are_reported_and_skipped(tmp_path):
@@ -74,7 +75,7 @@ def test_bad_lines_in_the_middle_are_reported_and_skipped(tmp_path):
         + message("b", "a")
     )
     s = open_session(path)
-    bad = [(p.line, p.kind.value) for p in s.problems()]
+    bad = [(p.line, p.kind.value) for p in find_problems(s)]
     assert bad == [(3, "bad_line"), (4, "bad_line"), (5, "bad_line"), (6, "bad_line"), (7, "bad_line")]
     assert entry_ids(s) == ["a", "b"] and s.line_of(1) == 10
     assert s.tree.parent[1] == 0
@@ -86,7 +87,7 @@ def test_bom_and_crlf_are_tolerated(tmp_path):
     body = chain(3).replace(b"\n", b"\r\n")
     path.write_bytes(b"\xef\xbb\xbf" + body)
     s = open_session(path)
-    assert s.format.name == "tree" and entry_ids(s) == ["m0", "m1", "m2"] and s.problems() == []
+    assert s.format.name == "tree" and entry_ids(s) == ["m0", "m1", "m2"] and find_problems(s) == []
     assert s.header["id"] == "s-1"
 
 
@@ -137,18 +138,18 @@ def test_torn_fragment_dropped_by_truncation_is_not_a_reload(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(chain(2) + b'{"type":"mess')
     s = open_session(path)
-    assert s.problems()[0].kind.value == "torn_tail"
+    assert find_problems(s)[0].kind.value == "torn_tail"
     with open(path, "r+b") as f:
         f.truncate(len(chain(2)))
     change = s.refresh()
-    assert not change.reloaded and s.problems() == [] and s.entries == 2
+    assert not change.reloaded and find_problems(s) == [] and s.entries == 2
 
 
 def test_empty_file_is_an_empty_session_and_sniffs_later(tmp_path):
     path = tmp_path / "chat.jsonl"
     path.write_bytes(b"")
     s = open_session(path)
-    assert s.entries == 0 and s.active_leaf() == -1 and s.problems() == []
+    assert s.entries == 0 and s.active_leaf() == -1 and find_problems(s) == []
     append(path, b'{"role":"user","content":"hi"}\n')
     s.refresh()
     assert s.format.name == "chat" and s.entries == 1

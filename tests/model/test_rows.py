@@ -1,9 +1,9 @@
-"""The row layout of the entry view (model/rows.py)."""
+"""The row layout of the entry view (model/session/rows.py)."""
 
 from __future__ import annotations
 
-from session_tui.model.rows import RowFlag, RowLayout
-from session_tui.model.session import open_session
+from session_tui.model.session.rows import RowFlag, RowLayout
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES
 
 from .helpers import chain, header, message, pointer

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at, context_items, tool_issues
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, check_json
 
 TREE = SAMPLES / "tree"
@@ -38,7 +39,7 @@ def test_branched_summary_model():
         assert s.tree.branch_point_entries() == [fork]
         # line 13 is the pointer back to the diagnosis message; the last entry is later
         assert s.lines.line_kinds[12] == 3 and s.pointers[0][1].startswith("f1eb590f")
-        ctx = s.context_items()
+        ctx = context_items(s)
         ids = [s.record(e)["id"][:8] for e, _ in ctx]
         assert ids == ["72e56246", "79c7d2b4", "e7588db2", "cf853001", "f63b96e7", "b43529e7", "0fe3c303"]
         summary_msg = ctx[1][1]
@@ -81,8 +82,8 @@ def test_chat_samples(name, entries, dangling, torn_line):
 
 def test_chat_parallel_calls_paired():
     with open_session(CHAT / "session-fix-rounding.jsonl") as s:
-        assert s.tool_issues() == ([], [])
-        assert len(s.context_at()) == 12
+        assert tool_issues(s) == ([], [])
+        assert len(context_at(s)) == 12
 
 
 def test_chat_sidecar_is_shown_not_required():

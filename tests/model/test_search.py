@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from session_tui.model.search import find_text, partner
-from session_tui.model.session import open_session
+from session_tui.model.entries.pairing import partner
+from session_tui.model.session.search import find_text
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES
 
 from .helpers import call, chain, header, message, result
@@ -34,7 +35,7 @@ def test_find_text_skips_non_entry_lines(tmp_path):
 
 
 def test_find_text_across_block_boundaries(tmp_path, monkeypatch):
-    from session_tui.model import search
+    from session_tui.model.session import search
 
     monkeypatch.setattr(search, "BLOCK", 64)
     path = tmp_path / "s.jsonl"
@@ -64,8 +65,9 @@ def test_a_search_polls_should_stop_between_blocks_and_stops(tmp_path):
     """A miss on a big file reads all of it: the UI runs it in a thread and stops it with Esc."""
     import pytest
 
-    from session_tui.model.search import find_all
-    from session_tui.model.session import Cancelled, open_session
+    from session_tui.model.errors import Cancelled
+    from session_tui.model.session.search import find_all
+    from session_tui.model.session.session import open_session
     from tests.model.helpers import chain
 
     path = tmp_path / "big.jsonl"

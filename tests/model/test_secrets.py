@@ -13,7 +13,7 @@ import pytest
 from session_tui.model.privacy.redact import Redactor
 from session_tui.model.privacy.secret_scan import line_secrets, scan_blocks, session_secrets
 from session_tui.model.privacy.secrets import KINDS, PREFILTERS, find_secrets, has_candidate, mark, preview
-from session_tui.model.session import open_session
+from session_tui.model.session.session import open_session
 from tests.model.helpers import header, message
 from tests.secret_samples import PLANTED, TRAPS
 from tests.support import SAMPLES
@@ -251,7 +251,7 @@ def test_a_sidecar_document_is_redacted_as_it_was_written():
 def test_a_preview_is_never_cut_through_a_secret(kind, secret):
     """The branch list and the compare cut previews: a piece of a key would
     no longer be recognised (so no longer masked); the cut moves before it."""
-    from session_tui.model.branches import PREVIEW, cut
+    from session_tui.model.session.branches import PREVIEW, cut
 
     for before in range(PREVIEW - len(secret) + 1, PREVIEW):
         text = "x" * before + " " + secret + " and more"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
-from session_tui.model.session import open_session
-from session_tui.model.usage import entry_tokens, human_tokens, parse_time, session_usage, step_seconds, usage_text
+from session_tui.model.entries.view import parse_time
+from session_tui.model.session.session import open_session
+from session_tui.model.session.usage import entry_tokens, session_usage, step_seconds, usage_text
+from session_tui.model.words import human_tokens
 from tests.support import SAMPLES
 
 PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
@@ -100,8 +102,8 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
     record again (the other formats' way) gives the same totals."""
     import shutil
 
-    from session_tui.model.session import open_session
-    from session_tui.model.usage import session_usage
+    from session_tui.model.session.session import open_session
+    from session_tui.model.session.usage import session_usage
     from tests.support import SAMPLES
 
     from .helpers import chain, message

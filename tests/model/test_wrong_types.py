@@ -13,7 +13,8 @@ import pytest
 
 from session_tui.commands.check import report
 from session_tui.model.errors import SessionError
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_items
+from session_tui.model.session.session import open_session
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"
 FILES = sorted(p for p in SAMPLES.rglob("*.jsonl") if p.stat().st_size < 40_000)
@@ -51,7 +52,7 @@ def test_a_field_of_the_wrong_type_is_never_a_crash(sample, tmp_path):
             try:
                 with open_session(target) as session:
                     report(session, str(target))
-                    session.context_items(session.active_leaf())
+                    context_items(session, session.active_leaf())
             except SessionError:
                 pass  # a one-line refusal (for example, a header no longer recognised)
             except Exception as exc:  # pragma: no cover - the failure message

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from session_tui.commands.check import report
-from session_tui.model.session import Session, open_session
+from session_tui.model.session.session import Session, open_session
 from tests.model.helpers import chain, message
 from tests.support import REPO, SAMPLES
 

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at
+from session_tui.model.session.session import open_session
 from session_tui.store import edits
 from tests.support import REPO, SAMPLES, check_json, run_cli
 
@@ -122,7 +123,7 @@ def test_fork_at_the_active_leaf_equals_the_source(tmp_path):
     fork = tmp_path / "branched-summary.fork-1.jsonl"
     with open_session(path) as a, open_session(fork) as b:
         assert a.record(a.active_leaf()) == b.record(b.active_leaf())
-        assert a.context_at() == b.context_at()
+        assert context_at(a) == context_at(b)
         assert b.header["parentSession"]["entryId"] == "0fe3c303-096b-49f1-837b-e65ac554698a"
     assert run_cli("fork", str(path), "72e56246-ca7d-4f8d-9c5e-a5363f156a81").returncode == 0
     assert (tmp_path / "branched-summary.fork-2.jsonl").exists()
@@ -248,7 +249,7 @@ def test_pi_leaf_moves_by_a_custom_entry_and_forks_name_their_source(tmp_path):
     assert record["parentId"] == "388b8151"
     with open_session(path) as s:
         assert s.record(s.tree.parent[s.active_leaf()])["id"] == "388b8151"
-        assert all(m.get("customType") != "session-tui/leaf" for m in s.context_at())
+        assert all(m.get("customType") != "session-tui/leaf" for m in context_at(s))
     assert run_cli("fork", str(path), "21151c1c").returncode == 0
     (fork,) = [p for p in tmp_path.iterdir() if ".fork-1." in p.name]
     with open_session(fork) as f:

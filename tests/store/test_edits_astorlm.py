@@ -13,7 +13,9 @@ import uuid
 import orjson
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import tool_issues
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from session_tui.store import Refused, edits
 from tests.support import SAMPLES, run_cli
 
@@ -72,7 +74,7 @@ def test_close_the_crash_sample_by_cli(tmp_path):
     assert_meta_touched(meta, meta_before, since)
     with open_session(path) as s:
         assert s.format.name == "astorlm"
-        assert s.tool_issues() == ([], []) and s.problems() == []
+        assert tool_issues(s) == ([], []) and find_problems(s) == []
         assert s.record(s.active_leaf()) == record
     again = run_cli("fix", "--close", str(path))
     assert again.returncode == 0 and "nothing to do" in again.stdout  # said, and no error
@@ -96,13 +98,13 @@ def test_close_adds_the_missing_results_to_a_results_message_that_answers_some(t
     path.write_bytes(b"\n".join(lines) + b"\n" + orjson.dumps(partial) + b"\n")
     old(path)
     with open_session(path) as s:
-        assert [d.call_id for d in s.tool_issues()[0]] == CALLS[1:]
+        assert [d.call_id for d in tool_issues(s)[0]] == CALLS[1:]
         edits.apply(edits.plan_close(s))
     data = path.read_bytes().split(b"\n")
     assert data[:-2] == lines and data[-1] == b""
     assert json.loads(data[-2]) == {**partial, "content": [*partial["content"], error_result(CALLS[1])]}
     with open_session(path) as s:
-        assert s.tool_issues() == ([], [])
+        assert tool_issues(s) == ([], [])
 
 
 def test_cut_leaves_the_calling_message_out(tmp_path):
@@ -113,7 +115,7 @@ def test_cut_leaves_the_calling_message_out(tmp_path):
     assert path.read_bytes() == b"\n".join(original.split(b"\n")[:3]) + b"\n"
     assert_meta_touched(meta, meta_before, since)
     with open_session(path) as s:
-        assert s.problems() == [] and s.entries == 3
+        assert find_problems(s) == [] and s.entries == 3
 
 
 def test_drop_torn_rewrites_both_files(tmp_path):

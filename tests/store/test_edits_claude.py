@@ -10,7 +10,9 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_items, tool_issues
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from session_tui.store import Refused, edits
 from session_tui.store.forms.base import SYNTHETIC_RESULT
 from session_tui.store.forms.claude import TOOL_USE_RESULT
@@ -103,7 +105,7 @@ def test_close_two_calls_of_one_response_over_two_lines(tmp_path):
     assert [first["parentUuid"], second["parentUuid"]] == ["a2", first["uuid"]]  # results chain after the response
     assert [first["sourceToolAssistantUUID"], second["sourceToolAssistantUUID"]] == ["a1", "a2"]
     with open_session(path) as s:
-        assert s.tool_issues() == ([], [])
+        assert tool_issues(s) == ([], [])
 
 
 def test_fork_reopens_with_the_same_active_path(tmp_path):
@@ -116,7 +118,7 @@ def test_fork_reopens_with_the_same_active_path(tmp_path):
     (fork,) = done.created
     assert fork.endswith(".jsonl") and fork != str(path)
     with open_session(fork) as f:
-        assert f.format.name == "claude" and f.problems() == []
+        assert f.format.name == "claude" and find_problems(f) == []
         forked = [f.record(e) for e in f.active_path()]
         new_id = forked[0]["sessionId"]
         assert fork.endswith(f"/{new_id}.jsonl")
@@ -126,12 +128,12 @@ def test_fork_reopens_with_the_same_active_path(tmp_path):
                 k: v for k, v in a.items() if k != "sessionId"
             }
         assert f.origin() == f"session {source_path[0]['sessionId']} at {source_path[-1]['uuid']}"
-        assert [m for _, m in f.context_items()] == [m for _, m in s_context(path)]
+        assert [m for _, m in context_items(f)] == [m for _, m in s_context(path)]
 
 
 def s_context(path):
     with open_session(path) as s:
-        return s.context_items()
+        return context_items(s)
 
 
 def test_leaf_move_and_cut_are_refused_with_the_reason(tmp_path):
@@ -193,7 +195,7 @@ def test_origin_names_the_record_forked_at(tmp_path):
 
 
 def test_a_closing_result_is_what_claude_code_writes_for_one_dated_at_its_call(tmp_path):
-    from session_tui.model.usage import session_usage, step_seconds
+    from session_tui.model.session.usage import session_usage, step_seconds
     from session_tui.store.forms.claude import ENVELOPE
 
     live = REPO / "tests" / "data" / "live-runs" / "claude"
@@ -214,6 +216,6 @@ def test_a_closing_result_is_what_claude_code_writes_for_one_dated_at_its_call(t
     assert not {"madeBy", "requestId", "requestRef", "apiBlockIndex", "requestedModel"} & set(added)
     assert {key for key in ENVELOPE if key in caller} <= set(added)
     with open_session(path) as session:
-        assert session.problems() == []
+        assert find_problems(session) == []
         assert session_usage(session).seconds == span  # the session did not grow longer
         assert step_seconds(session, session.active_leaf()) == ("tool", 0.0)

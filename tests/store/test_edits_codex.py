@@ -12,7 +12,9 @@ import orjson
 import pytest
 
 from session_tui.commands.export import ADDED_BY, export
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at, tool_issues
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from session_tui.store import edits
 from tests.support import run_cli
 
@@ -55,8 +57,8 @@ def close(path) -> list[dict]:
 def assert_no_dangling(path) -> None:
     with open_session(path) as s:
         assert s.format.name == "codex"
-        assert s.tool_issues() == ([], [])
-        assert s.problems() == []
+        assert tool_issues(s) == ([], [])
+        assert find_problems(s) == []
 
 
 def test_close_the_torn_crash_sample_by_cli(tmp_path):
@@ -173,7 +175,7 @@ def test_a_dangling_call_followed_by_later_turns_is_closed_in_a_fork(tmp_path):
     path = sample(tmp_path, INTERRUPT)
     original = path.read_bytes()
     with open_session(path) as s:
-        (dangling,) = s.tool_issues()[0]
+        (dangling,) = tool_issues(s)[0]
         call_line = s.line_of(dangling.entry)
         plan = edits.plan_close(s)
         assert "Codex will send the output" in plan.summary and "this file is not changed" in plan.summary
@@ -219,8 +221,8 @@ def test_fork_at_the_leaf_is_a_new_rollout_with_the_same_history(tmp_path, rel):
     with open_session(path) as a, open_session(fork) as b:
         assert b.format.name == "codex"
         assert [b.record(e) for e in b.active_path()] == [a.record(e) for e in a.active_path()]
-        assert b.context_at() == a.context_at()
-        assert b.tool_issues() == a.tool_issues()
+        assert context_at(b) == context_at(a)
+        assert tool_issues(b) == tool_issues(a)
 
 
 def test_fork_in_the_middle_keeps_the_event_lines_up_to_the_entry(tmp_path):
@@ -228,12 +230,12 @@ def test_fork_in_the_middle_keeps_the_event_lines_up_to_the_entry(tmp_path):
     with open_session(path) as s:  # the assistant answer of the first turn
         entry = next(e for e in s.active_path() if s.record(e)["payload"].get("role") == "assistant")
         line = s.line_of(entry)
-        expected = s.context_at(entry)
+        expected = context_at(s, entry)
     out = tmp_path / "named.jsonl"
     assert run_cli("fork", str(path), str(line), "-o", str(out)).returncode == 0
     assert out.read_bytes().split(b"\n")[1:-1] == path.read_bytes().split(b"\n")[1:line]
     with open_session(out) as f:
-        assert f.context_at() == expected
+        assert context_at(f) == expected
 
 
 def test_leaf_moves_and_cuts_are_refused_with_the_reason(tmp_path):

@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at
+from session_tui.model.session.session import open_session
 from tests.support import ONE_PER_FORMAT, SAMPLES, check_json, run_cli
 
 from .test_edits import sample
@@ -56,14 +57,14 @@ def test_fork_at_the_active_leaf_reopens_with_the_same_active_path(tmp_path, rel
         leaf = s.active_leaf()
         ref = s.format.entry_id(s.record(leaf)) or str(s.line_of(leaf))
         records = [s.record(e) for e in s.active_path()]
-        context = s.context_at()
+        context = context_at(s)
     result = run_cli("fork", str(path), ref)
     assert result.returncode == 0, result.stderr
     (fork,) = [tmp_path / n for n in set(os.listdir(tmp_path)) - before if n.endswith(".jsonl")]
     with open_session(fork) as f:
         assert f.format.name == rel.split("/")[0]
         assert len(f.active_path()) == len(records)
-        assert f.context_at() == context
+        assert context_at(f) == context
         for source, copy in zip(records, map(f.record, f.active_path()), strict=True):
             if f.format.name == "claude":  # copies name their source and the new session
                 assert copy.pop("forkedFrom") == {"sessionId": source["sessionId"], "messageUuid": source["uuid"]}

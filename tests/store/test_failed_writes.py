@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, Store, edits
 from tests.model.helpers import call, chain, header, message
 from tests.support import REPO
@@ -131,7 +132,7 @@ def test_a_rewrite_by_root_keeps_the_owner_group_and_mode_of_the_session(tmp_pat
         st = p.stat()
         assert (st.st_uid, st.st_gid) == (1234, 2345), p
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert open_session(path).problems() == [] or b"broken" not in path.read_bytes()
+    assert find_problems(open_session(path)) == [] or b"broken" not in path.read_bytes()
 
 
 def as_user(uid: int, action) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, edits
 from tests.model.helpers import call, header, message
 from tests.store.appender import line

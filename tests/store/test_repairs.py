@@ -18,7 +18,9 @@ import orjson
 import pytest
 
 from session_tui.model.reading.segment import LineKind, Shape
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_items, tool_issues
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from session_tui.store import edits
 from session_tui.store.salvage import salvage
 from tests.support import REPO, SAMPLES, check_json, run_cli
@@ -65,7 +67,7 @@ def without_first_result(path: Path) -> int:
     0-based line of the call."""
     with open_session(path) as s:
         shape, fmt = s.tree.shape, s.format
-        sent = [e for e, _ in s.context_items()]  # a result the model is sent (not one a summary replaced)
+        sent = [e for e, _ in context_items(s)]  # a result the model is sent (not one a summary replaced)
         k = next(
             k
             for k, e in enumerate(sent)
@@ -275,7 +277,7 @@ def test_close_inside_a_linked_file_forks_with_the_results_inserted(tmp_path, fm
     without_first_result(path)
     damaged = path.read_bytes()
     with open_session(path) as s:
-        dangling = s.tool_issues()[0]
+        dangling = tool_issues(s)[0]
         assert dangling
         plan = edits.plan_close(s)
         fills = s.format.fills_dangling
@@ -287,10 +289,10 @@ def test_close_inside_a_linked_file_forks_with_the_results_inserted(tmp_path, fm
     fork = Path(next(line.removeprefix("wrote ") for line in r.stdout.splitlines() if line.startswith("wrote ")))
     assert fork.exists() and fork != path
     with open_session(fork) as f:
-        assert f.tool_issues() == ([], [])
-        assert not [p for p in f.problems() if p.severity == "error"]
+        assert tool_issues(f) == ([], [])
+        assert not [p for p in find_problems(f) if p.severity == "error"]
         for d in dangling:  # each answered right after its call (and the results already there)
-            context = f.context_items()
+            context = context_items(f)
             k = next(k for k, (_, m) in enumerate(context) if d.call_id in json.dumps(m))
             answers = [json.dumps(m).lower() for _, m in context[k + 1 :] if d.call_id in json.dumps(m)]
             assert answers and ("error" in answers[0] or '"aborted"' in answers[0])  # (Codex's own word)

@@ -6,9 +6,9 @@ import os
 import shutil
 import time
 
-from session_tui.model.branches import branches, details
 from session_tui.model.reading.segment import Shape
-from session_tui.model.session import open_session
+from session_tui.model.session.branches import branches, details
+from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, run_cli
 
 PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"

@@ -12,9 +12,11 @@ import time
 import orjson
 import pytest
 
-from session_tui.model.session import open_session
+from session_tui.model.session.context import context_at
+from session_tui.model.session.problems import find_problems
+from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, Store, TreeSessionStore
-from session_tui.store.store import create_exclusive
+from session_tui.store.safe_files import create_exclusive
 from tests.model.helpers import chain, message
 from tests.support import REPO
 
@@ -41,7 +43,7 @@ def test_append_is_whole_lines_after_a_newline(tmp_path):
     data = path.read_bytes()
     assert data.endswith(b"\n") and data.count(b"\n") == 5
     s = open_session(path)
-    assert s.problems() == [] and s.entries == 4
+    assert find_problems(s) == [] and s.entries == 4
 
 
 def test_append_refuses_onto_a_torn_tail(tmp_path):
@@ -134,7 +136,7 @@ def test_session_store_api(tmp_path):
     store.append_summary("SUM", from_id=system, to_id=user, tokens_before=1234)
     assert [m["content"] for m in store.messages_for_active_branch()] == ["SUM", "second try"]
     s = open_session(path)
-    assert s.tree.branch_points == 1 and s.tree.summaries == 1 and s.problems() == []
+    assert s.tree.branch_points == 1 and s.tree.summaries == 1 and find_problems(s) == []
     fork = store.fork(second, tmp_path / "fork.jsonl")
     assert fork.session.header["parentSession"]["entryId"] == second
     assert [m["content"] for m in fork.messages_for_active_branch()] == ["S", "hi", "second try"]
@@ -171,15 +173,16 @@ def test_concurrent_writers_never_tear_or_fuse_a_line(tmp_path):
     for w in writers:
         assert w.wait(timeout=120) == 0
     s = open_session(path)
-    assert s.entries == 180 and s.problems() == []
+    assert s.entries == 180 and find_problems(s) == []
     assert path.read_bytes().count(b"\n") == 181
 
 
 AGENT = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[3])
-from session_tui.model.session import open_session
+from session_tui.model.session.session import open_session
 from session_tui.store import TreeSessionStore, edits
+from session_tui.model.session.context import tool_issues
 path, turns = sys.argv[1], int(sys.argv[2])
 if not os.path.exists(path):
     TreeSessionStore.create(path, model="scripted")
@@ -187,7 +190,7 @@ with open_session(path, "tree") as session:  # resume: repair what a crash left
     if session.lines.torn:
         edits.apply(edits.plan_drop_torn(session), force=True)
 with open_session(path, "tree") as session:
-    if session.tool_issues()[0]:
+    if tool_issues(session)[0]:
         edits.apply(edits.plan_close(session), force=True)
 store = TreeSessionStore.open(path)
 for turn in range(turns):
@@ -215,8 +218,8 @@ def test_an_agent_killed_mid_run_continues_and_checks_clean(tmp_path):
     )
     assert second.returncode == 0 and "finished" in second.stdout, second.stderr
     s = open_session(path)
-    assert s.problems() == [] and s.entries > 40
-    assert s.context_at()[-1] == {"role": "assistant", "content": "done 4"}
+    assert find_problems(s) == [] and s.entries > 40
+    assert context_at(s)[-1] == {"role": "assistant", "content": "done 4"}
 
 
 def test_a_file_swapped_for_a_symlink_after_planning_is_refused_before_any_write(tmp_path):

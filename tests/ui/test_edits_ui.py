@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 
+from session_tui.model.session.context import tool_issues
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
 from tests.store.test_store import old
@@ -36,7 +37,7 @@ async def test_trim_closes_the_dangling_call_and_undo_puts_it_back(tmp_path):
         await pilot.press("t")
         await pilot.click("#close")
         await wait_for(pilot, lambda: screen.session.entries == 7, what="the closing result")
-        assert screen.session.lines.torn == b"" and screen.session.tool_issues() == ([], [])
+        assert screen.session.lines.torn == b"" and tool_issues(screen.session) == ([], [])
         assert cursor_line(screen) == 8  # following the new leaf
         await pilot.press("u")
         await pilot.click("#confirm")
@@ -91,7 +92,7 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
             what="the force question",
         )
         await pilot.click("#force")
-        await wait_for(pilot, lambda: screen.session.tool_issues() == ([], []), what="the forced close")
+        await wait_for(pilot, lambda: tool_issues(screen.session) == ([], []), what="the forced close")
 
 
 async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_path):
@@ -122,7 +123,7 @@ async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_p
             what="the fork, opened",
         )
         opened = pilot.app.screen
-        assert opened is not first and opened.session.tool_issues() == ([], [])
+        assert opened is not first and tool_issues(opened.session) == ([], [])
         assert opened.tree_widget.cursor_entry == opened.session.active_leaf()  # at its leaf
         assert path.read_bytes() == original
 
@@ -158,7 +159,7 @@ async def test_repair_a_zeroed_result_line_then_undo_the_last_step(tmp_path):
         await pilot.click("#close")
         await wait_for(
             pilot,
-            lambda: screen.session.entries == 4 and screen.session.tool_issues() == ([], []),
+            lambda: screen.session.entries == 4 and tool_issues(screen.session) == ([], []),
             what="the result inserted",
         )
         assert json.loads(path.read_bytes().splitlines()[2])["tool_call_id"] == "call_1"

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from session_tui.model.rows import RowFlag
+from session_tui.model.session.rows import RowFlag
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens import session as session_module
 from tests.model.helpers import chain, fresh, message

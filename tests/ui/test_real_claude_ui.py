@@ -9,6 +9,7 @@ import json
 import orjson
 
 from session_tui.model.reading.segment import Shape
+from session_tui.model.session.context import resume_items
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.text_view import TextViewScreen
 from tests.oracle_steps import steps_for
@@ -44,5 +45,5 @@ async def test_parallel_calls_read_as_claude_code_resumes_them():
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), what="the context view")
         body = app.screen.body
         assert "Claude Code sends on resume" in app.screen.title_text and "++" not in body
-        sent = [s.message for s in session.resume_items()]
+        sent = [s.message for s in resume_items(session)]
         assert steps_for("claude", orjson.loads(orjson.dumps(sent))) == json.loads(GOLDEN.read_text())["steps"]

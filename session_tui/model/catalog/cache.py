@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import orjson
 
@@ -28,8 +28,6 @@ SESSION_SUFFIX = ".jsonl"
 CACHE_VERSION = 2  # 2: damage, fork, last_time
 CACHE_ENV = "SESSION_TUI_CACHE_DIR"
 CACHE_NAME = "catalog.json"
-SEARCH_BLOCK = 1 << 20
-FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's length
 
 
 FIELDS = list(SessionInfo.__dataclass_fields__)[1:]  # as cached: all but the path
@@ -224,69 +222,3 @@ def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:
 def _folder_prefix(root: str) -> str:
     """What the paths of the files under folder ``root`` start with."""
     return root.rstrip("/") + "/" if is_url(root) else os.path.join(os.path.abspath(root), "")
-
-
-# -- finding files --------------------------------------------------------------------
-
-
-def match_rank(query: str, title: str, path: str) -> int | None:
-    """How well a typed ``query`` finds a file, best 0: every word in the
-    title (0) or in the title or path (1), or the query's letters in order in
-    the title within FUZZY_SPAN times their number of characters (2, fuzzy);
-    None: no match. Case-insensitive."""
-    words = query.lower().split()
-    if not words:
-        return 0
-    title, path = title.lower(), path.lower()
-    if all(w in title for w in words):
-        return 0
-    if all(w in title or w in path for w in words):
-        return 1
-    letters = "".join(words)
-    return 2 if _fuzzy_span(letters, title, FUZZY_SPAN * len(letters)) is not None else None
-
-
-def _fuzzy_span(letters: str, text: str, limit: int) -> int | None:
-    """The length of the shortest stretch of ``text`` holding ``letters`` in
-    order, if one is at most ``limit`` long; else None."""
-    best = None
-    start = text.find(letters[0])
-    while start >= 0:
-        end = start
-        for char in letters[1:]:  # the earliest end from this start: take each letter as soon as it comes
-            end = text.find(char, end + 1, start + limit)
-            if end < 0:
-                break
-        else:
-            span = end - start + 1
-            if best is None or span < best:
-                best = span
-                limit = span  # only a shorter one matters now
-        start = text.find(letters[0], start + 1)
-    return best
-
-
-def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None = None) -> bool:
-    """Whether the file holds ``text`` (case-insensitive for ASCII letters),
-    as written or JSON-escaped. Reads blocks; ``should_stop`` is polled
-    between them (then False)."""
-    forms = {text.lower().encode(), json_text.dumps(text).encode()[1:-1].lower()}
-    overlap = max(map(len, forms)) - 1
-    source = None
-    try:
-        source = open_source(path) if is_url(path) else None
-        with source.reader() if source is not None else open(path, "rb") as f:
-            carry = b""
-            while block := f.read(SEARCH_BLOCK):
-                window = carry + block.lower()
-                if any(form in window for form in forms):
-                    return True
-                if should_stop is not None and should_stop():
-                    return False
-                carry = window[-overlap:] if overlap else b""
-    except (OSError, SessionError):
-        return False
-    finally:
-        if source is not None:
-            source.close()
-    return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..entry_view import EntryView, typed_prompt
+from ..entries.view import EntryView, parse_time, typed_prompt
 from ..errors import SessionError
 from ..formats import DEFAULT, sniff
 from ..formats.base import Format, best_title
@@ -18,7 +18,6 @@ from ..reading.records import BOM, BadLine, parse_object, read_object_file
 from ..reading.segment import LineKind, Segment
 from ..reading.source import Source
 from ..reading.sources import open_source
-from ..usage import parse_time
 from .session_info import SessionInfo, is_subagent
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file

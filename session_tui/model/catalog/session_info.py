@@ -6,7 +6,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ..live_state import default_stuck_after
+from ..session.live_state import default_stuck_after
 
 LIVE_SECONDS = 5.0  # a file written this recently is live
 
@@ -48,7 +48,7 @@ class SessionInfo:
 
     def running(self, now: float | None = None) -> bool:
         """Its last calls have no result yet and the file was written within
-        the live state's ``stuck_after`` (model.live_state): they run."""
+        the live state's ``stuck_after`` (model.session.live_state): they run."""
         if not self.last_time:  # no entry time: the file's own cannot tell an agent at work from a copy
             return False
         quiet = (time.time() if now is None else now) - self.written

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..entry_view import ToolCall, content_text
+from ..entries.view import ToolCall, content_text
 from ..reading import json_text
 from ..reading.records import name_of
 from ..reading.segment import Shape

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..entry_view import EntryView
+from ..entries.view import EntryView
 from ..reading.records import read_object_file
 from ..reading.segment import LineKind, Segment
 from .anthropic_messages import AnthropicMessages, read_blocks, shape_of

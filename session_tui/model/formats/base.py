@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..entry_view import EntryView
+from ..entries.view import EntryView
 from ..errors import check_stop
 from ..reading.records import JSONDecodeError, describe_bad, loads
 from ..reading.segment import LineKind
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..entries.tree import SessionTree
     from ..memo import Memo
     from ..reading.line_index import LineIndex
     from ..reading.segment import Segment
-    from ..tree import SessionTree
 
 
 class Session(Protocol):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..entry_view import EntryView
+from ..entries.view import EntryView
 from ..reading.segment import LineKind, Segment
 from .base import LinearFile
 from .openai_messages import OpenAIMessages, message_view, shape_of

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..entry_view import EntryView, content_text
+from ..entries.pairing import partner
+from ..entries.view import EntryView, content_text
 from ..errors import check_stop
 from ..reading.records import BadLine, name_of
 from ..reading.segment import LineKind, Segment, Shape
@@ -362,8 +363,6 @@ class ClaudeFormat(AnthropicMessages, Format):
         Task/Agent call whose result names their agent id
         (``toolUseResult.agentId`` or ``agentId: …`` in its text). Files no
         result names are left out."""
-        from ..search import partner
-
         folder = os.path.join(
             os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"), "subagents"
         )

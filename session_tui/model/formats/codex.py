@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..entry_view import EntryView, ToolCall, content_text
+from ..entries.view import EntryView, ToolCall, content_text
 from ..errors import check_stop
 from ..reading import json_text
 from ..reading.records import BadLine, name_of, parse_object

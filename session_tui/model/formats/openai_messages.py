@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..entry_view import EntryView, ToolCall, content_text
+from ..entries.view import EntryView, ToolCall, content_text
 from ..reading.records import name_of
 from ..reading.segment import Shape
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..entry_view import EntryView, ToolCall, content_text
+from ..entries.view import EntryView, ToolCall, content_text
 from ..errors import check_stop
 from ..reading import json_text
 from ..reading.records import name_of

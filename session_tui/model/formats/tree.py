@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..entry_view import EntryView
+from ..entries.tokens import usage_counts
+from ..entries.tree import path_of_runs
+from ..entries.view import EntryView
 from ..errors import STOP_EVERY, check_stop
 from ..reading import json_text
 from ..reading.records import JSONDecodeError, loads, name_of
 from ..reading.segment import LineKind, ScanTally, Segment, Shape
-from ..tree import path_of_runs
-from ..usage import usage_counts
 from .base import Format, Session, not_an_object, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
 

@@ -12,17 +12,26 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
+from ..entries.tree import SessionTree
 from ..errors import Cancelled
+from ..reading.line_index import LineIndex
 from ..reading.records import BOM
 from ..reading.records import loads as json_loads
 from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, preview
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..session import Session
+
+class Session(Protocol):
+    """What the scan reads of a session (``session.Session`` has it)."""
+
+    lines: LineIndex
+    tree: SessionTree
+
+    def pread(self, length: int, offset: int) -> bytes: ...
+
 
 BLOCK = 8 << 20  # bytes read at a time
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -92,3 +93,52 @@ def name_of(value: object) -> str | None:
     """A JSON value used as a name to look up (a role, a record type): a
     string, or None for any other type (a list there is damage, not a key)."""
     return value if type(value) is str else None
+
+
+#: ``read(offset, length)``: bytes of a file (``Source.read``)
+Read = Callable[[int, int], bytes]
+
+
+def first_objects(read: Read, size: int, limit: int, max_bytes: int) -> tuple[list[dict[str, Any]], bool]:
+    """The JSON objects of the first lines of a file of ``size`` bytes, up
+    to ``limit`` of them from its first ``max_bytes`` (lines that are not
+    one object skipped; a last line without its newline counted when no
+    object came before it), and whether the whole file was read for them."""
+    objs: list[dict[str, Any]] = []
+    pos = 0
+    buf = b""
+    while len(objs) < limit and pos < min(size, max_bytes):
+        block = read(pos, min(64 << 10 << min(pos >> 16, 4), size - pos))  # 64 KiB, growing
+        if not block:
+            break
+        buf += block
+        pos += len(block)
+        *complete, buf = buf.split(b"\n")
+        for raw in complete:
+            if not objs and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
+            try:
+                objs.append(parse_object(raw))
+            except BadLine:
+                continue
+    if not objs and buf.strip():
+        try:  # a single record without its newline
+            objs.append(parse_object(buf.removeprefix(BOM)))
+        except BadLine:
+            pass
+    return objs, pos >= size
+
+
+def line_start_at(read: Read, offset: int) -> int:
+    """The first line start at or after ``offset``."""
+    if offset <= 0:
+        return 0
+    pos = offset - 1
+    while True:
+        block = read(pos, 1 << 16)
+        if not block:
+            return pos
+        cut = block.find(b"\n")
+        if cut >= 0:
+            return pos + cut + 1
+        pos += len(block)

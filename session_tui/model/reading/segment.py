@@ -13,15 +13,18 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, islice
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from .records import BOM
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..formats.base import Format
-
 BLOCK_LINES = 4096  # lines per scanned block
 KEY_MASK = (1 << 60) - 1  # id keys below 2**60 are the smallest Python ints that hold them
+
+
+class LineScanner(Protocol):
+    """What ``scan`` needs of a format: its parse of a run of lines."""
+
+    def scan_lines(self, pieces: list[bytes], first_line: int, seg: Segment) -> None: ...
 
 
 class LineKind:
@@ -181,7 +184,7 @@ class LineBlocks:
 
 
 def scan(
-    fmt: Format,
+    fmt: LineScanner,
     lines: list[bytes],
     starts: array[int],
     base_line: int,

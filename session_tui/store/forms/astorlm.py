@@ -24,10 +24,11 @@ from typing import Any
 
 from ...model.reading import json_text
 from ...model.reading.segment import Shape
-from ...model.session import Session
+from ...model.session.session import Session
 from ...model.words import calls_without_result
+from ..fingerprint import Fingerprint
 from ..plan import Plan, Rewrite
-from ..store import Fingerprint, Refused
+from ..refusals import Refused
 from .base import (
     SYNTHETIC_RESULT,
     Form,

@@ -16,10 +16,12 @@ from typing import Any
 
 from ...model.reading import json_text
 from ...model.reading.segment import Shape
-from ...model.session import Session
+from ...model.session.context import tool_issues
+from ...model.session.session import Session
 from ...model.words import calls_without_result
+from ..fingerprint import Fingerprint
 from ..plan import Plan
-from ..store import DanglingInside, Fingerprint, NothingToDo, Refused
+from ..refusals import DanglingInside, NothingToDo, Refused
 
 SYNTHETIC_RESULT = "error: no result recorded: the run stopped before the tool returned"
 
@@ -147,7 +149,7 @@ def fork_plan(session: Session, entry: int, files: list[tuple[str, bytes]]) -> P
 def dangling_by_owner(session: Session) -> list[tuple[int, list[str]]]:
     """(calling entry, [dangling call ids]) along the active branch, root
     first; NothingToDo when every call is answered."""
-    dangling, _ = session.tool_issues()
+    dangling, _ = tool_issues(session)
     if not dangling:
         raise NothingToDo(f"{session.path}: no dangling tool call: nothing to do")
     position = {e: k for k, e in enumerate(session.active_path())}

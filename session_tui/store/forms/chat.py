@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from ...model.reading import json_text
-from ...model.session import Session
+from ...model.session.session import Session
 from ...model.words import calls_without_result
 from ..plan import Plan
 from ..session_store import now

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...model.reading.segment import Shape
-from ...model.session import Session
+from ...model.session.session import Session
 from ..plan import Plan
+from ..refusals import Refused
 from ..session_store import now
-from ..store import Refused
 from .base import SYNTHETIC_RESULT, Form, dangling_by_owner, fork_plan, inside, path_bytes
 
 TOOL_USE_RESULT = "Error: " + SYNTHETIC_RESULT.removeprefix("error: ")  # how Claude Code words a tool error

@@ -30,11 +30,12 @@ from ...model.formats.codex import CALLS, OUTPUTS
 from ...model.reading import json_text
 from ...model.reading.records import BadLine, parse_object
 from ...model.reading.segment import LineKind
-from ...model.session import Session
+from ...model.session.context import context_items
+from ...model.session.session import Session
 from ...model.words import calls_without_result
 from ..plan import Plan
+from ..refusals import DanglingInside, Refused
 from ..session_store import now
-from ..store import DanglingInside, Refused
 from .base import Form, dangling_by_owner, fork_plan, planned_on, with_torn
 
 ABORTED = "aborted"
@@ -80,7 +81,7 @@ def trailing_calls(session: Session) -> list[tuple[str, str]]:
     """(call id, call type) of the dangling calls, if nothing but tool calls,
     outputs and reasoning follows the first of them in the history."""
     open_ids = {call for _, calls in dangling_by_owner(session) for call in calls}
-    items = session.context_items()
+    items = context_items(session)
     first = next(
         k for k, (_, item) in enumerate(items) if item.get("type") in CALLS and item.get("call_id") in open_ids
     )
@@ -149,7 +150,7 @@ class CodexForm(Form):
                 f"{session.path}: Codex numbers these records (ordinal): an output inserted inside would "
                 f"break the numbering; {self.fills_note(session)}"
             )
-        kinds = {item.get("call_id"): item.get("type") for _, item in session.context_items()}
+        kinds = {item.get("call_id"): item.get("type") for _, item in context_items(session)}
         insert: dict[int, list[dict[str, Any]]] = {}
         for owner, calls in dangling_by_owner(session):
             insert[owner] = [_output(session, call_id, kinds.get(call_id, "")) for call_id in calls]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...model.formats.pi import LEAF_CUSTOM_TYPE
 from ...model.reading import json_text
-from ...model.session import Session
+from ...model.session.session import Session
 from ..plan import Plan
 from ..session_store import now
 from .base import SYNTHETIC_RESULT, Form, fork_path, fork_plan, new_id, path_bytes

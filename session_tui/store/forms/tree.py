@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from ...model.reading import json_text
-from ...model.session import Session
+from ...model.session.session import Session
 from ..plan import Plan
 from ..session_store import now
 from .base import SYNTHETIC_RESULT, Form, fork_path, fork_plan, new_id, path_bytes

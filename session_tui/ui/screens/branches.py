@@ -20,9 +20,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ...model import branches as model
-from ...model.branches import Branch, Details
 from ...model.sanitize import inert
+from ...model.session import branches as model
+from ...model.session.branches import Branch, Details
 from ..cells import age_since, cell, local_time
 from ..masking import masked, redacting
 from ..widgets.row_table import NAV_KEYS, RowTable

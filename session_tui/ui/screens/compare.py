@@ -23,11 +23,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
-from ...model import branches as model
-from ...model.branches import Branch, Comparison, Side
-from ...model.entry_view import role_label
+from ...model.entries.view import role_label
 from ...model.errors import Cancelled
 from ...model.sanitize import inert
+from ...model.session import branches as model
+from ...model.session.branches import Branch, Comparison, Side
 from ..cells import cell
 from ..masking import masked, redacting
 from ..widgets.detail import DetailPane

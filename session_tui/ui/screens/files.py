@@ -21,19 +21,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
-from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute, file_contains, match_rank
+from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
+from ...model.catalog.finding import SORTS, file_contains, rank_rows
 from ...model.catalog.session_info import SessionInfo
 from ...model.sanitize import inert
 from ...model.words import plural
+from ..app_services import services
 from ..cells import tilde
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from textual import getters
     from textual.timer import Timer
-
-    from ..app import SessionApp
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
 THREAD_ROWS = 20_000  # more files than this are ranked in a thread
@@ -42,36 +41,10 @@ REFILTER_SECONDS = 0.25  # changes found in the background are shown at most thi
 WATCH_DEBOUNCE_MS = 100
 WATCH_STEP_MS = 20
 TICK_SECONDS = 1.0  # live badges fade and ages move on this often
-SORTS = (
-    ("last activity", lambda info: -info.last_activity),
-    ("size", lambda info: -info.size),
-    ("problems", lambda info: (-info.severity(), -info.last_activity)),
-)
-
-
-def rank_rows(
-    infos: list[SessionInfo], query: str, matches: set[str] | None, sort_key, display_path
-) -> list[SessionInfo]:
-    """The rows to show: those the contents search found (``matches``) and
-    the filter ``query`` matches, best match first, then by ``sort_key``."""
-    if matches is not None:
-        infos = [info for info in infos if info.path in matches]
-    if not query:  # (sort keys are plain numbers where they can be: a sort in C holds the GIL throughout)
-        return sorted(infos, key=sort_key)
-    ranked = []
-    for info in infos:
-        rank = match_rank(query, info.title, display_path(info.path))
-        if rank is not None:
-            ranked.append((rank, sort_key(info), info.path, info))
-    ranked.sort(key=lambda item: item[:3])
-    return [item[3] for item in ranked]
 
 
 class FilesScreen(Screen):
     """The picker over ``roots`` (folders)."""
-
-    if TYPE_CHECKING:  # (the app imports this module: no import of it here at run time)
-        app = getters.app(SessionApp)  # the picker runs in the SessionApp
 
     BINDINGS = [
         Binding("enter", "open", "Open"),
@@ -145,7 +118,7 @@ class FilesScreen(Screen):
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
-        if self.app.watching:
+        if services(self).watching:
             self.watch_files()
 
     def on_unmount(self) -> None:

@@ -13,7 +13,7 @@ from ...model.words import plural
 from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.problems import Problem
+    from ...model.session.problems import Problem
 
 
 class ProblemsScreen(LineListScreen):

@@ -16,7 +16,7 @@ from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.privacy.secret_scan import Finding
-    from .session import SessionScreen
+    from .session_host import SessionHost
 
 
 class SecretsScreen(LineListScreen):
@@ -49,7 +49,7 @@ class SecretsScreen(LineListScreen):
         return out
 
 
-def list_secrets(screen: SessionScreen) -> None:
+def list_secrets(screen: SessionHost) -> None:
     """Look for the session's secrets in a thread, then list them."""
     session = screen.session
     if session is None:
@@ -62,7 +62,7 @@ def list_secrets(screen: SessionScreen) -> None:
     def jump(line: int | None) -> None:
         if line is None or screen.rows is None:
             return
-        entry = screen._entry_for_line(line)
+        entry = screen.entry_for_line(line)
         if entry is not None:
             screen.jump_to_entry(len(screen.rows) - 1 if entry == -1 else entry, row=entry == -1)
 

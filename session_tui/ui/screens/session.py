@@ -14,21 +14,23 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
+from ...model.entries.pairing import ToolIssue, partner
 from ...model.errors import Cancelled, SessionError
-from ...model.live_state import LiveState
-from ...model.rows import RowLayout
 from ...model.sanitize import inert
-from ...model.search import partner
-from ...model.session import Session
-from ...model.tools import ToolIssue
+from ...model.session.context import resume_items
+from ...model.session.live_state import LiveState
+from ...model.session.rows import RowLayout
+from ...model.session.session import Session
 from ...model.words import plural
 from .. import cells, keys
+from ..app_services import services
 from ..masking import masked, redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
 from ..widgets.status import StatusLine
 from ..workers import Slow
+from .secrets import list_secrets
 from .session_edits import EditActions
 from .session_problems import ProblemActions
 from .session_search import SearchActions
@@ -38,7 +40,7 @@ from .text_view import TextViewScreen, context_text
 if TYPE_CHECKING:  # pragma: no cover
     from textual.timer import Timer
 
-    from ...model.problems import Problem
+    from ...model.session.problems import Problem
     from ...store import Fingerprint
     from ...store.edits import Done
 
@@ -122,7 +124,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
 
     def _cannot_open(self, reason: str) -> None:
         """Say why in one line: back to the view under this one, or out of the app."""
-        if len(self.app.screen_stack) > 2 or self.app.picker_paths:
+        if len(self.app.screen_stack) > 2 or services(self).picker_paths:
             self.app.notify(reason, title="Cannot open", severity="error", timeout=6)
             self.app.pop_screen()
         else:
@@ -151,7 +153,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         if self.watching:
             self.tail()
         if self.session is not None:  # the picker's estimate gives way to the count
-            self.app.counted(self.path, self.session.entries)
+            services(self).counted(self.path, self.session.entries)
             if self.query_text and not self._query_found:  # the picker's search word: its first match
                 self._query_found = True
                 self.search_file(self.session, self.query_text, -1, False)
@@ -261,7 +263,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":  # in the first view, q is the app's: quit
-            return self.app.can_go_back
+            return services(self).can_go_back
         return True
 
     def action_back(self) -> None:
@@ -275,7 +277,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
             self.notify("stopped", timeout=1)
         elif self.indexing.startswith("indexing ") and "%" in self.indexing:
             self.workers.cancel_group(self, "index")
-        elif self.app.can_go_back:
+        elif services(self).can_go_back:
             self.app.pop_screen()
 
     def jump_to_entry(self, entry: int | None, row: bool = False) -> None:
@@ -335,8 +337,6 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         self.show_detail()
 
     def action_secrets(self) -> None:
-        from .secrets import list_secrets
-
         list_secrets(self)
 
     def action_open_full(self) -> None:
@@ -375,7 +375,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
         slow = Slow(self, "building the context… (Esc stops)")
         try:
             with session.checking:
-                items = session.resume_items(entry, should_stop=lambda: slow() or worker.is_cancelled)
+                items = resume_items(session, entry, should_stop=lambda: slow() or worker.is_cancelled)
             body = context_text(session, items)
         except Cancelled:
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...model.live_state import ago
+from ...model.session.live_state import ago
 from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed, edits
 from ..messages import OpenSession
 from .confirm import ConfirmScreen

@@ -13,23 +13,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from textual import getters
     from textual.screen import Screen
     from textual.timer import Timer
 
-    from ...model.live_state import LiveState
-    from ...model.problems import Problem
-    from ...model.rows import RowLayout
-    from ...model.session import Session
-    from ...model.tools import ToolIssue
+    from ...model.entries.pairing import ToolIssue
+    from ...model.session.live_state import LiveState
+    from ...model.session.problems import Problem
+    from ...model.session.rows import RowLayout
+    from ...model.session.session import Session
     from ...store import Fingerprint
     from ...store.edits import Done
-    from ..app import SessionApp
     from ..widgets.entry_tree import EntryTree
 
     class SessionHost(Screen):
-        app = getters.app(SessionApp)  # the session view runs in the SessionApp
-
         session: Session | None  # None until mounted
         rows: RowLayout | None  # with the session
         problems: list[Problem] | None  # None until first looked for
@@ -45,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
         following: bool  # the cursor follows the active leaf
         new_entries: int  # appended since the cursor left the leaf
         live: str  # what the status says of the tail
-        live_state: LiveState | None  # what the agent is doing (model.live_state)
+        live_state: LiveState | None  # what the agent is doing (model.session.live_state)
         dangling: list[ToolIssue]  # every call without a result, as last looked for
         tail_armed: bool
         _moved_by_tail: bool
@@ -60,6 +56,8 @@ if TYPE_CHECKING:  # pragma: no cover
         def show_detail(self) -> None: ...
 
         def jump_to_entry(self, entry: int | None, row: bool = False) -> None: ...
+
+        def entry_for_line(self, line: int) -> int | None: ...
 
         def on_file_changed(self) -> None: ...
 

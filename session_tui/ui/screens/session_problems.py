@@ -10,8 +10,10 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled, SessionError
-from ...model.live_state import LiveState, live_state
-from ...model.usage import session_usage, usage_text
+from ...model.session.context import failed_results, tool_issues
+from ...model.session.live_state import LiveState, live_state
+from ...model.session.problems import find_problems
+from ...model.session.usage import session_usage, usage_text
 from .. import cells
 from ..messages import ProblemsReady, UsageReady
 from ..widgets.detail import DetailPane
@@ -19,7 +21,7 @@ from .problems import ProblemsScreen
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.session import Session
+    from ...model.session.session import Session
 
 CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
 
@@ -39,9 +41,9 @@ class ProblemActions(SessionHost):
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
             with session.checking:
-                dangling = session.tool_issues(should_stop=stop)[0]
+                dangling = tool_issues(session, should_stop=stop)[0]
                 live = live_state(session, now=cells.now(), dangling=dangling)
-                problems = session.problems(should_stop=stop, live=live)
+                problems = find_problems(session, should_stop=stop, live=live)
                 self.post_message(
                     ProblemsReady(
                         generation,
@@ -72,7 +74,7 @@ class ProblemActions(SessionHost):
         self.show_live_state(message.live)
         marks: dict[int, list[str]] = {}
         for p in message.problems:
-            entry = self._entry_for_line(p.line)
+            entry = self.entry_for_line(p.line)
             if entry is not None:
                 marks.setdefault(entry, []).append(p.kind.words)
         self.tree_widget.set_problems(
@@ -94,9 +96,9 @@ class ProblemActions(SessionHost):
         deadline = time.monotonic() + CHECK_BUDGET
         stop = lambda: time.monotonic() > deadline  # noqa: E731
         try:
-            dangling = session.tool_issues(should_stop=stop)[0]
+            dangling = tool_issues(session, should_stop=stop)[0]
             live = live_state(session, now=cells.now(), dangling=dangling)
-            problems = session.problems(should_stop=stop, live=live)
+            problems = find_problems(session, should_stop=stop, live=live)
             off_branch = session.format.off_branch(session, stop)
             usage = usage_text(session_usage(session, should_stop=stop, read_records=not session.remote))
         except Cancelled:
@@ -154,7 +156,7 @@ class ProblemActions(SessionHost):
         if was is not None and was.running() - live.running():
             self.compute_problems()  # a call stuck (the file went quiet): now it is a problem
 
-    def _entry_for_line(self, line: int) -> int | None:
+    def entry_for_line(self, line: int) -> int | None:
         """The entry shown for a 1-based problem line: that entry, or the one
         before a line that is not an entry (bad line, torn tail: -1)."""
         from bisect import bisect_right
@@ -173,7 +175,7 @@ class ProblemActions(SessionHost):
             return []
         rows: set[int] = set()
         for p in self.problems or ():
-            entry = self._entry_for_line(p.line)
+            entry = self.entry_for_line(p.line)
             if entry == -1:
                 rows.add(len(layout) - 1)
             elif entry is not None:
@@ -211,7 +213,7 @@ class ProblemActions(SessionHost):
         session, layout = self.session, self.rows
         if session is None or layout is None or self.indexing:
             return
-        failed = session.failed_results()
+        failed = failed_results(session)
         if not failed:
             self.notify(
                 "no failed tool result on this branch"
@@ -246,7 +248,7 @@ class ProblemActions(SessionHost):
 
         def jump(line: int | None) -> None:
             if line is not None and self.rows is not None:
-                entry = self._entry_for_line(line)
+                entry = self.entry_for_line(line)
                 self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
 
         self.app.push_screen(ProblemsScreen(self.problems), jump)

@@ -11,13 +11,13 @@ from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled
 from ...model.sanitize import inert
-from ...model.search import find_text
+from ...model.session.search import find_text
 from ..messages import Found
 from ..workers import Slow
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.session import Session
+    from ...model.session.session import Session
 
 
 class SearchActions(SessionHost):

@@ -16,7 +16,7 @@ from ...model.errors import SessionError
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.tree import SessionTree
+    from ...model.entries.tree import SessionTree
 
 TAIL_DEBOUNCE_MS = 15
 TAIL_STEP_MS = 5

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TextArea
 from textual.widgets.text_area import Selection
 
-from ...model.entry_view import content_text
+from ...model.entries.view import content_text
 from ...model.reading import json_text
 from ...model.sanitize import inert
 from ..masking import masked, redacting

@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from ...model.entries.pairing import results_of
 from ...model.reading import json_text
 from ...model.reading.records import loads as json_loads
 from ...model.sanitize import inert, inert_line
-from ...model.search import results_of
-from ...model.usage import entry_tokens, human_seconds, step_seconds
+from ...model.session.usage import entry_tokens, step_seconds
+from ...model.words import human_seconds
 from ..labels import tokens_text
 from ..masking import masked, redacting
 
@@ -87,7 +88,7 @@ class DetailPane(Vertical):
         self.raw = False
         self.mask = False  # secrets shown as their marks (always when the app masks everything: --redact)
         self.entry_shown: int | None = None  # the entry the pane shows (-1: the pending line)
-        self.running_calls: set[str] = set()  # ids of the calls running now (model.live_state)
+        self.running_calls: set[str] = set()  # ids of the calls running now (model.session.live_state)
 
     def show_text(self, header: Text, body: str) -> None:
         self.entry_shown = None

@@ -22,17 +22,17 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...model.entry_view import EntryView, role_label
-from ...model.live_state import clock
+from ...model.entries.view import EntryView, role_label
 from ...model.reading.segment import Shape
-from ...model.rows import Row, RowFlag, RowLayout
 from ...model.sanitize import inert
+from ...model.session.live_state import clock
+from ...model.session.rows import Row, RowFlag, RowLayout
 from .. import cells
 from ..labels import one_line, short_args
 from ..masking import masked_record, redacting
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.session import Session
+    from ...model.session.session import Session
 
 MAX_GUIDES = 12
 VIEW_CACHE = 4096

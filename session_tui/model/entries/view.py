@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from .sanitize import inert_line
+from ..sanitize import inert_line
 
 
 @dataclass
@@ -108,7 +109,7 @@ _SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "url", "query
 def call_summary(name: str, arguments: str, limit: int = 100) -> str:
     """One line saying what a call does: ``$ pytest -q`` for a command, the
     path for a file tool, else its first short argument."""
-    from .reading.records import loads
+    from ..reading.records import loads
 
     try:
         value = loads(arguments) if arguments.strip().startswith("{") else arguments
@@ -129,3 +130,21 @@ def call_summary(name: str, arguments: str, limit: int = 100) -> str:
         text = value.split("\n", 1)[0]  # a freeform tool's input (apply_patch): its first line
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+LATEST = 253402300800.0  # 10000-01-01: no time is later (datetime's range)
+
+
+def parse_time(value: object) -> float | None:
+    """Seconds since the epoch from an ISO 8601 string, or a number of Unix
+    seconds or (above 1e11, i.e. after 1973 in ms) milliseconds; None for
+    anything else, or a number outside years 1970..9999."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000 if value > 1e11 else float(value)
+        return seconds if 0 <= seconds < LATEST else None
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None

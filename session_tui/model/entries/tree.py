@@ -27,8 +27,8 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
-from .reading.segment import KEY_MASK as _KEY_MASK
-from .reading.segment import Segment, Shape
+from ..reading.segment import KEY_MASK as _KEY_MASK
+from ..reading.segment import Segment, Shape
 
 NONE = -1
 RECENT = (128, 4096)  # windows of newest entries a lookup searches before building a full index

@@ -13,34 +13,28 @@ import os
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..entries.tree import NeedsIds, SessionTree
+from ..errors import Cancelled as Cancelled
+from ..errors import SessionError as SessionError
+from ..formats import DEFAULT, get_format, sniff
+from ..formats.base import Format
+from ..memo import Memo
+from ..reading.line_index import LineIndex
+from ..reading.recent_lines import RecentLines
+from ..reading.records import BOM, BadLine, first_objects, is_blank, line_start_at, parse_object, read_object_file
+from ..reading.remote import RemoteFile
+from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, scan
+from ..reading.source import Source, SourceStat, is_url
+from ..reading.sources import open_source
 from . import parallel
-from .errors import Cancelled as Cancelled  # (importers name them from here too)
-from .errors import SessionError as SessionError
-from .formats import DEFAULT, get_format, sniff
-from .formats.base import Format, Sent
-from .live_state import LiveState, live_state
-from .memo import Memo
-from .problems import ERROR, WARNING, Problem, ProblemKind
-from .reading.line_index import LineIndex
-from .reading.recent_lines import RecentLines
-from .reading.records import BOM, BadLine, is_blank, parse_object, read_object_file
-from .reading.remote import RemoteFile
-from .reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
-from .reading.source import Source, SourceStat, is_url
-from .reading.sources import open_source
-from .tools import ContextItem, Pairing, ToolIssue
-from .tree import NeedsIds, SessionTree
 
 SNIFF_RECORDS = 5
 READ_AHEAD_MAX = 8 << 20  # appended bytes a tail's worker reads for the UI's refresh
 SNIFF_MAX_BYTES = 64 << 20
-
-#: (context items, notes: (0-based line, text)) at a leaf
-Built = tuple[list[ContextItem], list[tuple[int, str]]]
 
 
 @dataclass
@@ -65,6 +59,8 @@ class Session:
         self._forced = get_format(format) if format else None
         self.parallel_ok = parallel_ok
         self.bytes_scanned = 0  # over the life of this object, reloads included
+        #: calls of refresh(): what is worked out from the session (the context) is kept for one
+        self.refreshes = 0
         self._source: Source | None = None  # opened at the first refresh
         self.checking = threading.Lock()  # held while the problems and totals are computed (a worker or the UI)
         #: the model the context is sent to on resume, ``provider/model`` (None: the session's last;
@@ -86,12 +82,6 @@ class Session:
         self.memo = Memo()  # what a format keeps between calls; cleared with the tree
         self.scan_state: dict[str, Any] = {}  # what a stateful format carries between lines
         self.scan_tally = ScanTally(exact=bool(self._forced and self._forced.tallies_usage))
-        self._context_cache: tuple[int, Built] | None = None
-        #: (leaf, built, entry count) of the last refresh: extended on append
-        self._context_before: tuple[int, Built, int] | None = None
-        self._pairing: Pairing | None = None
-        #: (leaf, tool issues, context size) of a light pass
-        self._light_cache: tuple[int, tuple[list[ToolIssue], list[ToolIssue]]] | None = None
         self.grew_at: float | None = None  # when this session last saw the file grow (None: not since it read it)
         self._leaf_cache: int | None = None
 
@@ -183,7 +173,7 @@ class Session:
                 before = 0
                 lines = self.lines
         if self.start and not len(lines) and not lines.end:
-            lines.end = self._line_start_at(source, min(self.start, size))
+            lines.end = line_start_at(source.read, min(self.start, size))
         if change.reloaded or size != lines.end + len(lines.torn):
             change.grew = size > lines.end + len(lines.torn)
             if change.grew and scanned and not change.reloaded:  # (not the first read: then nothing was seen growing)
@@ -196,38 +186,14 @@ class Session:
         lines.remember(source, st)
         change.new_entries = self.tree.count - before
         change.bytes_read = self.bytes_scanned - scanned
-        if self._context_cache is not None and not change.reloaded:
-            self._context_before = (*self._context_cache, before)
-        self._context_cache = None
-        self._light_cache = None
+        self.refreshes += 1
         self._leaf_cache = None
         return change
 
     def _sniff(self, source: Source, size: int) -> None:
-        objs: list[dict[str, Any]] = []
-        pos = 0
-        buf = b""
-        while len(objs) < SNIFF_RECORDS and pos < min(size, SNIFF_MAX_BYTES):
-            block = source.read(pos, min(64 << 10 << min(pos >> 16, 4), size - pos))  # 64 KiB, growing
-            if not block:
-                break
-            buf += block
-            pos += len(block)
-            *complete, buf = buf.split(b"\n")
-            for raw in complete:
-                if not objs and raw.startswith(BOM):
-                    raw = raw[len(BOM) :]
-                try:
-                    objs.append(parse_object(raw))
-                except BadLine:
-                    continue
-        if not objs and buf.strip():
-            try:  # a single record without its newline
-                objs.append(parse_object(buf.removeprefix(BOM)))
-            except BadLine:
-                pass
+        objs, whole = first_objects(source.read, size, SNIFF_RECORDS, SNIFF_MAX_BYTES)
         if not objs:
-            if pos >= size and not self._has_complete_line(source, size):
+            if whole and b"\n" not in source.read(0, min(size, 1 << 20)):
                 self._set_format(DEFAULT, guessed=True)  # one torn line: decide when it completes
                 return
             raise SessionError(f"{self.path}: not a session (no JSON object in its first lines)")
@@ -236,21 +202,6 @@ class Session:
             keys = ", ".join(list(objs[0])[:5])
             raise SessionError(f"{self.path}: not a recognised session format (first record has keys: {keys})")
         self._set_format(fmt)
-
-    @staticmethod
-    def _line_start_at(source: Source, offset: int) -> int:
-        """The first line start at or after ``offset``."""
-        if offset <= 0:
-            return 0
-        pos = offset - 1
-        while True:
-            block = source.read(pos, 1 << 16)
-            if not block:
-                return pos
-            cut = block.find(b"\n")
-            if cut >= 0:
-                return pos + cut + 1
-            pos += len(block)
 
     @property
     def format(self) -> Format:
@@ -262,10 +213,6 @@ class Session:
     def partial(self) -> bool:
         """Only the end of the file was read: line numbers are relative."""
         return bool(len(self.lines) and self.lines.line_starts[0] > 0)
-
-    @staticmethod
-    def _has_complete_line(source: Source, size: int) -> bool:
-        return b"\n" in source.read(0, min(size, 1 << 20))
 
     def _set_format(self, fmt: Format, guessed: bool = False) -> None:
         self._format = fmt
@@ -283,23 +230,9 @@ class Session:
         should_stop: Callable[[], bool] | None,
         progress: Callable[[int, int], None] | None,
     ) -> None:
-        far: tuple[int, int, parallel.FarScan] | None = None
-        if (
-            self.parallel_ok
-            and not source.remote
-            and not self.format.stateful
-            and start == 0
-            and stop >= parallel.PARALLEL_MIN_BYTES
-            and parallel.available()
-        ):
-            # The far part must end at a line end; what follows is read here.
-            window = min(stop, 1 << 20)
-            cut = source.read(stop - window, window).rfind(b"\n")
-            if cut >= 0:
-                last_nl = stop - window + cut + 1
-                mid = parallel.split_point(source, 0, last_nl)
-                if mid is not None:
-                    far = (mid, last_nl, parallel.FarScan(self.format.name, self.path, mid, last_nl))
+        far = None
+        if self.parallel_ok and not self.format.stateful and start == 0:
+            far = parallel.start_far_scan(source, self.format.name, self.path, stop)
         try:
             if far:
                 mid, last_nl, scanner = far
@@ -494,210 +427,6 @@ class Session:
         """Entry indexes root → the active leaf (a compact array; empty without one)."""
         leaf = self.active_leaf()
         return self.tree.path_to(leaf) if leaf >= 0 else []
-
-    def context_items(
-        self, leaf: int | None = None, should_stop: Callable[[], bool] | None = None
-    ) -> list[ContextItem]:
-        """(entry, message) pairs the model would be sent from ``leaf``
-        (default: the active leaf), summaries applied."""
-        leaf = self.active_leaf() if leaf is None else leaf
-        if leaf < 0:
-            return []
-        return self._context(leaf, should_stop)[0]
-
-    def _context(self, leaf: int, should_stop: Callable[[], bool] | None = None) -> Built:
-        """(items, notes) at ``leaf``, built once per refresh."""
-        if self._context_cache and self._context_cache[0] == leaf:
-            return self._context_cache[1]
-        built: Built = self._extended_context(leaf) or self.format.context_and_notes(self, leaf, should_stop)
-        self._context_cache = (leaf, built)
-        return built
-
-    def _extended_context(self, leaf: int) -> Built | None:
-        """The context at ``leaf`` as the one built before the last refresh
-        plus what the entries appended since add, when ``leaf`` continues that
-        leaf through new entries only and the format can extend it (no
-        summary among them); None: build it again."""
-        if self._context_before is None:
-            return None
-        before_leaf, (items, notes), before_count = self._context_before
-        parent = self.tree.parent
-        added: list[int] = []
-        entry = leaf
-        while entry != before_leaf:
-            if entry < before_count:  # a path through older entries: another branch
-                return None
-            added.append(entry)
-            entry = parent[entry]
-        added.reverse()
-        tail = self.format.context_tail(self, added)
-        return None if tail is None else (items + tail if tail else items, notes)
-
-    def resume_items(self, leaf: int | None = None, should_stop: Callable[[], bool] | None = None) -> list[Sent]:
-        """What the format's client sends the model when it resumes at
-        ``leaf`` (default: the active leaf): the context with the client's
-        own merging and repairs, its additions marked (design §8)."""
-        leaf = self.active_leaf() if leaf is None else leaf
-        if leaf < 0:
-            return []
-        return self.format.resume(self, self.context_items(leaf, should_stop))
-
-    def context_at(self, leaf: int | None = None) -> list[dict[str, Any]]:
-        """The messages the model would be sent from ``leaf`` (the store
-        design's ``messagesForActiveBranch``)."""
-        return [message for _, message in self.context_items(leaf)]
-
-    def tool_issues(
-        self, leaf: int | None = None, should_stop: Callable[[], bool] | None = None, light: bool = False
-    ) -> tuple[list[ToolIssue], list[ToolIssue]]:
-        """(dangling calls, orphan results) in the context at ``leaf``;
-        ``light``: a one-shot answer that reads only the records that call or
-        answer a tool, where the format can (the context is not kept)."""
-        leaf = self.active_leaf() if leaf is None else leaf
-        if light and not (self._context_cache and self._context_cache[0] == leaf) and leaf >= 0:
-            if self._light_cache and self._light_cache[0] == leaf:
-                return self._light_cache[1]
-            stream = self.format.tool_stream(self, leaf, should_stop)
-            if stream is not None:
-                found = Pairing(self.format).read(stream)
-                self._light_cache = (leaf, found)
-                return found
-        items = self.context_items(leaf, should_stop)
-        pairing = self._pairing
-        if pairing is None or pairing.fmt is not self.format or not pairing.continues(items):
-            pairing = Pairing(self.format)
-        found = pairing.feed(items)
-        self._pairing = pairing
-        return found
-
-    def tool_name(self, entry: int, call_id: str) -> str:
-        """The name of the tool ``call_id`` of the call entry ``entry`` calls."""
-        calls = self.format.view(self.record(entry)).tool_calls
-        return next((c.name for c in calls if c.id == call_id), "tool")
-
-    def failed_results(self, leaf: int | None = None) -> list[int]:
-        """The tool results on the path to ``leaf`` (default: the active
-        leaf) that their client marks as failed: Claude Code's ``is_error``,
-        pi's ``isError``, a Codex command's non-zero exit. Only the result
-        entries' records are read."""
-        leaf = self.active_leaf() if leaf is None else leaf
-        if leaf < 0 or not self.format.marks_errors:
-            return []
-        shape, view, record = self.tree.shape, self.format.view, self.record
-        return [
-            entry for entry in self.tree.path_to(leaf) if shape[entry] & Shape.RESULT and view(record(entry)).is_error
-        ]
-
-    def tool_errors(self, leaf: int | None = None) -> int:
-        """How many ``failed_results`` the path to ``leaf`` has."""
-        return len(self.failed_results(leaf))
-
-    def notes(self) -> list[tuple[int, str]]:
-        """Things worth knowing that are not problems: ignored pointers,
-        summaries that could not be applied. (1-based line, text)."""
-        out: list[tuple[int, str]] = []
-        if self.format.duplicates_expected:
-            out.extend(
-                (line + 1, f"{entry_id} repeats an earlier record (a copied prefix): the first copy is shown")
-                for line, entry_id in self.tree.duplicates
-            )
-        out.extend(
-            (self.line_of(entry), f"parent {parent_id} is not in this file: shown as a root")
-            for entry, parent_id in self._missing_parents(expected=True)
-        )
-        out.extend(
-            (line + 1, f"title {text!r} is for the conversation ending at {names}, not in this file")
-            for line, _rank, text, names in self.titles
-            if names is not None and self.find(names) is None
-        )
-        for line, target in self.pointers:
-            if not isinstance(target, str) or not self.tree.has(target):  # (no full id index for this)
-                out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
-        leaf = self.active_leaf()
-        if leaf >= 0:
-            out.extend((line + 1, text) for line, text in self.format.context_notes(self, leaf))
-        return sorted(out)
-
-    def _missing_parents(self, expected: bool) -> Iterator[tuple[int, str]]:
-        """(entry, parent id) of roots whose parent is not in the file: those
-        the format expects (``expected``) or the others."""
-        for entry, parent_id in self.tree.missing_parents():
-            if self.format.expected_root(self.record(entry)) == expected:
-                yield entry, parent_id
-
-    def problems(
-        self,
-        should_stop: Callable[[], bool] | None = None,
-        light: bool = False,
-        live: LiveState | None = None,
-    ) -> list[Problem]:
-        """Every problem, by line. Reads the context at the active leaf;
-        ``should_stop`` is polled while it does (raise Cancelled); ``light``:
-        see ``tool_issues`` (for a one-shot check). A call still running
-        (``live``, else the state now: ``live_state``) is no problem."""
-        out: list[Problem] = []
-        lines = self.lines
-        fmt = self.format
-        if lines.torn:
-            severity, effect = fmt.torn_tail or (ERROR, "")
-            out.append(
-                Problem(
-                    len(lines) + 1,
-                    ProblemKind.TORN_TAIL,
-                    f"last line is incomplete ({len(lines.torn)} bytes, no newline): not an entry"
-                    + (f"; {effect}" if effect else ""),
-                    severity,
-                )
-            )
-        out.extend(Problem(line + 1, ProblemKind.BAD_LINE, reason) for line, reason in self.bad)
-        tree = self.tree
-        for entry, parent_id in self._missing_parents(expected=False):
-            out.append(
-                Problem(
-                    self.line_of(entry), ProblemKind.MISSING_PARENT, f"parent {parent_id} not found: shown as a root"
-                )
-            )
-        for line, parent_id in tree.cycles:
-            out.append(
-                Problem(
-                    line + 1,
-                    ProblemKind.CYCLE,
-                    f"parent {parent_id} would close a cycle: link dropped, shown as a root",
-                )
-            )
-        for line, entry_id in tree.duplicates if not self.format.duplicates_expected else ():
-            first = tree.find(entry_id)
-            where = f" (first on line {self.line_of(first)})" if first is not None else ""
-            out.append(
-                Problem(
-                    line + 1, ProblemKind.DUPLICATE_ID, f"id {entry_id} already used{where}: this record is ignored"
-                )
-            )
-        dangling, orphans = self.tool_issues(should_stop=should_stop, light=light)
-        live = live_state(self, dangling=dangling) if live is None else live
-        running = live.running()
-        fills = fmt.fills_dangling
-        out.extend(
-            Problem(
-                self.line_of(d.entry),
-                ProblemKind.DANGLING_TOOL_CALL,
-                f"{self.tool_name(d.entry, d.call_id)} call ({d.call_id}) has no result"
-                + (f": {fills}" if fills else ""),
-                WARNING if fills else ERROR,
-            )
-            for d in dangling
-            if d.entry not in running
-        )
-        out.extend(
-            Problem(
-                self.line_of(o.entry),
-                ProblemKind.ORPHAN_TOOL_RESULT,
-                f"tool result for {o.call_id} answers no call before it",
-            )
-            for o in orphans
-        )
-        out.sort(key=lambda p: (p.line, p.kind.value))
-        return out
 
 
 def open_session(

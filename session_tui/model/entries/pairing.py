@@ -1,6 +1,7 @@
-"""Pairing tool calls with their results in a sequence of context messages.
+"""Pairing tool calls with their results: in a sequence of context messages,
+and in the tree (a result's call, a call's results).
 
-A call is dangling when no result with its id follows before the next
+In a context, a call is dangling when no result with its id follows before the next
 message that is not a tool result (docs/formats.md §1.7, §2.3); a result whose
 id is not among the calls it follows is an orphan.
 """
@@ -9,13 +10,41 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .formats.base import Format
+from ..reading.segment import Shape
+from .tree import SessionTree
+from .view import EntryView
 
 #: (entry index, message) of a context
 ContextItem = tuple[int, dict[str, Any]]
+
+
+class ToolFormat(Protocol):
+    """What pairing needs of a format (``formats.base.Format`` has it)."""
+
+    results_anywhere: bool
+
+    def same_step(self, previous: dict[str, Any], message: dict[str, Any]) -> bool: ...
+
+    def tool_call_ids(self, message: dict[str, Any]) -> list[str]: ...
+
+    def tool_result_ids(self, message: dict[str, Any]) -> list[str]: ...
+
+    def view(self, record: dict[str, Any]) -> EntryView: ...
+
+
+class Entries(Protocol):
+    """What ``partner`` reads of a session: ``Session`` has it, and so has
+    the session a format adapter is given."""
+
+    @property
+    def tree(self) -> SessionTree: ...
+
+    @property
+    def format(self) -> ToolFormat: ...
+
+    def record(self, entry: int) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -24,7 +53,7 @@ class ToolIssue:
     call_id: str
 
 
-def pair_tool_calls(fmt: Format, context: list[ContextItem]) -> tuple[list[ToolIssue], list[ToolIssue]]:
+def pair_tool_calls(fmt: ToolFormat, context: list[ContextItem]) -> tuple[list[ToolIssue], list[ToolIssue]]:
     """(dangling calls, orphan results) in ``context``, in order. Formats
     with ``results_anywhere`` (Codex) pair a call with an output anywhere
     after it."""
@@ -35,7 +64,7 @@ class Pairing:
     """Tool pairing fed a context as it grows: ``feed`` reads only the
     messages it has not seen, so a live file costs what was appended."""
 
-    def __init__(self, fmt: Format) -> None:
+    def __init__(self, fmt: ToolFormat) -> None:
         self.fmt = fmt
         self.anywhere = fmt.results_anywhere
         self.consumed = 0  # messages of the context read so far
@@ -82,3 +111,47 @@ class Pairing:
             self.previous = message
         open_now = [ToolIssue(e, c) for c, e in self.open_calls.items()]
         return self.dangling + open_now, list(self.orphans)
+
+
+def partner(session: Entries, entry: int) -> int | None:
+    """For a tool result, the entry that made its call; for an entry making
+    calls, the entry with the first result. None if there is none."""
+    tree, fmt = session.tree, session.format
+    view = fmt.view(session.record(entry))
+    if view.result_for is not None:
+        node = tree.parent[entry]
+        for _ in range(10_000):
+            if node < 0:
+                return None
+            if tree.shape[node] & Shape.CALLS and any(
+                c.id == view.result_for for c in fmt.view(session.record(node)).tool_calls
+            ):
+                return node
+            node = tree.parent[node]
+        return None
+    found = results_of(session, entry, first_only=True)
+    return min(found.values()) if found else None
+
+
+def results_of(session: Entries, entry: int, first_only: bool = False) -> dict[str, int]:
+    """The results of the calls ``entry`` makes: call id -> the entry
+    answering it (the nearest), searched breadth-first over its descendants
+    (results follow their call). ``first_only``: stop at the first found."""
+    tree, fmt = session.tree, session.format
+    ids = {c.id for c in fmt.view(session.record(entry)).tool_calls}
+    found: dict[str, int] = {}
+    frontier = tree.children(entry) if ids else []
+    seen = 0
+    while frontier and seen < 10_000 and len(found) < len(ids):
+        nxt: list[int] = []
+        for node in frontier:
+            seen += 1
+            if tree.shape[node] & Shape.RESULT:
+                answers = fmt.view(session.record(node)).result_for
+                if answers in ids and answers not in found:
+                    found[answers] = node
+                    if first_only:
+                        return found
+            nxt.extend(tree.children(node))
+        frontier = nxt
+    return found

@@ -17,12 +17,13 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .entry_view import EntryView, typed_prompt
-from .privacy.secrets import find_secrets
-from .reading.segment import Shape
-from .tree import NONE, SessionTree
-from .usage import ResponseTokens, entry_tokens, parse_time, usage_counts
-from .words import plural
+from ..entries.tokens import ResponseTokens, usage_counts
+from ..entries.tree import NONE, SessionTree
+from ..entries.view import EntryView, parse_time, typed_prompt
+from ..privacy.secrets import find_secrets
+from ..reading.segment import Shape
+from ..words import human_seconds, plural
+from .usage import entry_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -349,16 +350,9 @@ def summary(session: Session, side: Side) -> tuple[str, str]:
         f"leaf line {session.line_of(leaf)}{name}{' · active' if side.branch.active else ''} · "
         f"{plural(len(side.steps), 'step')} · ends: {side.ends}",
         f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {plural(side.tool_calls, 'tool call')} · "
-        f"{plural(side.errors, 'error')}" + (f" · {human_span(side.span_s)}" if side.span_s is not None else ""),
+        f"{plural(side.errors, 'error')}"
+        + (f" · {human_seconds(side.span_s, second_digits=0)}" if side.span_s is not None else ""),
     )
-
-
-def human_span(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def branch_of_leaf(session: Session, leaf: int) -> Branch:

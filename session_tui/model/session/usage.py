@@ -2,38 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .entry_view import EntryView
-from .reading.segment import Shape
+from ..entries.pairing import partner
+from ..entries.tokens import ResponseTokens, tokens_of
+from ..entries.view import EntryView, parse_time
+from ..errors import check_stop
+from ..reading.segment import Shape
+from ..words import human_seconds, human_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
-
-IN_KEYS = ("prompt_tokens", "input_tokens")
-OUT_KEYS = ("completion_tokens", "output_tokens")
-LATEST = 253402300800.0  # 10000-01-01: no time is later (datetime's range)
-
-
-def tokens_of(view: EntryView) -> tuple[int, int]:
-    """(input, output) tokens an entry records (0, 0 if none)."""
-    return usage_counts(view.tokens or {})
-
-
-def usage_counts(usage: Mapping[str, object]) -> tuple[int, int]:
-    """(input, output) of a usage record (a negative or non-integer count is none)."""
-
-    def first(keys: Iterable[str]) -> int:
-        for key in keys:
-            value = usage.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-        return 0
-
-    return first(IN_KEYS), first(OUT_KEYS)
 
 
 def entry_tokens(session: Session, entry: int, view: EntryView | None = None) -> dict[str, Any] | None:
@@ -46,27 +27,10 @@ def entry_tokens(session: Session, entry: int, view: EntryView | None = None) ->
     return (view or session.format.view(session.record(entry))).tokens
 
 
-def parse_time(value: object) -> float | None:
-    """Seconds since the epoch from an ISO 8601 string, or a number of Unix
-    seconds or (above 1e11, i.e. after 1973 in ms) milliseconds; None for
-    anything else, or a number outside years 1970..9999."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        seconds = value / 1000 if value > 1e11 else float(value)
-        return seconds if 0 <= seconds < LATEST else None
-    if isinstance(value, str) and value:
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
-
-
 def step_seconds(session: Session, entry: int) -> tuple[str, float] | None:
     """("model", seconds) for an assistant entry (its time minus its
     parent's), ("tool", seconds) for a tool result (its time minus the
     call's); None when the times are not recorded."""
-    from .search import partner
-
     tree, fmt = session.tree, session.format
     view = fmt.view(session.record(entry))
     mine = parse_time(view.time)
@@ -114,8 +78,6 @@ def session_usage(
     new entries. ``read_records=False``: only what the index kept (nothing
     where it keeps no tally: a remote file's records are not read again
     for a status line)."""
-    from .errors import check_stop
-
     fmt = session.format
     scanned = session.scan_tally
     if scanned.exact and not session.tree.duplicates and fmt.session_tokens(session, should_stop) is None:
@@ -139,32 +101,6 @@ def session_usage(
 
 
 @dataclass
-class ResponseTokens:
-    """(input, output) summed over entries, a response written over several
-    entries (each carrying the response's usage) counted once: its entry
-    with the highest output."""
-
-    input_tokens: int = 0  # of entries that are not part of a several-entry response
-    output_tokens: int = 0
-    #: response id -> its (input, output), the highest output
-    steps: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def add(self, response: str | None, tokens: tuple[int, int]) -> None:
-        if response is None:
-            self.input_tokens += tokens[0]
-            self.output_tokens += tokens[1]
-        elif response not in self.steps or tokens[1] > self.steps[response][1]:
-            self.steps[response] = tokens
-
-    @property
-    def total(self) -> tuple[int, int]:
-        return (
-            self.input_tokens + sum(t[0] for t in self.steps.values()),
-            self.output_tokens + sum(t[1] for t in self.steps.values()),
-        )
-
-
-@dataclass
 class UsageTally:
     """Tokens and times of the first ``entries`` entries of a session."""
 
@@ -179,21 +115,6 @@ class UsageTally:
         if when is not None:
             self.first = when if self.first is None else min(self.first, when)
             self.last = when if self.last is None else max(self.last, when)
-
-
-def human_tokens(n: int) -> str:
-    for size, unit in ((1_000_000, "M"), (1_000, "k")):
-        if n >= size:
-            return f"{n / size:.1f}{unit}"
-    return str(n)
-
-
-def human_seconds(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def usage_text(usage: SessionUsage) -> str:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from .reading.segment import Shape
-from .tree import QUIET_BITS
+from ..entries.tree import QUIET_BITS
+from ..reading.segment import Shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session

@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from .errors import SessionError
-from .reading.segment import Shape
+from ..entries.view import parse_time
+from ..errors import SessionError
+from ..reading import open_writers
+from ..reading.segment import Shape
 
-if TYPE_CHECKING:  # (the picker imports this module before its first frame: what it does not need, later)
+if TYPE_CHECKING:  # pragma: no cover
+    from ..entries.pairing import ToolIssue
     from .session import Session
-    from .tools import ToolIssue
 
 STUCK_AFTER = 300.0  # seconds of quiet after which a call without a result is stuck
 STUCK_AFTER_ENV = "SESSION_TUI_STUCK_AFTER"
@@ -165,8 +167,6 @@ def awaited_calls(session: Session, dangling: Sequence[ToolIssue]) -> list[ToolI
 def held_open(session: Session) -> bool:
     """Whether another process holds the file written to open for writing
     (False where the OS does not tell, or for a remote file)."""
-    from .reading import open_writers
-
     if session.remote:
         return False
     try:
@@ -183,8 +183,6 @@ def last_written(session: Session) -> float | None:
     they happen), or when this session saw it grow. None for a file whose
     entries record no time and that was not seen growing: its mtime alone
     cannot tell an agent at work from a fresh copy."""
-    from .usage import parse_time
-
     seen = session.grew_at
     mtime = session.stat().mtime_ns / 1e9
     count = session.tree.count
@@ -209,8 +207,6 @@ def live_state(
     """The session's activity now. Reads the file's time, the calls without
     a result (``dangling``, else the session's pairing at its active leaf)
     and the records of those still awaited."""
-    from .usage import parse_time
-
     now = time.time() if now is None else now
     stuck_after = default_stuck_after() if stuck_after is None else stuck_after
     try:
@@ -221,9 +217,11 @@ def live_state(
     leaf = session.active_leaf()
     awaited: list[Awaited] = []
     if leaf >= 0:
-        for issue in awaited_calls(session, session.tool_issues()[0] if dangling is None else dangling):
+        from .context import tool_issues, tool_name  # (the picker imports this module for its first frame: not these)
+
+        for issue in awaited_calls(session, tool_issues(session)[0] if dangling is None else dangling):
             view = session.format.view(session.record(issue.entry))
-            tool = session.tool_name(issue.entry, issue.call_id)
+            tool = tool_name(session, issue.entry, issue.call_id)
             awaited.append(Awaited(issue.entry, issue.call_id, tool, parse_time(view.time)))
     # the OS is asked only for a quiet file with calls awaited (a long command
     # in a client that keeps its file open); an answer then quiet is idle

@@ -1,32 +1,17 @@
-"""Finding entries: by text in the file's bytes, and a tool call's partner."""
+"""Finding entries by text in the file's bytes."""
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from .reading.segment import Shape
+from ..errors import Cancelled
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .formats.base import Format
     from .session import Session
-    from .tree import SessionTree
 
 BLOCK = 1 << 20
-
-
-class Entries(Protocol):
-    """What ``partner`` reads of a session: ``Session`` has it, and so may
-    the session a format adapter is given."""
-
-    @property
-    def tree(self) -> SessionTree: ...
-
-    @property
-    def format(self) -> Format: ...
-
-    def record(self, entry: int) -> dict[str, Any]: ...
 
 
 def _entry_at_line(session: Session, line: int) -> int | None:
@@ -84,8 +69,6 @@ def _scan(
     blocks = range(start, stop, BLOCK)
     for begin in reversed(blocks) if backwards else blocks:
         if should_stop is not None and should_stop():
-            from .errors import Cancelled
-
             raise Cancelled()
         data = session.pread(min(BLOCK + overlap, stop - begin), begin).lower()
         found = _entry_in(session, data, begin, target, backwards)
@@ -115,48 +98,4 @@ def find_all(session: Session, needle: str, limit: int, should_stop: Callable[[]
             break
         found.append(entry)
         after = entry
-    return found
-
-
-def partner(session: Entries, entry: int) -> int | None:
-    """For a tool result, the entry that made its call; for an entry making
-    calls, the entry with the first result. None if there is none."""
-    tree, fmt = session.tree, session.format
-    view = fmt.view(session.record(entry))
-    if view.result_for is not None:
-        node = tree.parent[entry]
-        for _ in range(10_000):
-            if node < 0:
-                return None
-            if tree.shape[node] & Shape.CALLS and any(
-                c.id == view.result_for for c in fmt.view(session.record(node)).tool_calls
-            ):
-                return node
-            node = tree.parent[node]
-        return None
-    found = results_of(session, entry, first_only=True)
-    return min(found.values()) if found else None
-
-
-def results_of(session: Entries, entry: int, first_only: bool = False) -> dict[str, int]:
-    """The results of the calls ``entry`` makes: call id -> the entry
-    answering it (the nearest), searched breadth-first over its descendants
-    (results follow their call). ``first_only``: stop at the first found."""
-    tree, fmt = session.tree, session.format
-    ids = {c.id for c in fmt.view(session.record(entry)).tool_calls}
-    found: dict[str, int] = {}
-    frontier = tree.children(entry) if ids else []
-    seen = 0
-    while frontier and seen < 10_000 and len(found) < len(ids):
-        nxt: list[int] = []
-        for node in frontier:
-            seen += 1
-            if tree.shape[node] & Shape.RESULT:
-                answers = fmt.view(session.record(node)).result_for
-                if answers in ids and answers not in found:
-                    found[answers] = node
-                    if first_only:
-                        return found
-            nxt.extend(tree.children(node))
-        frontier = nxt
     return found

@@ -18,9 +18,9 @@ import threading
 from array import array
 from typing import TYPE_CHECKING
 
-from .formats import get_format
-from .reading.segment import KEY_MASK, LineBlocks, Segment, scan
-from .reading.source import READ_BUFFER, Source
+from ..formats import get_format
+from ..reading.segment import KEY_MASK, LineBlocks, Segment, scan
+from ..reading.source import READ_BUFFER, Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from multiprocessing.connection import Connection
@@ -66,6 +66,21 @@ def split_point(source: Source, start: int, stop: int, share: float | None = Non
     return None
 
 
+def start_far_scan(source: Source, fmt_name: str, path: str, stop: int) -> tuple[int, int, FarScan] | None:
+    """For a local file of ``stop`` bytes worth it, start scanning its far
+    part in another process: (where that part starts, where it ends: a line
+    end, the scan). What is before it and after it is read by the caller."""
+    if source.remote or stop < PARALLEL_MIN_BYTES or not available():
+        return None
+    window = min(stop, 1 << 20)
+    cut = source.read(stop - window, window).rfind(b"\n")
+    if cut < 0:
+        return None
+    last_nl = stop - window + cut + 1
+    mid = split_point(source, 0, last_nl)
+    return None if mid is None else (mid, last_nl, FarScan(fmt_name, path, mid, last_nl))
+
+
 def _forked_child(conn: Connection, fmt_name: str, path: str, start: int, stop: int) -> None:
     try:
         seg = scan_file_range(fmt_name, path, start, stop)
@@ -83,7 +98,7 @@ def _forked_child(conn: Connection, fmt_name: str, path: str, start: int, stop: 
 class FarScan:
     """A scan of bytes [start, stop) of ``path`` in another process: a fork
     when this process runs no other thread (the command line), else a new
-    interpreter (``python -m session_tui.model.parallel``, in the app, whose
+    interpreter (``python -m session_tui.model.session.parallel``, in the app, whose
     index runs in a thread: forking a process that has threads can copy a
     held lock into the child)."""
 

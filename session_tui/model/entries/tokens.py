@@ -1,0 +1,55 @@
+"""The tokens an entry records, and a sum of them that counts each response once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from .view import EntryView
+
+IN_KEYS = ("prompt_tokens", "input_tokens")
+OUT_KEYS = ("completion_tokens", "output_tokens")
+
+
+def tokens_of(view: EntryView) -> tuple[int, int]:
+    """(input, output) tokens an entry records (0, 0 if none)."""
+    return usage_counts(view.tokens or {})
+
+
+def usage_counts(usage: Mapping[str, object]) -> tuple[int, int]:
+    """(input, output) of a usage record (a negative or non-integer count is none)."""
+
+    def first(keys: Iterable[str]) -> int:
+        for key in keys:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+        return 0
+
+    return first(IN_KEYS), first(OUT_KEYS)
+
+
+@dataclass
+class ResponseTokens:
+    """(input, output) summed over entries, a response written over several
+    entries (each carrying the response's usage) counted once: its entry
+    with the highest output."""
+
+    input_tokens: int = 0  # of entries that are not part of a several-entry response
+    output_tokens: int = 0
+    #: response id -> its (input, output), the highest output
+    steps: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def add(self, response: str | None, tokens: tuple[int, int]) -> None:
+        if response is None:
+            self.input_tokens += tokens[0]
+            self.output_tokens += tokens[1]
+        elif response not in self.steps or tokens[1] > self.steps[response][1]:
+            self.steps[response] = tokens
+
+    @property
+    def total(self) -> tuple[int, int]:
+        return (
+            self.input_tokens + sum(t[0] for t in self.steps.values()),
+            self.output_tokens + sum(t[1] for t in self.steps.values()),
+        )
