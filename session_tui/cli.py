@@ -12,7 +12,7 @@ REDACT_HELP = (
     "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
     "sha256>]; the session file is not changed"
 )
-COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "clean", "export", "demo", "serve")
+COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "clean", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,6 +96,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="save the bad lines (NUL runs, invalid JSON or UTF-8, fused records) to <name>.bad-<UTC> "
         "and remove them (a backed-up rewrite); whole records found inside them are kept",
     )
+    resume = commands.add_parser(
+        "resume",
+        help="continue a session with its own client (Claude Code, Codex, pi) at a leaf; --dry-run proves it first",
+        description="Say how to continue FILE at its client's own leaf, or at --leaf: the client, the directory, the "
+        "session id and the command. Where the client would not continue at that leaf by itself, or would not "
+        "find the file by its id, it first writes what the client accepts (a fork with a new id in the client's "
+        "sessions folder; pi: its leaf moved), through the store, and says so. --dry-run instead runs your "
+        "installed client on a copy, against a fake model API on 127.0.0.1 in a throwaway home, and reports "
+        "what it sends, whether the API would accept it and whether it agrees with session-tui's context.",
+        epilog="Exit status: 0 ready (dry run: accepted), 1 refused (dry run: rejected), 2 error.",
+    )
+    resume.add_argument("file", metavar="FILE")
+    resume.add_argument("--leaf", metavar="ID", help="an entry id the tree shows, or a line number L123")
+    resume.add_argument("--json", action="store_true", help="one JSON object")
+    resume.add_argument("--exec", action="store_true", help="then run the client in the session's directory")
+    resume.add_argument("--fix", action="store_true", help="first close dangling calls and drop a torn last line")
+    resume.add_argument("--dry-run", action="store_true", help="run your client on a copy against a fake API")
+    resume.add_argument("--client-bin", metavar="PATH", help="the client's program (default: found on PATH)")
+    resume.add_argument("--model", metavar="MODEL", help="dry run: resume with this model")
+    resume.add_argument("--timeout", type=float, default=90.0, metavar="SECONDS", help="dry run: the client's limit")
+    resume.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    resume.add_argument("--force", action="store_true", help="write even if an agent may be writing the file")
+    _stuck_after_option(resume)
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -315,6 +338,14 @@ def main(argv: list[str] | None = None) -> int:
                 from .commands.serve import run_serve
 
                 return run_serve(args.path, args.host, args.port, args.format, not args.no_watch, args.redact)
+            if args.command == "resume" and args.dry_run:
+                from .commands.dry_run import run_dry_run
+
+                return run_dry_run(args)
+            if args.command == "resume":
+                from .commands.resume import run_resume
+
+                return run_resume(args)
             if args.command != "check":
                 from .commands.edit import run_edit
 

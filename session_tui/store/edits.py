@@ -60,11 +60,17 @@ def form_of(session: Session) -> Form:
 
 
 def resolve_entry(session: Session, ref: str) -> int:
-    """An entry by id, or (formats without ids) by 1-based line number; a
-    linear file whose records carry ids (astorlm) is searched for it."""
+    """An entry by id, by ``L<line>`` (the entry on that 1-based line), or
+    (formats without ids) by 1-based line number; a linear file whose
+    records carry ids (astorlm) is searched for it."""
     found = session.find(ref)
     if found is not None:
         return found
+    if ref[:1] in "Ll" and ref[1:].isdigit():
+        k = bisect_left(session.tree.entry_line, int(ref[1:]) - 1)
+        if k < session.tree.count and session.tree.entry_line[k] == int(ref[1:]) - 1:
+            return k
+        raise Refused(f"{session.path}: line {ref[1:]} is not an entry")
     if ref.isdigit():
         k = bisect_left(session.tree.entry_line, int(ref) - 1)
         if k < session.tree.count and session.tree.entry_line[k] == int(ref) - 1:
@@ -90,10 +96,17 @@ def plan_set_leaf(session: Session, entry: int) -> Plan:
     )
 
 
-def plan_fork(session: Session, entry: int, out: str | None = None) -> Plan:
-    if session.remote and (out is None or is_url(out)):
+def plan_fork(session: Session, entry: int, out: str | None = None, folder: str | None = None) -> Plan:
+    """A new session file holding the path root → ``entry``: at ``out``, or
+    named as its client names a new session, beside the source or in
+    ``folder`` (where the client looks for its sessions)."""
+    if session.remote and (out is None or is_url(out)) and folder is None:
         raise Refused(f"{session.path}: a fork of a remote file is written here: give -o LOCAL_PATH")
     plan = form_of(session).fork(session, entry, out)
+    if folder is not None and out is None:
+        first, data = plan.new_files[0]
+        moved = os.path.join(folder, os.path.basename(first))
+        plan = replace(plan, summary=plan.summary.replace(first, moved), new_files=[(moved, data), *plan.new_files[1:]])
     for path, _ in plan.new_files:
         if os.path.lexists(path):
             raise Refused(f"{path}: already exists; not overwritten")

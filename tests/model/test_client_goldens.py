@@ -20,10 +20,10 @@ import pytest
 
 from session_tui.commands.export import ADDED_BY, export
 from session_tui.model.reading.codex_thread import thread_files
+from session_tui.model.resume.steps import context_steps, golden_form
 from session_tui.model.session.context import context_items, resume_items
 from session_tui.model.session.session import open_session
 
-from ..oracle_steps import steps_for
 from ..support import REPO, check_json, run_cli
 
 GOLDENS = sorted((REPO / "tests" / "golden").glob("*.json"))
@@ -58,7 +58,7 @@ def test_context_is_what_the_client_sends(golden, tmp_path):
     assert data["accepted"], "the client's request was refused: nothing to agree with"
     with open_session(path, data["format"]) as session:
         context = orjson.loads(export(session, "json", context=True))
-    assert steps_for(data["format"], context) == data["steps"]
+    assert golden_form(context_steps(data["format"], context)) == data["steps"]
 
 
 def test_every_file_has_goldens_original_and_repaired_where_fix_applies():

@@ -9,10 +9,10 @@ import json
 import orjson
 
 from session_tui.model.reading.segment import Shape
+from session_tui.model.resume.steps import context_steps, golden_form
 from session_tui.model.session.context import resume_items
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.text_view import TextViewScreen
-from tests.oracle_steps import steps_for
 from tests.support import REPO
 
 from .pilot_support import session_screen, wait_for
@@ -46,4 +46,7 @@ async def test_parallel_calls_read_as_claude_code_resumes_them():
         body = app.screen.body
         assert "Claude Code sends on resume" in app.screen.title_text and "++" not in body
         sent = [s.message for s in resume_items(session)]
-        assert steps_for("claude", orjson.loads(orjson.dumps(sent))) == json.loads(GOLDEN.read_text())["steps"]
+        assert (
+            golden_form(context_steps("claude", orjson.loads(orjson.dumps(sent))))
+            == json.loads(GOLDEN.read_text())["steps"]
+        )

@@ -1,0 +1,362 @@
+"""`session-tui resume FILE --dry-run`: the user's own client resumes a copy
+of the session against a fake model API on 127.0.0.1, in a throwaway home;
+what it sends is checked with the APIs' rules and against session-tui's
+context at the leaf.
+
+Nothing of the user's is read or written but the session file (read) and
+the client's program: HOME, the client's config dir and its sessions folder
+are a new temporary directory, removed afterwards; the key is fake; the
+switches that turn off telemetry, error reports and update checks are set;
+the API answers "ok" as text, so the client runs no tool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..model.errors import SessionError
+from ..model.reading.codex_thread import thread_files
+from ..model.resume.api_rules import RESPONSES
+from ..model.resume.clients import Client, claude_project, client_for, new_file_id, session_id_of
+from ..model.resume.plan import ResumeRefused, plan_resume
+from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
+from ..model.sanitize import inert_line
+from ..model.session.session import Session, open_session
+from ..store import Refused, edits
+from .export import export
+from .fake_api import Captured, FakeAPI
+
+TIMEOUT = 90.0  # seconds a client may take (they start slowly)
+#: the model a dry run asks for when not told (--model): Claude Code's as its
+#: goldens were recorded (without one, 2.1.328 keeps every thinking block of
+#: a file an older version wrote); Codex and pi: the session's own
+DEFAULT_MODEL = {"claude": "claude-sonnet-4-5"}
+QUIET_ENV = {
+    "LANG": "C.UTF-8",
+    "NO_COLOR": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_BUG_COMMAND": "1",
+    "PI_OFFLINE": "1",
+    "PI_SKIP_VERSION_CHECK": "1",
+    "PI_TELEMETRY": "0",
+    "ANTHROPIC_API_KEY": "sk-ant-session-tui-dry-run",
+    "OPENAI_API_KEY": "sk-session-tui-dry-run",
+}
+
+
+class DryRunFailed(Exception):
+    """The dry run could not be made; ``str()`` says why in one line."""
+
+
+@dataclass
+class Report:
+    client: Client
+    client_version: str
+    model: str | None
+    accepted: bool
+    rejection: dict[str, Any] | None
+    wire: str
+    request: list[Any]
+    agrees: bool
+    differences: list[str]
+    sent: list[Step] = field(default_factory=list)  # the request as steps, the new turn left out
+    added: set[int] = field(default_factory=set)  # indexes of ``sent`` not in the file's own context
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "client": self.client.name,
+            "client_version": self.client_version,
+            "model": self.model,
+            "accepted": self.accepted,
+            "rejection": self.rejection,
+            "wire": self.wire,
+            "request": self.request,
+            "agrees": self.agrees,
+            "differences": self.differences,
+        }
+
+    def text(self) -> str:
+        out = [f"{self.client.title} {self.client_version}, model {self.model or '?'}"]
+        if self.accepted:
+            out.append("accepted: the API takes this conversation")
+        else:
+            rejection = self.rejection or {}
+            out.append(f"REJECTED: {rejection.get('status')} {rejection.get('message')}")
+        out.append(
+            "agrees with session-tui's context at the leaf"
+            if self.agrees
+            else f"differs from session-tui's context at the leaf ({len(self.differences)}):"
+        )
+        out.extend(f"  {line}" for line in self.differences)
+        out.append(f"what it sends ({len(self.sent)} steps; + the client adds it):")
+        for n, step in enumerate(self.sent):
+            out.append(f"{'+' if n in self.added else ' '} {n + 1:>4}  {step.show()}")
+        out.extend(f"note: {note}" for note in self.notes)
+        return "\n".join(inert_line(line) for line in out)
+
+
+def find_program(client: Client, given: str | None) -> str:
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise DryRunFailed(f"--client-bin {given}: not an executable file")
+        return given
+    found = shutil.which(client.program)
+    if found is None:
+        raise DryRunFailed(f"{client.program} is not on PATH ({client.title} not installed?): give --client-bin PATH")
+    return found
+
+
+def client_version(program: str, env: dict[str, str], client: Client) -> str:
+    try:
+        done = subprocess.run(
+            [program, "--version"], env=env, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise DryRunFailed(f"{program} --version did not answer: {exc}") from None
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", done.stdout + done.stderr)
+    if match is None:
+        raise DryRunFailed(f"{program} --version gave no version: is it {client.title}?")
+    if match.group(1) != client.pinned.split(".")[0]:
+        raise DryRunFailed(
+            f"{client.title} {match.group(0)} is not supported: its resume was checked against {client.pinned}"
+        )
+    return match.group(0)
+
+
+def _setup(
+    client: Client, session: Session, run: Path, work: Path, url: str, model: str | None
+) -> tuple[Path, dict[str, str], list[str]]:
+    """The copy of the session where the client looks for it, the
+    environment, notes. Returns (the copy, env additions, notes)."""
+    notes: list[str] = []
+    source = Path(session.path)
+    if client.name == "claude":
+        sid = session_id_of(client, session) or str(uuid.uuid4())
+        folder = run / ".claude" / "projects" / claude_project(str(work))
+        folder.mkdir(parents=True)
+        copy = folder / f"{sid}.jsonl"
+        shutil.copyfile(source, copy)
+        beside = source.with_suffix("")
+        if beside.is_dir():  # its sub-agents' transcripts
+            shutil.copytree(beside, folder / sid)
+        return copy, {"ANTHROPIC_BASE_URL": url, "CLAUDE_CONFIG_DIR": str(run / ".claude")}, notes
+    if client.name == "codex":
+        home = run / ".codex"
+        match = re.match(r"rollout-(\d{4})-(\d{2})-(\d{2})T", source.name)
+        day = match.groups() if match else tuple(datetime.now().strftime("%Y %m %d").split())
+        folder = home.joinpath("sessions", *day)
+        folder.mkdir(parents=True)
+        for part in thread_files(str(source)):
+            shutil.copyfile(part, folder / Path(part).name)
+        config = [
+            f'model = "{model}"' if model else "",
+            'model_provider = "openai"',
+            f'openai_base_url = "{url}/v1"',
+            'approval_policy = "never"',
+            'sandbox_mode = "read-only"',
+            "check_for_update_on_startup = false",
+            "",
+            "[analytics]",
+            "enabled = false",
+            "",
+            "[feedback]",
+            "enabled = false",
+        ]
+        (home / "config.toml").write_text("\n".join(config) + "\n")
+        copy = folder / source.name
+        if not source.name.startswith("rollout-"):  # Codex finds a rollout by the id in its name
+            named = folder / f"rollout-{'-'.join(day)}T00-00-00-{session_id_of(client, session)}.jsonl"
+            copy = copy.rename(named)
+            notes.append(f"the copy was named {named.name}: Codex finds a rollout by the id in its name")
+        return copy, {"CODEX_HOME": str(home)}, notes
+    agent = run / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    providers = {"anthropic": {"baseUrl": url}, "openai": {"baseUrl": f"{url}/v1"}}
+    (agent / "models.json").write_text(json.dumps({"providers": providers}))
+    folder = run / "sessions"
+    folder.mkdir()
+    copy = folder / source.name
+    data = source.read_bytes()
+    head, newline, rest = data.partition(b"\n")
+    try:
+        header = json.loads(head)
+    except ValueError:
+        header = None
+    if isinstance(header, dict) and isinstance(header.get("cwd"), str) and not os.path.isdir(header["cwd"]):
+        notes.append(f"the header's cwd {header['cwd']} does not exist here: the copy's was set to a temporary one")
+        header["cwd"] = str(work)
+        data = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode() + newline + rest
+    copy.write_bytes(data)
+    return copy, {"PI_CODING_AGENT_DIR": str(agent)}, notes
+
+
+def _argv(client: Client, program: str, session_id: str, path: str, model: str | None) -> list[str]:
+    if client.name == "claude":
+        return [program, "-p", "--resume", session_id, *(["--model", model] if model else []), PROMPT]
+    if client.name == "codex":
+        extra = ["-m", model] if model else []
+        return [program, "exec", "--skip-git-repo-check", "--color", "never", *extra, "resume", session_id, PROMPT]
+    return [program, *(["--model", model] if model else []), "--session", path, "-p", PROMPT]
+
+
+def _last_user_text(wire: str, messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        if wire == RESPONSES and message.get("type", "message") != "message":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b)
+        return ""
+    return ""
+
+
+def main_request(requests: list[Captured]) -> Captured | None:
+    """The request that carries the resumed conversation: the first model
+    request whose last user turn ends with the prompt (side requests, such
+    as a title's, do not); else the longest."""
+    model = [r for r in requests if r.wire is not None and isinstance(r.body, dict)]
+    for request in model:
+        if _last_user_text(request.wire or "", _conversation(request)).strip().endswith(PROMPT):
+            return request
+    return max(model, key=lambda r: len(_conversation(r)), default=None)
+
+
+def _conversation(request: Captured) -> list[Any]:
+    body = request.body if isinstance(request.body, dict) else {}
+    found = body.get("input" if request.wire == RESPONSES else "messages")
+    return found if isinstance(found, list) else []
+
+
+def dry_run(
+    path: str,
+    leaf_ref: str | None,
+    format: str | None,
+    program: str | None,
+    model: str | None,
+    timeout: float = TIMEOUT,
+) -> Report:
+    """Run the dry run; raises DryRunFailed, ResumeRefused, SessionError, Refused."""
+    with open_session(path, format) as session:
+        client = client_for(session.format.name)
+        if client is None:
+            plan_resume(session, None, {})  # raises with the reason
+            raise AssertionError
+        leaf = None if leaf_ref is None else edits.resolve_entry(session, leaf_ref)
+        plan_resume(session, leaf, {})  # the same refusals as a resume (sub-agent, empty)
+        program = find_program(client, program)
+        model = model or DEFAULT_MODEL.get(client.name)
+        run = Path(tempfile.mkdtemp(prefix="session-tui-dry-run-"))
+        server = FakeAPI()
+        try:
+            work = run / "work"
+            work.mkdir()
+            base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(run), **QUIET_ENV}
+            version = client_version(program, base, client)
+            copy, extra, notes = _setup(client, session, run, work, server.url, model)
+            env = {**base, **extra}
+            resumed, session_id = _at_leaf(client, copy, session, leaf)
+            with open_session(resumed, session.format.name) as again:  # before the client adds its turn
+                ours = json.loads(export(again, "json", context=True))
+                own = [s.message for s in _plain_context(again)]
+            try:
+                done = subprocess.run(
+                    _argv(client, program, session_id, str(resumed), model),
+                    cwd=work,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired:
+                raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
+            request = main_request(server.requests())
+            if request is None:
+                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+                raise DryRunFailed(f"{client.title} sent no model request (exit {done.returncode}: {tail[0][:200]})")
+        finally:
+            server.stop()
+            shutil.rmtree(run, ignore_errors=True)
+    wire = request.wire or ""
+    conversation = _conversation(request)
+    sent = request_steps(wire, conversation)
+    mine = context_steps(client.name, ours)
+    found = differences(mine, sent)
+    plain = context_steps(client.name, own)
+    body = request.body if isinstance(request.body, dict) else {}
+    return Report(
+        client,
+        version,
+        body.get("model") if isinstance(body.get("model"), str) else None,
+        request.status == 200,
+        None if request.status == 200 else {"status": request.status, "message": request.rejection or ""},
+        wire,
+        conversation,
+        not found,
+        found,
+        sent,
+        _added(plain, sent),
+        notes,
+    )
+
+
+def _plain_context(session: Session) -> list[Any]:
+    from ..model.session.context import resume_items
+
+    return [s for s in resume_items(session) if not s.added_by]
+
+
+def _added(plain: list[Step], sent: list[Step]) -> set[int]:
+    import difflib
+
+    a, b = [s.key() for s in plain], [s.key() for s in sent]
+    out: set[int] = set()
+    for op, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op in ("insert", "replace"):
+            out.update(range(j1, j2))
+    return out
+
+
+def _at_leaf(client: Client, copy: Path, session: Session, leaf: int | None) -> tuple[Path, str]:
+    """The copy made to continue at ``leaf`` as a resume would (a fork in
+    the client's folder, pi's leaf moved): (the file resumed, its id)."""
+    with open_session(copy, session.format.name) as opened:
+        if leaf is None or leaf == opened.active_leaf():
+            return copy, session_id_of(client, opened) or str(copy)
+        if not client.moves_leaf:
+            store_plan = edits.plan_fork(opened, leaf, folder=str(copy.parent))
+            path, data = store_plan.new_files[0]
+            edits.apply(store_plan, force=True)  # (a copy in a new folder: no agent writes it)
+            return Path(path), new_file_id(client, path, data)
+        edits.apply(edits.plan_set_leaf(opened, leaf), force=True)
+        return copy, session_id_of(client, opened) or str(copy)
+
+
+def run_dry_run(args: Any) -> int:
+    try:
+        report = dry_run(args.file, args.leaf, args.format, args.client_bin, args.model, args.timeout)
+    except (DryRunFailed, ResumeRefused, SessionError, Refused, OSError) as exc:
+        print(f"session-tui resume --dry-run: {inert_line(exc)}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.as_json(), ensure_ascii=False) if args.json else report.text())
+    return 0 if report.accepted else 1

@@ -1,0 +1,211 @@
+"""A fake model API on 127.0.0.1 for a dry-run resume: it keeps every
+request, applies the real APIs' pairing rules to each conversation (400
+with their wording) and answers "ok" as plain text, so the client never
+runs a tool. Anthropic Messages (``/v1/messages``, streamed or not) and
+OpenAI Responses (``/v1/responses``, server-sent events; a websocket upgrade
+is answered 426 so Codex falls back to HTTP at once). Loopback only, a
+random port."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from ..model.resume.api_rules import ANTHROPIC, RESPONSES, violations
+
+HOST = "127.0.0.1"  # never anything else
+
+
+@dataclass
+class Captured:
+    method: str
+    path: str
+    body: Any
+    status: int
+    wire: str | None = None  # ANTHROPIC or RESPONSES for a model request
+    rejection: str | None = None  # the 400's message
+    at: float = field(default_factory=time.time)
+
+
+def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
+def _anthropic_stream(model: str) -> bytes:
+    message_id = f"msg_dry_run_{int(time.time() * 1000)}"
+    usage = {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    return _sse(
+        [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": message_id,
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": usage,
+                    },
+                },
+            ),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            ),
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
+def _anthropic_json(model: str) -> dict[str, Any]:
+    return {
+        "id": f"msg_dry_run_{int(time.time() * 1000)}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+
+
+def _responses_stream(model: str) -> bytes:
+    base = {"id": f"resp_dry_run_{int(time.time() * 1000)}", "object": "response", "created_at": int(time.time())}
+    base["model"] = model
+    part = {"type": "output_text", "text": "ok", "annotations": []}
+    item = {"id": "msg_dry_run", "type": "message", "role": "assistant", "status": "completed", "content": [part]}
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 1,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 11,
+    }
+    at = {"item_id": "msg_dry_run", "output_index": 0, "content_index": 0}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": {**base, "status": "in_progress", "output": []}}),
+        ("response.in_progress", {"response": {**base, "status": "in_progress", "output": []}}),
+        ("response.output_item.added", {"output_index": 0, "item": {**item, "status": "in_progress", "content": []}}),
+        ("response.content_part.added", {**at, "part": {"type": "output_text", "text": "", "annotations": []}}),
+        ("response.output_text.delta", {**at, "delta": "ok"}),
+        ("response.output_text.done", {**at, "text": "ok"}),
+        ("response.content_part.done", {**at, "part": part}),
+        ("response.output_item.done", {"output_index": 0, "item": item}),
+        ("response.completed", {"response": {**base, "status": "completed", "output": [item], "usage": usage}}),
+    ]
+    return _sse([(name, {"type": name, "sequence_number": n, **data}) for n, (name, data) in enumerate(events)])
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeAPI
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        encoding = (self.headers.get("Content-Encoding") or "").lower()
+        try:
+            raw = gzip.decompress(raw) if encoding == "gzip" else zlib.decompress(raw) if encoding == "deflate" else raw
+            return json.loads(raw) if raw else None
+        except (OSError, ValueError, zlib.error):
+            return None
+
+    def _send(self, status: int, payload: bytes, kind: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("request-id", "req_dry_run")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:
+        if (self.headers.get("Upgrade") or "").lower() == "websocket":
+            self.server.keep(Captured("GET", self.path, None, 426))
+            error = {"error": {"type": "invalid_request_error", "message": "no websocket here: use HTTP"}}
+            return self._send(426, json.dumps(error).encode())
+        found = self.path.split("?")[0].rstrip("/").endswith("/models")
+        self.server.keep(Captured("GET", self.path, None, 200 if found else 404))
+        body = {"object": "list", "data": [], "models": []} if found else {"error": {"type": "not_found_error"}}
+        self._send(200 if found else 404, json.dumps(body).encode())
+
+    def do_POST(self) -> None:
+        body = self._body()
+        path = self.path.split("?")[0]
+        fields = body if isinstance(body, dict) else {}
+        model = str(fields.get("model") or "dry-run")
+        if path.endswith("/count_tokens"):
+            self.server.keep(Captured("POST", self.path, body, 200))
+            return self._send(200, b'{"input_tokens": 10}')
+        wire = ANTHROPIC if path.endswith("/messages") else RESPONSES if path.endswith("/responses") else None
+        if wire is None:
+            self.server.keep(Captured("POST", self.path, body, 404))
+            return self._send(404, b'{"error": {"type": "not_found_error"}}')
+        found = violations(wire, fields)
+        if found:
+            message = found[0].message
+            self.server.keep(Captured("POST", self.path, body, 400, wire, message))
+            error: dict[str, Any] = (
+                {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+                if wire == ANTHROPIC
+                else {"error": {"message": message, "type": "invalid_request_error", "param": "input", "code": None}}
+            )
+            return self._send(400, json.dumps(error).encode())
+        self.server.keep(Captured("POST", self.path, body, 200, wire))
+        if wire == RESPONSES:
+            return self._send(200, _responses_stream(model), "text/event-stream")
+        if fields.get("stream"):
+            return self._send(200, _anthropic_stream(model), "text/event-stream")
+        self._send(200, json.dumps(_anthropic_json(model)).encode())
+
+
+class FakeAPI(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__((HOST, 0), _Handler)
+        self.captured: list[Captured] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.server_address[1]}"
+
+    def keep(self, request: Captured) -> None:
+        with self._lock:
+            self.captured.append(request)
+
+    def requests(self) -> list[Captured]:
+        with self._lock:
+            return list(self.captured)
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()

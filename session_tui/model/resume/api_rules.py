@@ -1,0 +1,126 @@
+"""The rules the model APIs apply to the conversation of a request, with
+the real APIs' wording: a resumed file that breaks one is answered 400.
+
+Anthropic Messages: every ``tool_use`` of an assistant message answered by a
+``tool_result`` in the very next (user) message, every ``tool_result``
+answering a ``tool_use`` of the message before it, no ``tool_use`` id twice.
+OpenAI Responses: every call item has an output with its ``call_id`` and
+every output a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+ANTHROPIC = "anthropic"
+RESPONSES = "responses"
+
+_CALLS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
+_OUTPUTS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
+
+
+@dataclass(frozen=True)
+class Violation:
+    kind: str
+    index: int  # the message or input item
+    message: str  # the API's own wording
+
+
+def _blocks(message: Any) -> list[dict[str, Any]]:
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def anthropic_violations(body: dict[str, Any]) -> list[Violation]:
+    out: list[Violation] = []
+    messages = body.get("messages")
+    messages = messages if isinstance(messages, list) else []
+    seen: set[object] = set()
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "assistant":
+            ids = [b.get("id") for b in _blocks(message) if b.get("type") == "tool_use"]
+            for tool_id in ids:
+                if tool_id in seen:
+                    out.append(
+                        Violation("duplicate_tool_use_id", i, f"messages.{i}: `tool_use` ids must be unique: {tool_id}")
+                    )
+                seen.add(tool_id)
+            nxt = messages[i + 1] if i + 1 < len(messages) else None
+            answered = (
+                {b.get("tool_use_id") for b in _blocks(nxt) if b.get("type") == "tool_result"}
+                if isinstance(nxt, dict) and nxt.get("role") == "user"
+                else set()
+            )
+            missing = [str(t) for t in ids if t not in answered]
+            if missing:
+                out.append(
+                    Violation(
+                        "tool_use_without_result",
+                        i,
+                        f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                        f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` "
+                        "block in the next message.",
+                    )
+                )
+        elif role == "user":
+            before = messages[i - 1] if i > 0 else None
+            calls = (
+                {b.get("id") for b in _blocks(before) if b.get("type") == "tool_use"}
+                if isinstance(before, dict) and before.get("role") == "assistant"
+                else set()
+            )
+            for j, block in enumerate(_blocks(message)):
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in calls:
+                    out.append(
+                        Violation(
+                            "tool_result_without_use",
+                            i,
+                            f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                            f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                            "`tool_use` block in the previous message.",
+                        )
+                    )
+    return out
+
+
+def responses_violations(body: dict[str, Any]) -> list[Violation]:
+    items = body.get("input")
+    if not isinstance(items, list):
+        return []
+    calls: dict[object, tuple[int, str]] = {}
+    outputs: dict[object, tuple[int, str]] = {}
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        kind, call_id = item.get("type"), item.get("call_id")
+        if kind in _CALLS and call_id:
+            calls.setdefault(call_id, (i, kind))
+        elif kind in _OUTPUTS:
+            outputs.setdefault(call_id, (i, kind))
+    out = [
+        Violation(
+            "call_without_output",
+            i,
+            f"No tool output found for {'custom tool call' if kind == 'custom_tool_call' else 'function call'} "
+            f"{call_id}.",
+        )
+        for call_id, (i, kind) in calls.items()
+        if call_id not in outputs
+    ]
+    out += [
+        Violation(
+            "output_without_call",
+            i,
+            f"No tool call found for {'custom tool call' if kind == 'custom_tool_call_output' else 'function call'} "
+            f"output with call_id {call_id}.",
+        )
+        for call_id, (i, kind) in outputs.items()
+        if call_id not in calls
+    ]
+    return out
+
+
+def violations(wire: str, body: dict[str, Any]) -> list[Violation]:
+    return anthropic_violations(body) if wire == ANTHROPIC else responses_violations(body)
