@@ -16,6 +16,7 @@ from typing import TextIO
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.reading.source import is_url
+from ..model.resume.verdicts import Verdict, verdict_on
 from ..model.sanitize import inert, json_escape_invisible, mark_undecodable
 from ..model.session.context import failed_results, resume_items, tool_issues
 from ..model.session.live_state import live_state
@@ -66,6 +67,8 @@ class Report:
     # for people only (not in the JSON contract)
     context_messages: int = 0
     state_words: str = ""  # what the agent is doing (model.session.live_state): running bash 0:12, idle 25 min, …
+    #: the last dry run's verdict, while the file is unchanged since (in the JSON only when there is one)
+    dry_run: Verdict | None = None
     notes: list[tuple[int, str]] = field(default_factory=list)
     sidecar: tuple[str, list[str]] | None = None
     usage: str = ""
@@ -91,6 +94,14 @@ class Report:
         data = {key: getattr(self, key) for key in self.CONTRACT}
         if self.secrets is not None:
             data["secrets"] = self.secrets
+        if self.dry_run is not None:
+            verdict = self.dry_run
+            data["dry_run"] = {
+                "client": verdict.client,
+                "client_version": verdict.version,
+                "accepted": verdict.accepted,
+                "message": verdict.message,
+            }
         return data
 
 
@@ -119,6 +130,7 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
         ],
         problems=[p.as_json() for p in find_problems(session, light=True, live=live)],
         state_words=live.words(),
+        dry_run=None if session.remote else verdict_on(session.path),
         tool_errors=len(failed_results(session, leaf)),
         context_messages=len(resume_items(session)) if for_people else 0,  # as the TUI and export count it
         notes=find_notes(session),
@@ -175,6 +187,8 @@ def to_text(rep: Report) -> str:
         out.append(f"  {rep.usage}")
     if rep.state_words:
         out.append(f"  agent: {rep.state_words}")
+    if rep.dry_run is not None:
+        out.append(f"  resume: {inert(rep.dry_run.words(), keep_newlines=False)}")
     if rep.sidecar:
         name, keys = rep.sidecar
         out.append(

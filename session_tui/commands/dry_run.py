@@ -19,18 +19,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..model.errors import SessionError
+from ..model.errors import Cancelled, SessionError
 from ..model.reading.codex_thread import thread_files
 from ..model.resume.api_rules import RESPONSES
 from ..model.resume.clients import Client, claude_project, client_for, new_file_id, session_id_of
 from ..model.resume.plan import ResumeRefused, plan_resume
 from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
+from ..model.resume.verdicts import remember
 from ..model.sanitize import inert_line
 from ..model.session.session import Session, open_session
 from ..store import Refused, edits
@@ -253,6 +256,7 @@ def dry_run(
     program: str | None,
     model: str | None,
     timeout: float = TIMEOUT,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Report:
     """Run the dry run; raises DryRunFailed, ResumeRefused, SessionError, Refused."""
     with open_session(path, format) as session:
@@ -277,23 +281,13 @@ def dry_run(
             with open_session(resumed, session.format.name) as again:  # before the client adds its turn
                 ours = json.loads(export(again, "json", context=True))
                 own = [s.message for s in _plain_context(again)]
-            try:
-                done = subprocess.run(
-                    _argv(client, program, session_id, str(resumed), model),
-                    cwd=work,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    errors="replace",
-                    timeout=timeout,
-                )
-            except subprocess.TimeoutExpired:
-                raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
+            returncode, output = _run(
+                _argv(client, program, session_id, str(resumed), model), work, env, timeout, client, should_stop
+            )
             request = main_request(server.requests())
             if request is None:
-                tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-                raise DryRunFailed(f"{client.title} sent no model request (exit {done.returncode}: {tail[0][:200]})")
+                tail = output.strip().splitlines()[-1:] or ["no output"]
+                raise DryRunFailed(f"{client.title} sent no model request (exit {returncode}: {tail[0][:200]})")
         finally:
             server.stop()
             shutil.rmtree(run, ignore_errors=True)
@@ -318,6 +312,39 @@ def dry_run(
         _added(plain, sent),
         notes,
     )
+
+
+def _run(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    client: Client,
+    should_stop: Callable[[], bool] | None,
+) -> tuple[int, str]:
+    """Run the client to its end: (exit status, its output). Stopped at the
+    time limit (DryRunFailed) or when ``should_stop`` says so (Cancelled)."""
+    with tempfile.TemporaryFile() as output:
+        child = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    returncode = child.wait(timeout=0.1)
+                    break
+                except subprocess.TimeoutExpired:
+                    if should_stop is not None and should_stop():
+                        raise Cancelled() from None
+                    if time.monotonic() > deadline:
+                        raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        output.seek(0)
+        return returncode, output.read()[-8192:].decode("utf-8", "replace")
 
 
 def _plain_context(session: Session) -> list[Any]:
@@ -358,5 +385,12 @@ def run_dry_run(args: Any) -> int:
     except (DryRunFailed, ResumeRefused, SessionError, Refused, OSError) as exc:
         print(f"session-tui resume --dry-run: {inert_line(exc)}", file=sys.stderr)
         return 2
+    remember_verdict(args.file, report)
     print(json.dumps(report.as_json(), ensure_ascii=False) if args.json else report.text())
     return 0 if report.accepted else 1
+
+
+def remember_verdict(path: str, report: Report) -> None:
+    """Keep whether the client accepts the file as it is (``check`` and the problems list say it)."""
+    rejection = report.rejection or {}
+    remember(path, report.client.title, report.client_version, report.accepted, str(rejection.get("message", "")))

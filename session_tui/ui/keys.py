@@ -196,6 +196,26 @@ SESSION_KEYS = (
         "Repair",
     ),
     Key("u", "u", "undo", "Undo edit", "undo the last edit made here", "Repairing", palette="Undo the last edit"),
+    Key(
+        "R",
+        "R",
+        "resume",
+        "Resume",
+        "continue at the selected entry with the session's own client (its plan first: a fork or a leaf move "
+        "where needed); the view steps aside while it runs, then follows the file",
+        "Repairing",
+        palette="Resume here with the session's client",
+    ),
+    Key(
+        "D",
+        "D",
+        "dry_run",
+        "Dry-run resume",
+        "dry-run resume: your client resumes a copy against a fake API on 127.0.0.1; what it sends, whether the "
+        "API accepts it, whether it agrees with the context",
+        "Repairing",
+        palette="Dry-run resume",
+    ),
 )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import orjson
 
+from ..cache_dir import default_cache_dir
 from ..errors import SessionError
 from ..reading import json_text
 from ..reading.codex_thread import hide_segments
@@ -26,7 +27,6 @@ from .session_info import SessionInfo, is_subagent
 
 SESSION_SUFFIX = ".jsonl"
 CACHE_VERSION = 2  # 2: damage, fork, last_time
-CACHE_ENV = "SESSION_TUI_CACHE_DIR"
 CACHE_NAME = "catalog.json"
 
 
@@ -79,15 +79,6 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
     found = [item for item in found if item[0] not in hidden]
     found.sort(key=lambda item: item[0])
     return found
-
-
-def default_cache_dir() -> str:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return override
-    from platformdirs import user_cache_dir
-
-    return user_cache_dir("session-tui")
 
 
 class Catalog:

@@ -33,6 +33,7 @@ from ..workers import Slow
 from .secrets import list_secrets
 from .session_edits import EditActions
 from .session_problems import ProblemActions
+from .session_resume import ResumeActions
 from .session_search import SearchActions
 from .session_tail import TailActions
 from .text_view import TextViewScreen, context_text
@@ -55,7 +56,7 @@ LIVE_TICK = 1.0  # seconds between looks at what the agent is doing (the running
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
 
-class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Screen):
+class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, ResumeActions, Screen):
     BINDINGS = keys.bindings()  # ui/keys.py: the footer, the palette and the help from one list
     DEFAULT_CSS = """
     SessionScreen #panes { height: 1fr; }
@@ -271,9 +272,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Scr
 
     def action_escape(self) -> None:
         running = {w.group for w in self.workers if w.node is self and not w.is_finished}
-        if running & {"search", "context"}:  # a long search or context: stop it first
-            self.workers.cancel_group(self, "search")
-            self.workers.cancel_group(self, "context")
+        if running & {"search", "context", "dry-run"}:  # a long search, context or dry run: stop it first
+            for group in ("search", "context", "dry-run"):
+                self.workers.cancel_group(self, group)
             self.notify("stopped", timeout=1)
         elif self.indexing.startswith("indexing ") and "%" in self.indexing:
             self.workers.cancel_group(self, "index")
