@@ -2,6 +2,7 @@
 """Record what the real clients send on resume as golden data for the tests.
 
     ORACLE=../shared/oracle scripts/record_goldens.py RUN_DIR SESSIONS_DIR OUT_DIR
+    scripts/record_goldens.py --dry-run OUT_DIR FILE...     (the pinned clients on PATH)
 
 RUN_DIR is the output of the oracle's ``run_all.py --samples SESSIONS_DIR``
 (it ran the pinned Claude Code, Codex and pi CLIs on every file, original
@@ -24,7 +25,45 @@ sys.path.insert(0, os.environ.get("ORACLE", str(Path(__file__).resolve().parents
 import compare  # noqa: E402  (the oracle's own reduction, rules R1-R5)
 
 
+def dry_runs(out: Path, files: list[str]) -> None:
+    """``session-tui resume FILE --dry-run --json`` with the installed (pinned)
+    clients: OUT/<format>-<name>.json holds the client, its version and model,
+    whether the API accepted the request, and its steps (digests, no text)."""
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from session_tui.model.resume.steps import golden_form, request_steps
+
+    out.mkdir(parents=True, exist_ok=True)
+    root = Path(__file__).resolve().parents[1]
+    for file in files:
+        path = Path(file).resolve()
+        done = subprocess.run(
+            [sys.executable, "-m", "session_tui", "resume", str(path), "--dry-run", "--json"],
+            capture_output=True,
+            text=True,
+            cwd=root,
+        )
+        report = json.loads(done.stdout)
+        golden = {
+            "file": str(path.relative_to(root)),
+            "format": report["client"],
+            "client_version": report["client_version"],
+            "model": report["model"],
+            "wire": report["wire"],
+            "accepted": report["accepted"],
+            "agrees": report["agrees"],
+        }
+        steps = golden_form(request_steps(report["wire"], report["request"]))
+        text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
+        (out / f"{report['client']}-{path.stem}.json").write_text(text)
+        print(f"{path.name}: accepted {report['accepted']}, agrees {report['agrees']}")
+
+
 def main() -> None:
+    if sys.argv[1] == "--dry-run":
+        dry_runs(Path(sys.argv[2]), sys.argv[3:])
+        return
     run, sessions, out = (Path(a) for a in sys.argv[1:4])
     out.mkdir(parents=True, exist_ok=True)
     root = Path(__file__).resolve().parents[1]

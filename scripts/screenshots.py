@@ -66,6 +66,12 @@ SHOTS = [
         ["question_mark"],
     ),
     ("running", "an agent at work: a call running, with its time (a file written a moment ago)", "running", []),
+    (
+        "dry-run",
+        "a dry-run resume of a crashed Claude Code session with the real client (claude on PATH)",
+        str(SAMPLES / "claude" / "e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl"),
+        ["D"],
+    ),
 ]
 
 
@@ -123,6 +129,11 @@ async def shoot(name: str, path, keys: list[str], out: Path) -> Path:
         for key in keys:
             await pilot.press(key)
             await pilot.pause(0.05)
+        if keys == ["D"]:  # the dry run: the client takes seconds
+            from session_tui.ui.screens.text_view import TextViewScreen
+
+            while time.monotonic() < deadline + 60 and not isinstance(app.screen, TextViewScreen):
+                await pilot.pause(0.1)
         await pilot.pause(0.6)
         return Path(app.save_screenshot(f"{name}.svg", str(out)))
 

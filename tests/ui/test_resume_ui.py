@@ -12,6 +12,7 @@ from pathlib import Path
 from session_tui.model.resume.verdicts import verdict_on
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
+from session_tui.ui.screens.problems import ProblemsScreen
 from session_tui.ui.screens.text_view import TextViewScreen
 from tests.support import REPO, SAMPLES
 
@@ -92,6 +93,9 @@ urllib.request.urlopen(urllib.request.Request(url, data, {{"content-type": "appl
         report = pilot.app.screen
         assert "accepted" in report.title_text
         assert "agrees with session-tui's context at the leaf" in report.body and "Claude Code 2.1.328" in report.body
+        await pilot.press("escape", "p")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProblemsScreen), what="the problems list")
+        assert "Claude Code 2.1.328 accepts the file as it is (dry run)" in pilot.app.screen.heading()
     verdict = verdict_on(str(path))
     assert verdict is not None and verdict.accepted and verdict.client == "Claude Code"
     assert path.read_bytes() == CRASHED_CLAUDE.read_bytes()  # a copy was resumed, not the file

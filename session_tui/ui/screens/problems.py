@@ -28,12 +28,15 @@ class ProblemsScreen(LineListScreen):
     """
     EMPTY = "no problems"
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], resume: str | None = None) -> None:
+        """``resume``: the last dry run's verdict on the file as it is (``R``/``D``)."""
         super().__init__()
         self.problems = problems
+        self.resume = resume
 
     def heading(self) -> str:
-        return plural(len(self.problems), "problem")
+        found = plural(len(self.problems), "problem")
+        return f"{found} · {inert(self.resume, keep_newlines=False)}" if self.resume else found
 
     def rows(self) -> list[tuple[int, Text]]:
         theme = self.app.get_css_variables()  # the theme's colours, not fixed ones

@@ -10,6 +10,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled, SessionError
+from ...model.resume.verdicts import verdict_on
 from ...model.session.context import failed_results, tool_issues
 from ...model.session.live_state import LiveState, live_state
 from ...model.session.problems import find_problems
@@ -251,4 +252,5 @@ class ProblemActions(SessionHost):
                 entry = self.entry_for_line(line)
                 self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
 
-        self.app.push_screen(ProblemsScreen(self.problems), jump)
+        verdict = None if self.session is None or self.session.remote else verdict_on(self.session.path)
+        self.app.push_screen(ProblemsScreen(self.problems, verdict.words() if verdict else None), jump)

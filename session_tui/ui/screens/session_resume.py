@@ -24,7 +24,7 @@ from .session_host import SessionHost
 from .text_view import TextViewScreen
 
 
-def plan_text(plan: ResumePlan, line: int) -> str:
+def plan_text(plan: ResumePlan, line: int, path: str) -> str:
     client = plan.client
     out = [f"continue at line {line} with {client.title} ({client.program})"]
     out += [f"because {reason}" for reason in plan.reasons]
@@ -35,7 +35,10 @@ def plan_text(plan: ResumePlan, line: int) -> str:
     else:
         out.append("nothing to write: the client continues here by itself")
     out.append(f"directory: {plan.cwd or os.getcwd()}")
-    command = client.argv(plan.session_id or "<the new session's id>", "<the file>")
+    if plan.write == FORK:
+        command = client.argv("<the new session's id>", "<the new file>")
+    else:
+        command = client.argv(plan.session_id or path, path)
     out.append(f"command: {' '.join(command)}")
     out += [f"note: {warning}" for warning in plan.warnings]
     return "\n".join(out)
@@ -77,7 +80,7 @@ class ResumeActions(SessionHost):
         self.app.push_screen(
             ConfirmScreen(
                 f"Continue here with {plan.client.title}",
-                plan_text(plan, session.line_of(entry)),
+                plan_text(plan, session.line_of(entry), session.path),
                 [("run", f"Run {plan.client.program}")],
                 warning,
             ),
@@ -104,7 +107,7 @@ class ResumeActions(SessionHost):
             self.app.push_screen(
                 ConfirmScreen(
                     "A live agent may be writing this file: write anyway?",
-                    plan_text(plan, session.line_of(plan.leaf)),
+                    plan_text(plan, session.line_of(plan.leaf), session.path),
                     [("force", "Write anyway")],
                     str(exc).removeprefix(f"{session.path}: "),
                 ),

@@ -1,0 +1,34 @@
+"""What the pinned real clients sent in session-tui's own dry run (recorded
+with ``scripts/record_goldens.py --dry-run``): session-tui's context at the
+leaf reduces to the same steps, and the oracle's capture of the same client
+(tests/golden) to the same steps too. No client needed."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+
+from session_tui.commands.export import export
+from session_tui.model.resume.steps import context_steps, golden_form
+from session_tui.model.session.session import open_session
+from tests.support import REPO
+
+GOLDENS = sorted((REPO / "tests" / "golden" / "dry-run").glob("*.json"))
+
+
+def test_every_sample_of_a_client_has_a_dry_run_golden():
+    samples = [p for fmt in ("claude", "codex", "pi") for p in (REPO / "sample_sessions" / fmt).glob("*.jsonl")]
+    assert len(GOLDENS) == len(samples) == 10
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=[g.stem for g in GOLDENS])
+def test_the_dry_run_capture_agrees_with_the_context_and_the_oracle(golden):
+    data = json.loads(golden.read_text())
+    assert data["accepted"] and data["agrees"]
+    with open_session(REPO / data["file"]) as session:
+        context = orjson.loads(export(session, "json", context=True))
+    assert golden_form(context_steps(data["format"], context)) == data["steps"]
+    oracle = REPO / "tests" / "golden" / f"{data['format']}-{(REPO / data['file']).stem}-orig.json"
+    assert json.loads(oracle.read_text())["steps"] == data["steps"]
