@@ -135,6 +135,7 @@ class ResumeActions(SessionHost):
         if os.path.abspath(ready.file) != os.path.abspath(self.session.path if self.session else ""):
             self.post_message(OpenSession(ready.file))  # the fork the client wrote to
             return
+        self.following = True  # the client's new turns: the newest in sight
         self.on_file_changed()
 
     def action_dry_run(self) -> None:
