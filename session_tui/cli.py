@@ -12,7 +12,7 @@ REDACT_HELP = (
     "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
     "sha256>]; the session file is not changed"
 )
-COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "clean", "export", "demo", "serve")
+COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "live", "clean", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,6 +119,27 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
     resume.add_argument("--force", action="store_true", help="write even if an agent may be writing the file")
     _stuck_after_option(resume)
+    live = commands.add_parser(
+        "live",
+        help="every agent session written lately, live: working, tool, stuck, waiting, crashed, idle",
+        description="One row per agent session written within --window under the folders (default: the known "
+        "session folders), newest activity first, sub-agents under their session: its state, what it is doing, "
+        "for how long, tokens, context fill, alerts. Enter opens a session, following it; n goes to the next that "
+        "needs you; o opens the picker. --json prints NDJSON instead: a snapshot line per session, then a line per "
+        "change.",
+        epilog="Exit status: 0, 2 error.",
+    )
+    live.add_argument("paths", nargs="*", metavar="PATH", help="folders, session files or URLs")
+    live.add_argument("--window", default="2h", help="sessions written within this (default 2h; 90s, 15m, 1d)")
+    live.add_argument("--idle-after", default="15m", help="idle after this long with no write (default 15m)")
+    live.add_argument("--json", action="store_true", help="NDJSON on stdout: no screen")
+    live.add_argument(
+        "--notify",
+        action="store_true",
+        help="alerts (stuck, crashed, error, context over 90%%, compaction) as a bell and a desktop notice "
+        "(OSC 9 / OSC 777), at most one per session per minute",
+    )
+    _stuck_after_option(live)
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -338,6 +359,10 @@ def main(argv: list[str] | None = None) -> int:
                 from .commands.serve import run_serve
 
                 return run_serve(args.path, args.host, args.port, args.format, not args.no_watch, args.redact)
+            if args.command == "live":
+                from .commands.live import run_live
+
+                return run_live(args)
             if args.command == "resume" and args.dry_run:
                 from .commands.dry_run import run_dry_run
 

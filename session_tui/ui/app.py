@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -19,6 +20,9 @@ from ..model.sanitize import inert
 from . import keys
 from .messages import OpenSession
 from .screens.files import FilesScreen
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.fleet.fleet import Fleet
 
 
 def _entry_jump_provider():
@@ -40,9 +44,19 @@ class SessionApp(App):
     ]
 
     def __init__(
-        self, path: str | list[str], format: str | None = None, *, watch: bool = True, redact: bool = False
+        self,
+        path: str | list[str],
+        format: str | None = None,
+        *,
+        watch: bool = True,
+        redact: bool = False,
+        fleet: Fleet | None = None,
+        notify_alerts: bool = False,
     ) -> None:
+        """``fleet``: open on the live fleet over its folders (``session-tui live``)."""
         super().__init__()
+        self.fleet = fleet
+        self.notify_alerts = notify_alerts
         self.redact = redact  # mask secrets wherever session text is shown (``--redact``; ui/masking.py)
         self._redacting_before = redact_shown(True) if redact else None  # file names and every inert text too
         # The collector's full passes stop every thread, for longer the more
@@ -65,6 +79,10 @@ class SessionApp(App):
     def get_default_screen(self) -> Screen:
         # The picker is the first screen itself (not pushed from on_mount,
         # whose first frame Textual drops): its rows are in the first frame.
+        if self.fleet is not None:
+            from .screens.fleet import FleetScreen
+
+            return FleetScreen(self.fleet, self.notify_alerts)
         return FilesScreen(self.picker_paths) if self.picker_paths else super().get_default_screen()
 
     def on_unmount(self) -> None:
@@ -72,7 +90,7 @@ class SessionApp(App):
             redact_shown(self._redacting_before)
 
     def on_mount(self) -> None:
-        if not self.picker_paths:  # (the command line has looked at the file: no second look)
+        if not self.picker_paths and self.fleet is None:  # (the command line has looked at the file: no second look)
             path = self.path if isinstance(self.path, str) else self.path[0]
             self.push_screen(self._session_screen(path))
 
@@ -99,11 +117,17 @@ class SessionApp(App):
     def can_go_back(self) -> bool:
         """Whether the current screen has a view under it to return to (the
         picker, or the session that opened a sub-agent)."""
-        return len(self.screen_stack) > (1 if self.picker_paths else 2)
+        return len(self.screen_stack) > self._home_depth
+
+    @property
+    def _home_depth(self) -> int:
+        """How many screens the first view is: the picker or the fleet is
+        the default screen itself; a session view is pushed on a blank one."""
+        return 1 if self.picker_paths or self.fleet is not None else 2
 
     def action_back_or_quit(self) -> None:
         """``q``: back to the screen under this one; from the first screen, quit."""
-        if len(self.screen_stack) > (1 if self.picker_paths else 2):
+        if len(self.screen_stack) > self._home_depth:
             self.pop_screen()
         else:
             self.exit()

@@ -73,3 +73,28 @@ def writers_of(device: int, inode: int) -> list[Holder] | None:
                 holders.append(Holder(int(pid), _name(pid)))
                 break
     return holders
+
+
+def agent_running_in(cwd: str, programs: tuple[str, ...]) -> bool | None:
+    """Whether a process this user may see runs one of ``programs`` (by the
+    name of its executable or of the script it runs) in the directory
+    ``cwd``; None where the OS does not tell (no ``/proc``)."""
+    if not can_tell():
+        return None
+    try:
+        pids = [p for p in os.listdir(PROC) if p.isdigit()]
+    except OSError:
+        return None
+    want = os.path.realpath(cwd)
+    for pid in pids:
+        try:
+            if os.readlink(os.path.join(PROC, pid, "cwd")) != want:
+                continue
+            with open(os.path.join(PROC, pid, "cmdline"), "rb") as f:
+                argv = f.read().split(b"\0")[:3]
+        except OSError:
+            continue
+        names = {os.path.basename(a.decode("utf-8", "replace")) for a in argv if a}
+        if any(name == p or name.startswith(p + ".") for name in names for p in programs):
+            return True
+    return False

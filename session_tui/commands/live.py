@@ -1,0 +1,70 @@
+"""`session-tui live`: every agent session written lately, its state kept
+current; the fleet screen, or (``--json``) one NDJSON line per change."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from .open import default_paths
+
+WINDOW_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(text: str) -> float:
+    """``90``, ``90s``, ``15m``, ``2h``, ``1d`` → seconds (ValueError)."""
+    text = text.strip().lower()
+    unit = WINDOW_UNITS.get(text[-1:]) if text[-1:].isalpha() else 1
+    if unit is None:
+        raise ValueError(text)
+    value = float(text[:-1] if text[-1:].isalpha() else text)
+    if value < 0:
+        raise ValueError(text)
+    return value * unit
+
+
+def run_live(args: Any) -> int:
+    from ..model.fleet.fleet import Fleet
+    from ..model.reading.source import is_url
+
+    paths = args.paths or default_paths()
+    if not paths:
+        print("session-tui live: no session folders found; give a DIR", file=sys.stderr)
+        return 2
+    for path in paths:
+        if not is_url(path) and not os.path.exists(path):
+            print(f"session-tui live: {path}: no such file or directory", file=sys.stderr)
+            return 2
+    try:
+        window, idle = duration(args.window), duration(args.idle_after)
+    except ValueError as exc:
+        print(f"session-tui live: not a duration: {exc} (e.g. 90s, 15m, 2h)", file=sys.stderr)
+        return 2
+    fleet = Fleet(paths, window=window, idle_after=idle)
+    if args.json:
+        return _json_lines(fleet)
+    from ..ui.fleet_app import run_fleet_app
+
+    return run_fleet_app(fleet, notify=args.notify)
+
+
+def _json_lines(fleet) -> int:
+    import time
+
+    from ..model.fleet.watch import follow
+
+    def emit(event: str, agents: list) -> None:
+        now = time.time()
+        for agent in agents:
+            sys.stdout.write(json.dumps(agent.as_json(event, now), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+    try:
+        follow(fleet, emit, lambda: False)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fleet.close()
+    return 0

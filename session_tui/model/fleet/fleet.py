@@ -1,0 +1,222 @@
+"""The fleet: every session written within a window under some folders,
+each kept open and refreshed as its file grows (only the appended bytes are
+read), its state observed again when its file changes or when time alone
+would change it (a deadline per session: an idle fleet costs nothing)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..catalog.cache import list_session_files
+from ..catalog.session_info import is_subagent
+from ..errors import SessionError
+from ..reading.open_writers import agent_running_in
+from ..session.live_state import default_stuck_after
+from ..session.session import Session
+from .alerts import alerts_of
+from .observe import GONE_AFTER, IDLE_AFTER, AgentState, Observation, ProcessCheck, observe
+
+WINDOW = 7200.0
+RECHECK = 5.0  # seconds between two looks at a call's process
+
+
+def iso(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class Agent:
+    path: str
+    format: str
+    observed: Observation
+    alerts: list[str]
+    parent: str | None = None  # the session that spawned this sub-agent
+    due: float = float("inf")  # when time alone may change its state
+    children: list[str] = field(default_factory=list)
+
+    def key(self) -> tuple[object, ...]:
+        return (self.observed.state, self.observed.tool, self.observed.inferred, tuple(self.alerts))
+
+    def as_json(self, event: str, now: float) -> dict[str, Any]:
+        seen = self.observed
+        return {
+            "event": event,
+            "t": iso(now),
+            "file": self.path,
+            "format": self.format,
+            "state": seen.state.value,
+            "tool": seen.tool,
+            "since": iso(seen.since),
+            "title": seen.title,
+            "cwd": seen.cwd,
+            "tokens": {"input": seen.input_tokens, "output": seen.output_tokens},
+            "context_tokens": seen.context_tokens,
+            "context_window": seen.context_window,
+            "alerts": list(self.alerts),
+        }
+
+
+def parent_of(path: str) -> str | None:
+    """The session a Claude Code sub-agent transcript belongs to: ``<id>/subagents/agent-*.jsonl`` → ``<id>.jsonl``."""
+    if not is_subagent(path):
+        return None
+    return os.path.dirname(os.path.dirname(path)) + ".jsonl"
+
+
+class Fleet:
+    def __init__(
+        self,
+        roots: Iterable[str],
+        window: float = WINDOW,
+        stuck_after: float | None = None,
+        idle_after: float = IDLE_AFTER,
+        process_check: ProcessCheck | None = agent_running_in,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.roots = list(roots)
+        self.clock = clock  # (a fixed one for pictures of the screen)
+        self.window = window
+        self.stuck_after = default_stuck_after() if stuck_after is None else stuck_after
+        self.idle_after = idle_after
+        self.process_check = process_check
+        self.sessions: dict[str, Session] = {}
+        self.agents: dict[str, Agent] = {}
+        self._sizes: dict[str, int] = {}
+
+    # -- files -----------------------------------------------------------------------
+    def scan(self, now: float | None = None) -> list[Agent]:
+        """Look at every file under the roots: open those written within
+        the window, refresh those whose size changed; the agents whose
+        state changed (new ones included)."""
+        now = self.clock() if now is None else now
+        changed = []
+        listed = list_session_files(self.roots)
+        for path, size, mtime_ns in listed:
+            if mtime_ns / 1e9 < now - self.window and path not in self.sessions:
+                continue
+            if path in self.sessions and self._sizes.get(path) == size:
+                continue
+            found = self._look(path, now, size)
+            if found is not None:
+                changed.append(found)
+        present = {path for path, _, _ in listed}
+        for gone in [p for p in self.sessions if p not in present]:
+            self._drop(gone)
+        return changed
+
+    def update(self, paths: Iterable[str], now: float | None = None) -> list[Agent]:
+        """These files changed (a watch said so): refresh and observe them."""
+        now = self.clock() if now is None else now
+        changed = []
+        for path in dict.fromkeys(paths):
+            if not path.endswith(".jsonl"):
+                continue
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                if path in self.sessions:
+                    self._drop(path)
+                continue
+            found = self._look(path, now, size)
+            if found is not None:
+                changed.append(found)
+        return changed
+
+    def tick(self, now: float | None = None) -> list[Agent]:
+        """Observe again the sessions whose state time alone may have
+        changed; drop those out of the window."""
+        now = self.clock() if now is None else now
+        changed = []
+        for path, agent in list(self.agents.items()):
+            written = agent.observed.written
+            if written is not None and written < now - self.window:
+                self._drop(path)
+                continue
+            if agent.due <= now:
+                found = self._observe(path, now)
+                if found is not None:
+                    changed.append(found)
+        return changed
+
+    # -- one session ---------------------------------------------------------------------
+    def _look(self, path: str, now: float, size: int) -> Agent | None:
+        session = self.sessions.get(path)
+        try:
+            if session is None:
+                session = Session(path)
+                self.sessions[path] = session
+            session.refresh()
+        except (SessionError, OSError):
+            self._drop(path)
+            return None
+        self._sizes[path] = size
+        return self._observe(path, now)
+
+    def _observe(self, path: str, now: float) -> Agent | None:
+        """Observe ``path`` again; the agent if its state, tool or alerts changed."""
+        session = self.sessions[path]
+        try:
+            seen = observe(session, now, self.stuck_after, self.idle_after, self.process_check)
+        except (SessionError, OSError):
+            return None
+        old = self.agents.get(path)
+        agent = Agent(path, session.format.name, seen, alerts_of(seen, now), parent_of(path))
+        agent.due = self._due(agent, session, now)
+        self.agents[path] = agent
+        return agent if old is None or old.key() != agent.key() else None
+
+    def _due(self, agent: Agent, session: Session, now: float) -> float:
+        """When time alone may change ``agent``'s state (inf: only a write will)."""
+        seen = agent.observed
+        written = seen.written if seen.written is not None else now
+        deadlines = []
+        if seen.state in (AgentState.WORKING, AgentState.WAITING, AgentState.TOOL, AgentState.STUCK):
+            deadlines.append(written + self.idle_after)
+        if seen.state is AgentState.WORKING:
+            deadlines.append(written + 2.0)  # an answer settles into waiting
+        if seen.state is AgentState.TOOL:
+            deadlines.append(written + self.stuck_after)
+            deadlines.append(max(written + GONE_AFTER, now + RECHECK))  # is its agent still running?
+        if seen.state is AgentState.STUCK:
+            deadlines.append(now + RECHECK)
+        if session.lines.torn and seen.state is not AgentState.CRASHED:
+            deadlines.append(now + 1.0)  # (the fragment's quiet is the file's: looked at again in a second)
+        if agent.alerts and "compaction" in agent.alerts and seen.compacted_at is not None:
+            deadlines.append(seen.compacted_at + 60.0)
+        return min((d for d in deadlines if d > now), default=float("inf"))
+
+    def _drop(self, path: str) -> None:
+        session = self.sessions.pop(path, None)
+        if session is not None:
+            session.close()
+        self.agents.pop(path, None)
+        self._sizes.pop(path, None)
+
+    # -- the rows -------------------------------------------------------------------------
+    def rows(self) -> list[tuple[int, Agent]]:
+        """(depth, agent), newest activity first, sub-agents under their parent."""
+
+        def newest(agent: Agent) -> float:
+            return -(agent.observed.written or 0.0)
+
+        tops = sorted((a for a in self.agents.values() if a.parent not in self.agents), key=newest)
+        children: dict[str, list[Agent]] = {}
+        for agent in self.agents.values():
+            if agent.parent in self.agents:
+                children.setdefault(agent.parent, []).append(agent)
+        out: list[tuple[int, Agent]] = []
+        for top in tops:
+            out.append((0, top))
+            out.extend((1, child) for child in sorted(children.get(top.path, []), key=newest))
+        return out
+
+    def close(self) -> None:
+        for path in list(self.sessions):
+            self._drop(path)

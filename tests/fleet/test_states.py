@@ -1,0 +1,146 @@
+"""Every state and alert of the fleet, per format, from files written as
+agents write them (tests/fleet/builders.py) and from the samples."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+from session_tui.model.fleet.alerts import alerts_of
+from session_tui.model.fleet.observe import AgentState, observe
+from session_tui.model.session.session import open_session
+from tests.support import SAMPLES
+
+from .builders import Writer
+
+FORMATS = ["claude", "codex", "pi", "tree"]
+STUCK_AFTER = 300.0
+
+
+def state_of(path, now, process_check=None, idle_after=900.0):
+    with open_session(path) as session:
+        return observe(session, now, STUCK_AFTER, idle_after, process_check)
+
+
+@pytest.fixture
+def now():
+    return time.time()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_prompt_just_sent_is_working(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run the tests").written(1)
+    assert state_of(w.path, now).state is AgentState.WORKING
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_call_just_made_is_a_tool_running_with_what_it_does(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run the tests", ago=5).calls_made("Bash", ago=2).written(2)
+    seen = state_of(w.path, now)
+    assert (seen.state, seen.tool, seen.state_words()) == (AgentState.TOOL, "Bash", "tool or approval")
+    assert seen.doing.startswith("Bash: $") and "pytest -q" in seen.doing
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_call_quiet_past_stuck_after_is_stuck_and_alerts(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=500).calls_made("Bash", ago=400).written(400)
+    seen = state_of(w.path, now)
+    assert seen.state is AgentState.STUCK and alerts_of(seen, now) == ["stuck"]
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "pi"])
+def test_a_call_whose_agent_is_gone_is_crashed_inferred(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=60).calls_made("Bash", ago=30).written(30)
+    asked = []
+
+    def no_agent(cwd, programs):
+        asked.append((cwd, programs))
+        return False
+
+    seen = state_of(w.path, now, process_check=no_agent)
+    assert (seen.state, seen.state_words()) == (AgentState.CRASHED, "crashed (inferred)")
+    assert asked == [("/home/dev/src/invoice-tools", (fmt,))]
+    assert state_of(w.path, now, process_check=lambda cwd, programs: True).state is AgentState.TOOL
+    assert state_of(w.path, now, process_check=lambda cwd, programs: None).state is AgentState.TOOL  # cannot tell
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_answer_then_quiet_is_waiting_then_idle(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Hi", ago=20).answer("Done.", ago=10).written(10)
+    assert state_of(w.path, now).state is AgentState.WAITING
+    assert state_of(w.path, now + 1000).state is AgentState.IDLE
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_parallel_calls_are_a_tool_until_every_result_is_in(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=9).calls_made("Bash", "Read", ago=8).result(0, ago=2)
+    w.written(2)
+    seen = state_of(w.path, now)
+    assert seen.state is AgentState.TOOL and seen.tool == "Read"
+    w.result(1, ago=1).written(1)
+    assert state_of(w.path, now).state is AgentState.WORKING
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_torn_tail_is_a_crash_only_after_five_quiet_seconds_and_none_once_completed(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=30).torn().written(1)
+    assert state_of(w.path, now).state is not AgentState.CRASHED  # a line being written
+    w.written(6)
+    assert state_of(w.path, now).state is AgentState.CRASHED
+    with open(w.path, "rb") as f:
+        data = f.read()
+    w.path.write_bytes(data[: data.rindex(b"\n") + 1])  # the writer completes it: a whole answer
+    w.answer("Done.", ago=1).written(1)
+    assert state_of(w.path, now).state is AgentState.WORKING  # (settles into waiting)
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "pi"])
+def test_three_failed_results_in_a_row_raise_an_error_alert(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=20)
+    for k in range(3):
+        w.calls_made("Bash", ago=10 - k).result(0, ago=9 - k, error=True)
+    w.written(1)
+    seen = state_of(w.path, now)
+    assert seen.failed_in_a_row == 3 and "error" in alerts_of(seen, now)
+
+
+@pytest.mark.parametrize("fmt", ["claude", "pi"])
+def test_a_context_over_ninety_percent_full_alerts(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=20).answer("Done.", ago=10, usage=190_000).written(10)
+    seen = state_of(w.path, now)
+    assert (seen.context_tokens, seen.context_window) == (190_000, 200_000)
+    assert "context" in alerts_of(seen, now)
+
+
+def test_a_compaction_is_news_for_a_minute():
+    path = SAMPLES / "claude" / "d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl"
+    with open_session(path) as session:
+        compacted = observe(session, time.time(), STUCK_AFTER, 900.0, None).compacted_at
+        assert compacted is not None
+        at = observe(session, compacted + 10, STUCK_AFTER, 900.0, None)
+        later = observe(session, compacted + 120, STUCK_AFTER, 900.0, None)
+    assert "compaction" in alerts_of(at, compacted + 10) and "compaction" not in alerts_of(later, compacted + 120)
+
+
+def test_chat_without_times_is_live_only_once_seen_growing(tmp_path, now):
+    w = Writer(tmp_path / "s.jsonl", "chat", now).prompt("Run").calls_made("run_command")
+    with open_session(w.path) as session:
+        assert observe(session, time.time(), STUCK_AFTER).state is AgentState.STUCK  # a fresh copy: no time to trust
+        w.result(0)
+        session.refresh()
+        assert observe(session, time.time(), STUCK_AFTER).state is AgentState.WORKING
+
+
+def test_a_sub_agent_transcript_is_nested_under_its_session(tmp_path):
+    from session_tui.model.fleet.fleet import Fleet
+
+    source = SAMPLES / "claude" / "5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80"
+    shutil.copytree(source, tmp_path / source.name)
+    shutil.copy(source.with_suffix(".jsonl"), tmp_path)
+    fleet = Fleet([str(tmp_path)], window=1e10, process_check=None)
+    fleet.scan()
+    rows = [(depth, a.path.split("/")[-1]) for depth, a in fleet.rows()]
+    assert rows[0] == (0, "5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80.jsonl") and rows[1][0] == 1
+    assert rows[1][1].startswith("agent-")
