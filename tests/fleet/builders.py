@@ -108,7 +108,7 @@ class Writer:
         ids = [f"call_{self.n}_{k}" for k in range(len(names))]
         self.calls = ids
         if self.fmt == "codex":
-            for call_id, name in zip(ids, names):
+            for call_id, name in zip(ids, names, strict=True):
                 self._line(
                     {
                         "timestamp": stamp(self.now - ago),
@@ -123,7 +123,8 @@ class Writer:
                 )
         elif self.fmt == "claude":
             content = [
-                {"type": "tool_use", "id": c, "name": n, "input": {"command": "pytest -q"}} for c, n in zip(ids, names)
+                {"type": "tool_use", "id": c, "name": n, "input": {"command": "pytest -q"}}
+                for c, n in zip(ids, names, strict=True)
             ]
             self._entry(
                 {
@@ -143,7 +144,7 @@ class Writer:
         elif self.fmt == "pi":
             content = [
                 {"type": "toolCall", "id": c, "name": n, "arguments": {"command": "pytest -q"}}
-                for c, n in zip(ids, names)
+                for c, n in zip(ids, names, strict=True)
             ]
             self._entry(
                 {
@@ -162,7 +163,7 @@ class Writer:
                     "type": "function",
                     "function": {"name": n, "arguments": json.dumps({"command": "pytest -q"})},
                 }
-                for c, n in zip(ids, names)
+                for c, n in zip(ids, names, strict=True)
             ]
             self._entry({"role": "assistant", "content": None, "tool_calls": calls}, ago)
         return self
