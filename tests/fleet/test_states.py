@@ -144,3 +144,14 @@ def test_a_sub_agent_transcript_is_nested_under_its_session(tmp_path):
     rows = [(depth, a.path.split("/")[-1]) for depth, a in fleet.rows()]
     assert rows[0] == (0, "5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80.jsonl") and rows[1][0] == 1
     assert rows[1][1].startswith("agent-")
+
+
+def test_notices_are_at_most_one_per_session_per_minute_and_only_of_new_alerts():
+    from session_tui.model.fleet.alerts import NoticeGate
+
+    gate = NoticeGate()
+    assert gate.due("a", ["stuck"], 1000.0) == ["stuck"]
+    assert gate.due("a", ["stuck"], 1001.0) == []  # nothing new
+    assert gate.due("a", ["stuck", "error"], 1030.0) == []  # new, but within the minute
+    assert gate.due("b", ["crashed"], 1030.0) == ["crashed"]  # another session
+    assert gate.due("a", [], 1100.0) == [] and gate.due("a", ["error"], 1101.0) == ["error"]

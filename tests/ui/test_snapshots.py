@@ -264,3 +264,26 @@ def test_the_help_of_the_session_fits(snap_compare, size):
         await pilot.pause()
 
     assert snap_compare(app_for("branched-summary.jsonl"), terminal_size=size, run_before=run_before)
+
+
+# -- issue 27: the fleet ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_fleet_with_agents_in_four_states(snap_compare, fixed_clock, tmp_path, monkeypatch, size):
+    from session_tui.model.fleet.fleet import Fleet
+    from tests.fleet.builders import Writer
+
+    from .test_fleet_ui import agents
+
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    monkeypatch.setenv("HOME", "/home/dev")  # the projects read ~/src/…
+    agents(tmp_path, FIXED_NOW)
+    Writer(tmp_path / "crashed.jsonl", "claude", FIXED_NOW).prompt("Migrate the schema", ago=120).torn().written(100)
+    fleet = Fleet([str(tmp_path)], window=1e10, process_check=None, clock=lambda: FIXED_NOW)
+
+    async def run_before(pilot) -> None:
+        await wait_for(pilot, lambda: len(pilot.app.screen.table.rows) == 6, what="six agents")
+        await pilot.pause()
+
+    assert snap_compare(SessionApp([str(tmp_path)], fleet=fleet), terminal_size=size, run_before=run_before)

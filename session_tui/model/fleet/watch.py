@@ -54,6 +54,7 @@ def follow(fleet: Fleet, emit: Emit, should_stop: Callable[[], bool]) -> None:
         return
     from watchfiles import watch
 
+    caught_up = False
     for changes in watch(
         *local,
         yield_on_timeout=True,
@@ -63,6 +64,11 @@ def follow(fleet: Fleet, emit: Emit, should_stop: Callable[[], bool]) -> None:
         stop_event=_Stop(should_stop),
         raise_interrupt=False,
     ):
+        if not caught_up:  # what was written between the scan and the watch's start
+            caught_up = True
+            emit_changed = fleet.scan()
+            if emit_changed:
+                emit(STATE, emit_changed)
         step({path for _, path in changes})
         if should_stop():
             return

@@ -50,6 +50,7 @@ class FilesScreen(Screen):
         Binding("enter", "open", "Open"),
         Binding("ctrl+s", "sort", "Sort", priority=True),
         Binding("ctrl+f", "search_contents", "Search contents", priority=True),
+        Binding("ctrl+l", "fleet", "Live", priority=True),
         Binding("slash", "filter", "Filter"),
         Binding("escape", "clear", "Clear"),  # shown while there is something to clear
         Binding("escape", "nothing_to_clear", show=False),  # else Esc says how to quit: a stray Esc never ends it
@@ -309,6 +310,17 @@ class FilesScreen(Screen):
         info.entries, info.exact = entries, True
         self.catalog.correct(info)
         self.table.refresh()
+
+    def action_fleet(self) -> None:
+        """Every agent written lately under these folders, live (``session-tui live``)."""
+        from ...model.fleet.fleet import Fleet
+        from .fleet import FleetScreen
+
+        stack = self.app.screen_stack
+        if len(stack) > 1 and isinstance(stack[-2], FleetScreen):  # (it opened this picker: back to it)
+            self.app.pop_screen()
+        else:
+            self.app.push_screen(FleetScreen(Fleet(self.roots)))
 
     def action_sort(self) -> None:
         self.sort = (self.sort + 1) % len(SORTS)

@@ -16,8 +16,9 @@ from ...model.fleet.fleet import Agent, Fleet
 from ...model.fleet.observe import AgentState
 from ...model.fleet.watch import follow
 from ...model.sanitize import inert, inert_line
+from ...model.session.live_state import ago
 from ...model.words import human_tokens
-from ..cells import age, cell, now, tilde
+from ..cells import cell, now, tilde
 from ..masking import masked, redacting
 from ..widgets.row_table import NAV_KEYS, RowTable
 
@@ -25,8 +26,9 @@ from ..widgets.row_table import NAV_KEYS, RowTable
 NEEDS_YOU = (AgentState.CRASHED, AgentState.STUCK, AgentState.WAITING)
 ORDER = (*NEEDS_YOU, AgentState.TOOL, AgentState.WORKING, AgentState.IDLE)
 #: (heading, width, right-aligned) of the fixed columns after the flexible ones
-COLUMNS = (("state", 17, False), ("for", 6, True), ("tokens", 7, True), ("ctx", 4, True), ("alerts", 12, False))
+COLUMNS = (("state", 16, False), ("for", 7, True), ("tokens", 6, True), ("ctx", 4, True), ("alerts", 10, False))
 FIXED = 8 + sum(width + 1 for _, width, _ in COLUMNS)
+WIDE = 120  # from this width on, the project and what the agent does have columns of their own
 ACTION_KEYS = NAV_KEYS + "nop"
 STYLE = {
     AgentState.CRASHED: "fleet--problem",
@@ -65,16 +67,23 @@ class FleetTable(RowTable):
         return row[1].path
 
     def _widths(self, width: int) -> tuple[int, int, int]:
-        """(project, title, doing) from what the fixed columns leave."""
-        free = max(width - FIXED, 24)
-        project = min(18, free // 4)
-        doing = min(28, free // 3)
+        """(project, title, doing) from what the fixed columns leave; narrow:
+        no project column, what it does after the title."""
+        free = max(width - FIXED, 20)
+        if width < WIDE:
+            return 0, free, 0
+        project = min(18, free // 5)
+        doing = min(30, free // 3)
         return project, free - project - doing - 2, doing
 
     def heading(self, width: int) -> Text:
         project, title, doing = self._widths(width)
-        line = Text("agent   ") + cell(Text("project"), project) + Text(" ") + cell(Text("title"), title)
-        line += Text(" ") + cell(Text("doing"), doing)
+        line = Text("agent   ")
+        if project:
+            line += cell(Text("project"), project) + Text(" ")
+        line += cell(Text("title" if doing else "title · doing"), title)
+        if doing:
+            line += Text(" ") + cell(Text("doing"), doing)
         for name, column, right in COLUMNS:
             line += Text(" ") + cell(Text(name), column, right)
         return line
@@ -88,24 +97,22 @@ class FleetTable(RowTable):
         hide = redacting(self.app)
         kind = ("└ " if depth else "") + agent.format
         line = cell(Text(kind, dim), 7) + Text(" ")
-        line += cell(Text(inert_line(tilde(seen.cwd)) if seen.cwd else "", dim), project) + Text(" ")
-        title = inert(masked(seen.title, hide), keep_newlines=False) or "(no title)"
-        line += cell(Text(("  " if depth else "") + title), title_width) + Text(" ")
-        line += cell(Text(inert(masked(seen.doing, hide), keep_newlines=False)), doing_width)
-        since = seen.since
-        fill = seen.fill
+        if project:
+            line += cell(Text(inert_line(tilde(seen.cwd)) if seen.cwd else "", dim), project) + Text(" ")
+        title = Text(("  " if depth else "") + (inert(masked(seen.title, hide), keep_newlines=False) or "(no title)"))
+        doing = inert(masked(seen.doing, hide), keep_newlines=False)
+        if doing_width:
+            line += cell(title, title_width) + Text(" ") + cell(Text(doing), doing_width)
+        else:
+            line += cell(title + Text(f" · {doing}", dim) if doing else title, title_width)
+        since, fill = seen.since, seen.fill
+        alerts = [a for a in agent.alerts if a != seen.state.value]  # (the state says stuck and crashed)
         cells = (
             (Text(seen.state_words(), style), False),
-            (Text(age(max(0.0, now() - since)) if since is not None else "", dim), True),
+            (Text(ago(max(0.0, now() - since)) if since is not None else "", dim), True),
             (Text(human_tokens(seen.input_tokens + seen.output_tokens) if seen.input_tokens else ""), True),
-            (
-                Text(
-                    f"{fill:.0%}" if fill is not None else "",
-                    self._style("fleet--problem") if fill and fill > 0.9 else dim,
-                ),
-                True,
-            ),
-            (Text(" ".join(agent.alerts), self._style("fleet--problem")), False),
+            (Text(f"{fill:.0%}" if fill is not None else "", self._style(_fill_style(fill))), True),
+            (Text(" ".join(alerts), self._style("fleet--problem")), False),
         )
         for (text, right), (_, column, _) in zip(cells, COLUMNS, strict=True):
             line += Text(" ") + cell(text, column, right)
@@ -152,7 +159,10 @@ class FleetScreen(Screen):
 
     def _watch(self) -> None:
         worker = get_current_worker()
-        follow(self.fleet, self._from_thread, lambda: worker.is_cancelled)
+        try:
+            follow(self.fleet, self._from_thread, lambda: worker.is_cancelled)
+        finally:
+            self.fleet.close()
 
     def _from_thread(self, event: str, agents: list[Agent]) -> None:
         self.app.call_from_thread(self._changed, event, agents)
@@ -208,7 +218,11 @@ class FleetScreen(Screen):
     def action_picker(self) -> None:
         from .files import FilesScreen
 
-        self.app.push_screen(FilesScreen([r for r in self.fleet.roots]))
+        stack = self.app.screen_stack
+        if len(stack) > 1 and isinstance(stack[-2], FilesScreen):  # (it opened this fleet: back to it)
+            self.app.pop_screen()
+        else:
+            self.app.push_screen(FilesScreen(list(self.fleet.roots)))
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "fleet")
