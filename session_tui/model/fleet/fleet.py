@@ -166,6 +166,8 @@ class Fleet:
             seen = observe(session, now, self.stuck_after, self.idle_after, self.process_check)
         except (SessionError, OSError):
             return None
+        finally:
+            session.close()  # (a descriptor per session would run out: reopened at the next look)
         old = self.agents.get(path)
         agent = Agent(path, session.format.name, seen, alerts_of(seen, now), parent_of(path))
         agent.due = self._due(agent, session, now)

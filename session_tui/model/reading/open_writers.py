@@ -9,6 +9,7 @@ and ``writers_of`` returns None: the caller cannot tell, and says so.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 PROC = "/proc"
@@ -75,26 +76,41 @@ def writers_of(device: int, inode: int) -> list[Holder] | None:
     return holders
 
 
+PROCESS_TABLE_TTL = 5.0  # seconds a look at the process table is reused
+_table: tuple[float, dict[str, set[str]]] | None = None
+
+
+def _programs_by_cwd() -> dict[str, set[str]]:
+    """The names of the programs (the executable's, and the script's it
+    runs) of every process this user may see, by working directory; read
+    at most every PROCESS_TABLE_TTL seconds."""
+    global _table
+    now = time.monotonic()
+    if _table is not None and now - _table[0] < PROCESS_TABLE_TTL:
+        return _table[1]
+    found: dict[str, set[str]] = {}
+    try:
+        pids = [p for p in os.listdir(PROC) if p.isdigit()]
+    except OSError:
+        pids = []
+    for pid in pids:
+        try:
+            cwd = os.readlink(os.path.join(PROC, pid, "cwd"))
+            with open(os.path.join(PROC, pid, "cmdline"), "rb") as f:
+                argv = f.read().split(b"\0")[:3]
+        except OSError:
+            continue
+        names = found.setdefault(cwd, set())
+        names.update(os.path.basename(a.decode("utf-8", "replace")) for a in argv if a)
+    _table = (now, found)
+    return found
+
+
 def agent_running_in(cwd: str, programs: tuple[str, ...]) -> bool | None:
     """Whether a process this user may see runs one of ``programs`` (by the
     name of its executable or of the script it runs) in the directory
     ``cwd``; None where the OS does not tell (no ``/proc``)."""
     if not can_tell():
         return None
-    try:
-        pids = [p for p in os.listdir(PROC) if p.isdigit()]
-    except OSError:
-        return None
-    want = os.path.realpath(cwd)
-    for pid in pids:
-        try:
-            if os.readlink(os.path.join(PROC, pid, "cwd")) != want:
-                continue
-            with open(os.path.join(PROC, pid, "cmdline"), "rb") as f:
-                argv = f.read().split(b"\0")[:3]
-        except OSError:
-            continue
-        names = {os.path.basename(a.decode("utf-8", "replace")) for a in argv if a}
-        if any(name == p or name.startswith(p + ".") for name in names for p in programs):
-            return True
-    return False
+    names = _programs_by_cwd().get(os.path.realpath(cwd), set())
+    return any(name == p or name.startswith(p + ".") for name in names for p in programs)
