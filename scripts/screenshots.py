@@ -15,13 +15,18 @@ import shutil
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from session_tui.ui.app import SessionApp  # noqa: E402
 from session_tui.ui.screens.session import SessionScreen  # noqa: E402
+
+if TYPE_CHECKING:
+    from session_tui.model.fleet.fleet import Fleet
 
 SAMPLES = REPO / "sample_sessions"
 SIZE = (150, 42)
@@ -66,6 +71,7 @@ SHOTS = [
         ["question_mark"],
     ),
     ("running", "an agent at work: a call running, with its time (a file written a moment ago)", "running", []),
+    ("fleet", "the live fleet: four agents in four states (tool, waiting, stuck, crashed)", "fleet", []),
     (
         "dry-run",
         "a dry-run resume of a crashed Claude Code session with the real client (claude on PATH)",
@@ -110,7 +116,76 @@ def running_session(folder: Path) -> str:
     return str(path)
 
 
+def fleet_folder(folder: Path) -> Fleet:
+    """Four Claude Code agents at work in four projects: one running a
+    command, one waiting for its user, one stuck in a tool for six minutes,
+    one crashed in a torn line."""
+    import orjson
+
+    from session_tui.model.fleet.fleet import Fleet
+
+    now = time.time()
+
+    def at(ago: float) -> str:
+        return datetime.fromtimestamp(now - ago, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    def agent(name: str, project: str, prompt: str, tail: list[dict], written: float, torn: bool = False) -> None:
+        cwd = f"{os.path.expanduser('~')}/src/{project}"
+        records, parent = [], None
+        for n, (message, ago) in enumerate([({"role": "user", "content": prompt}, written + 30), *tail]):
+            uuid = f"{name[:8]:0<8}-0000-4000-8000-{n:012d}"
+            kind = message["role"]
+            records.append(
+                {
+                    "type": kind,
+                    "uuid": uuid,
+                    "parentUuid": parent,
+                    "sessionId": name,
+                    "timestamp": at(ago),
+                    "cwd": cwd,
+                    "message": message,
+                }
+            )
+            parent = uuid
+        path = folder / f"{name}.jsonl"
+        path.write_bytes(
+            b"".join(orjson.dumps(r) + b"\n" for r in records) + (b'{"type":"assistant","uuid"' if torn else b"")
+        )
+        os.utime(path, (now - written, now - written))
+
+    def call(command: str, n: int) -> dict:
+        usage = {"input_tokens": 4_000 * n, "output_tokens": 200, "cache_read_input_tokens": 30_000 * n}
+        content = [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": command}}]
+        return {"role": "assistant", "model": "claude-sonnet-4-5", "content": content, "usage": usage}
+
+    agent(
+        "running",
+        "invoice-tools",
+        "Run the integration tests and fix what fails",
+        [(call("pytest -q tests/integration", 2), 12)],
+        12,
+    )
+    answer = {
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "Done: the dates parse in UTC."}],
+        "usage": {"input_tokens": 9_000, "output_tokens": 400, "cache_read_input_tokens": 150_000},
+    }
+    agent("waiting", "date-utils", "Make the date parsing timezone-safe", [(answer, 40)], 40)
+    agent("stuck", "deploy-scripts", "Deploy the staging stack", [(call("terraform apply", 1), 400)], 400)
+    agent("crashed", "schema", "Migrate the orders schema", [(call("alembic upgrade head", 3), 90)], 80, torn=True)
+    return Fleet([str(folder)], window=7200, process_check=None)
+
+
 async def shoot(name: str, path, keys: list[str], out: Path) -> Path:
+    if isinstance(path, Path):  # a fleet folder
+        app = SessionApp([str(path)], fleet=fleet_folder(path))
+        async with app.run_test(size=SIZE) as pilot:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and len(app.screen.table.rows) < 4:
+                await pilot.pause(0.05)
+            await pilot.pause(0.6)
+            return Path(app.save_screenshot(f"{name}.svg", str(out)))
     app = SessionApp(path, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         deadline = time.monotonic() + 20
@@ -175,6 +250,9 @@ def main() -> int:
     for name, what, path, keys in SHOTS:
         if path == "running":
             path = running_session(out / ".cache")
+        elif path == "fleet":
+            path = out / ".cache" / "fleet"
+            path.mkdir(parents=True, exist_ok=True)
         svg = asyncio.run(shoot(name, path, keys, out))
         png = to_png(svg)
         print(f"{name:9} {what}: {svg.name}" + (f", {png.name}" if png else " (no PNG converter found)"))

@@ -89,6 +89,8 @@ class Fleet:
         self.sessions: dict[str, Session] = {}
         self.agents: dict[str, Agent] = {}
         self._sizes: dict[str, int] = {}
+        #: ``rows()`` as of the last scan, update or tick: what another thread may read at any time
+        self.shown: list[tuple[int, Agent]] = []
 
     # -- files -----------------------------------------------------------------------
     def scan(self, now: float | None = None) -> list[Agent]:
@@ -109,6 +111,7 @@ class Fleet:
         present = {path for path, _, _ in listed}
         for gone in [p for p in self.sessions if p not in present]:
             self._drop(gone)
+        self.shown = self.rows()
         return changed
 
     def update(self, paths: Iterable[str], now: float | None = None) -> list[Agent]:
@@ -127,6 +130,7 @@ class Fleet:
             found = self._look(path, now, size)
             if found is not None:
                 changed.append(found)
+        self.shown = self.rows()
         return changed
 
     def tick(self, now: float | None = None) -> list[Agent]:
@@ -143,6 +147,8 @@ class Fleet:
                 found = self._observe(path, now)
                 if found is not None:
                     changed.append(found)
+        if changed:
+            self.shown = self.rows()
         return changed
 
     # -- one session ---------------------------------------------------------------------

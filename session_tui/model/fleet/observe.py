@@ -250,9 +250,12 @@ def _context_tokens(session: Session, leaf: int) -> int | None:
         usage = entry_tokens(session, entry)
         if not usage:
             continue
-        total = _first_int(usage, "input_tokens", "prompt_tokens", "input")
-        total += _first_int(usage, "cache_read_input_tokens", "cacheRead")
-        total += _first_int(usage, "cache_creation_input_tokens", "cacheWrite")
+        total = _first_int(usage, "input_tokens", "prompt_tokens")  # (Claude Code's and Codex's count cached input)
+        if session.format.name == "pi":  # its usage keeps the cache apart
+            message = session.record(entry).get("message")
+            raw = message.get("usage") if isinstance(message, dict) else None
+            if isinstance(raw, dict):
+                total += _first_int(raw, "cacheRead") + _first_int(raw, "cacheWrite")
         if total:
             return total
     return None

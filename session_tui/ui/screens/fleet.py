@@ -26,7 +26,7 @@ from ..widgets.row_table import NAV_KEYS, RowTable
 NEEDS_YOU = (AgentState.CRASHED, AgentState.STUCK, AgentState.WAITING)
 ORDER = (*NEEDS_YOU, AgentState.TOOL, AgentState.WORKING, AgentState.IDLE)
 #: (heading, width, right-aligned) of the fixed columns after the flexible ones
-COLUMNS = (("state", 16, False), ("for", 7, True), ("tokens", 6, True), ("ctx", 4, True), ("alerts", 10, False))
+COLUMNS = (("state", 18, False), ("for", 7, True), ("tokens", 6, True), ("ctx", 4, True), ("alerts", 10, False))
 FIXED = 8 + sum(width + 1 for _, width, _ in COLUMNS)
 WIDE = 120  # from this width on, the project and what the agent does have columns of their own
 ACTION_KEYS = NAV_KEYS + "nop"
@@ -155,7 +155,7 @@ class FleetScreen(Screen):
     def on_mount(self) -> None:
         self.table.focus()
         self.run_worker(self._watch, thread=True, exclusive=True, group="fleet", exit_on_error=False)
-        self.set_interval(1.0, self.table.refresh)  # the durations move on
+        self.set_interval(1.0, self._show)  # the durations move on, the tokens grow
 
     def _watch(self) -> None:
         worker = get_current_worker()
@@ -167,9 +167,12 @@ class FleetScreen(Screen):
     def _from_thread(self, event: str, agents: list[Agent]) -> None:
         self.app.call_from_thread(self._changed, event, agents)
 
-    def _changed(self, event: str, agents: list[Agent]) -> None:
+    def _show(self) -> None:
         selected = self.table.selected
-        self.table.show(self.fleet.rows(), keep=selected[1].path if selected else None)
+        self.table.show(self.fleet.shown, keep=selected[1].path if selected else None)
+
+    def _changed(self, event: str, agents: list[Agent]) -> None:
+        self._show()
         self.started = True
         self._summary()
         if not self.notify_alerts:
@@ -181,11 +184,11 @@ class FleetScreen(Screen):
 
     def _summary(self) -> None:
         counts = {state: 0 for state in ORDER}
-        for _, agent in self.fleet.rows():
+        for _, agent in self.fleet.shown:
             counts[agent.observed.state] += 1
         parts = [f"{n} {state.value}" for state, n in counts.items() if n]
         text = " · ".join(parts) if parts else "no agent wrote a session in the window"
-        self.query_one("#summary", Static).update(Text(f"{len(self.fleet.agents)} agents · {text}"))
+        self.query_one("#summary", Static).update(Text(f"{len(self.fleet.shown)} agents · {text}"))
 
     def _tell(self, agent: Agent, alerts: list[str]) -> None:
         """A bell, a desktop notice where the terminal shows one (OSC 9 and
