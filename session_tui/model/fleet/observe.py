@@ -144,6 +144,9 @@ def observe(
             state, since = AgentState.TOOL, min(started) if started else base
         else:
             state, since = AgentState.STUCK, base + (default_stuck_after() if stuck_after is None else stuck_after)
+    elif leaf < 0:  # a session just begun (a header, no entry yet): the file's own time says
+        begun = _file_quiet(session, now)
+        state, since = (AgentState.WORKING, now - begun) if begun < idle_after else (AgentState.IDLE, None)
     elif quiet >= idle_after:
         state, since = AgentState.IDLE, base + idle_after
     elif leaf >= 0 and tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT and quiet >= ANSWER_SETTLE:
