@@ -156,3 +156,26 @@ def test_a_tail_worker_reads_ahead_so_the_refresh_waits_on_no_network(sftp):
         assert change.new_entries == 1 and source.bytes_read == before
         path.write_bytes(chain(300, prefix="q"))  # replaced: same size class, other ids
         assert session.read_ahead(session.stat()) is True
+
+
+def test_the_fleet_watches_a_remote_folder_by_polling_it(sftp):
+    """A folder over SSH is listed like the picker's; a session that grows
+    is read from where it was left, and its state follows."""
+    import time
+
+    from session_tui.model.fleet.fleet import Fleet
+    from tests.fleet.builders import Writer
+
+    now = time.time()
+    writer = Writer(sftp.root / "agent.jsonl", "pi", now).prompt("Run the tests", ago=2).written(2)
+    fleet = Fleet([sftp.url("")], window=3600, stuck_after=300, process_check=None)
+    first = fleet.scan(now)
+    assert [a.observed.state.value for a in first] == ["working"]
+    session = fleet.sessions[sftp.url("agent.jsonl")]
+    read_before = session.bytes_scanned
+    size_before = writer.path.stat().st_size
+    writer.now = now + 1
+    writer.calls_made("bash", ago=0).written(0)
+    changed = fleet.scan(now + 1)
+    assert [(a.observed.state.value, a.observed.tool) for a in changed] == [("tool", "bash")]
+    assert session.bytes_scanned - read_before == writer.path.stat().st_size - size_before  # only what was appended
