@@ -18,7 +18,8 @@ from ...model.fleet.watch import follow
 from ...model.sanitize import inert, inert_line
 from ...model.session.live_state import ago
 from ...model.words import human_tokens
-from ..cells import cell, now, tilde
+from .. import cells
+from ..cells import cell, tilde
 from ..masking import masked, redacting
 from ..widgets.row_table import NAV_KEYS, RowTable
 
@@ -107,14 +108,14 @@ class FleetTable(RowTable):
             line += cell(title + Text(f" · {doing}", dim) if doing else title, title_width)
         since, fill = seen.since, seen.fill
         alerts = [a for a in agent.alerts if a != seen.state.value]  # (the state says stuck and crashed)
-        cells = (
+        columns = (
             (Text(seen.state_words(), style), False),
-            (Text(ago(max(0.0, now() - since)) if since is not None else "", dim), True),
+            (Text(ago(max(0.0, cells.now() - since)) if since is not None else "", dim), True),
             (Text(human_tokens(seen.input_tokens + seen.output_tokens) if seen.input_tokens else ""), True),
             (Text(f"{fill:.0%}" if fill is not None else "", self._style(_fill_style(fill))), True),
             (Text(" ".join(alerts), self._style("fleet--problem")), False),
         )
-        for (text, right), (_, column, _) in zip(cells, COLUMNS, strict=True):
+        for (text, right), (_, column, _) in zip(columns, COLUMNS, strict=True):
             line += Text(" ") + cell(text, column, right)
         return line
 
@@ -178,7 +179,7 @@ class FleetScreen(Screen):
         if not self.notify_alerts:
             return
         for agent in agents:
-            due = self.gate.due(agent.path, agent.alerts, now())
+            due = self.gate.due(agent.path, agent.alerts, cells.now())
             if due and event != "snapshot":
                 self._tell(agent, due)
 
