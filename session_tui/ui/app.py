@@ -140,6 +140,21 @@ class SessionApp(App):
             if isinstance(screen, FilesScreen):
                 screen.counted(path, entries)
 
+    def show_fleet(self, roots: list[str]) -> None:
+        from ..model.fleet.fleet import Fleet
+        from .screens.fleet import FleetScreen
+
+        if len(self.screen_stack) > 1 and isinstance(self.screen_stack[-2], FleetScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(FleetScreen(Fleet(roots), self.notify_alerts))
+
+    def show_picker(self, roots: list[str]) -> None:
+        if len(self.screen_stack) > 1 and isinstance(self.screen_stack[-2], FilesScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(FilesScreen(roots))
+
     def on_open_session(self, message: OpenSession) -> None:
         self.open_session_file(message.path, message.query)
 

@@ -24,6 +24,14 @@ class AppServices(Protocol):
         """A session view counted the entries of ``path``: the picker shows that count."""
         ...
 
+    def show_fleet(self, roots: list[str]) -> None:
+        """The live fleet over ``roots``: back to it if it opened this screen."""
+        ...
+
+    def show_picker(self, roots: list[str]) -> None:
+        """The picker over ``roots``: back to it if it opened this screen."""
+        ...
+
 
 def services(node: DOMNode) -> AppServices:
     """The app ``node`` runs in, as the screens may use it."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ..sanitize import inert_line
@@ -148,3 +148,10 @@ def parse_time(value: object) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def iso_time(seconds: float | None) -> str | None:
+    """``2026-03-14T09:12:03.417Z`` (UTC, milliseconds), or None."""
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -9,11 +9,11 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from ..catalog.cache import list_session_files
 from ..catalog.session_info import is_subagent
+from ..entries.view import iso_time
 from ..errors import SessionError
 from ..reading.open_writers import agent_running_in
 from ..session.live_state import default_stuck_after
@@ -23,12 +23,6 @@ from .observe import GONE_AFTER, IDLE_AFTER, AgentState, Observation, ProcessChe
 
 WINDOW = 7200.0
 RECHECK = 5.0  # seconds between two looks at a call's process
-
-
-def iso(seconds: float | None) -> str | None:
-    if seconds is None:
-        return None
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass
@@ -48,12 +42,12 @@ class Agent:
         seen = self.observed
         return {
             "event": event,
-            "t": iso(now),
+            "t": iso_time(now),
             "file": self.path,
             "format": self.format,
             "state": seen.state.value,
             "tool": seen.tool,
-            "since": iso(seen.since),
+            "since": iso_time(seen.since),
             "title": seen.title,
             "cwd": seen.cwd,
             "tokens": {"input": seen.input_tokens, "output": seen.output_tokens},

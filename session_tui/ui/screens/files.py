@@ -313,14 +313,7 @@ class FilesScreen(Screen):
 
     def action_fleet(self) -> None:
         """Every agent written lately under these folders, live (``session-tui live``)."""
-        from ...model.fleet.fleet import Fleet
-        from .fleet import FleetScreen
-
-        stack = self.app.screen_stack
-        if len(stack) > 1 and isinstance(stack[-2], FleetScreen):  # (it opened this picker: back to it)
-            self.app.pop_screen()
-        else:
-            self.app.push_screen(FleetScreen(Fleet(self.roots)))
+        services(self).show_fleet(self.roots)
 
     def action_sort(self) -> None:
         self.sort = (self.sort + 1) % len(SORTS)

@@ -19,6 +19,7 @@ from ...model.sanitize import inert, inert_line
 from ...model.session.live_state import ago
 from ...model.words import human_tokens
 from .. import cells
+from ..app_services import services
 from ..cells import cell, tilde
 from ..masking import masked, redacting
 from ..widgets.row_table import NAV_KEYS, RowTable
@@ -220,13 +221,7 @@ class FleetScreen(Screen):
         self.notify("no agent needs you", timeout=2)
 
     def action_picker(self) -> None:
-        from .files import FilesScreen
-
-        stack = self.app.screen_stack
-        if len(stack) > 1 and isinstance(stack[-2], FilesScreen):  # (it opened this fleet: back to it)
-            self.app.pop_screen()
-        else:
-            self.app.push_screen(FilesScreen(list(self.fleet.roots)))
+        services(self).show_picker(list(self.fleet.roots))
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "fleet")
