@@ -12,7 +12,7 @@ REDACT_HELP = (
     "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
     "sha256>]; the session file is not changed"
 )
-COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "live", "clean", "export", "demo", "serve")
+COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "live", "search", "clean", "export", "demo", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,6 +140,21 @@ def build_parser() -> argparse.ArgumentParser:
         "(OSC 9 / OSC 777), at most one per session per minute",
     )
     _stuck_after_option(live)
+    search = commands.add_parser(
+        "search",
+        help='search every session under the folders: words, "exact phrases", role:, tool:, error:, path:, …',
+        description="Search the messages, thinking, tool calls and results of every session under the folders "
+        "(default: the known session folders), through an index in the cache dir that is first brought up to "
+        'date with the files. Words match ignoring case; a "quoted phrase" matches exactly. Filters: '
+        "role:user|assistant|tool|summary, tool:NAME, error: (failed results), path:SUBSTRING (tool calls "
+        "touching it), model:NAME, format:NAME, after:DATE, before:DATE, in:PATH, branch:active.",
+        epilog="Exit status: 0 hits, 1 none, 2 error.",
+    )
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("paths", nargs="*", metavar="PATH", help="folders, files or URLs")
+    search.add_argument("--json", action="store_true", help="{hits, total, took_ms, indexed_files}")
+    search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
+    search.add_argument("--redact", action="store_true", help=REDACT_HELP)
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -359,6 +374,10 @@ def main(argv: list[str] | None = None) -> int:
                 from .commands.serve import run_serve
 
                 return run_serve(args.path, args.host, args.port, args.format, not args.no_watch, args.redact)
+            if args.command == "search":
+                from .commands.search import run_search
+
+                return run_search(args)
             if args.command == "live":
                 from .commands.live import run_live
 

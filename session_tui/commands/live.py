@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from .open import default_paths
+from ..model.catalog.known import default_paths
 
 WINDOW_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 

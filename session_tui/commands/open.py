@@ -5,13 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions")
-
-
-def default_paths() -> list[str]:
-    """The known session folders that exist, else ./sample_sessions."""
-    found = [os.path.expanduser(p) for p in KNOWN_LOCATIONS if os.path.isdir(os.path.expanduser(p))]
-    return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])
+from ..model.catalog.known import default_paths
 
 
 def is_folder(path: str) -> bool:

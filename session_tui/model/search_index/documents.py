@@ -1,0 +1,74 @@
+"""What is indexed of a record: every string in it (message text, thinking,
+tool names and arguments, results of any size, summaries), and the fields
+a query filters on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..entries.view import EntryView, parse_time
+
+KINDS = ("message", "call", "result", "summary")
+
+
+@dataclass(frozen=True)
+class Document:
+    line: int  # 0-based physical line
+    offset: int
+    length: int
+    entry_id: str  # the entry's id, or ``L<line>`` for a format without ids
+    role: str
+    kind: str  # message, call, result, summary
+    tool: str | None  # the tool it calls, or answers
+    error: bool
+    time: float | None
+    text: str
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys left out, in order."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+
+
+def text_of(record: dict[str, Any]) -> str:
+    return "\n".join(strings(record))
+
+
+def document(
+    line: int, offset: int, length: int, record: dict[str, Any], view: EntryView, tools: dict[str, str]
+) -> Document:
+    """The document of the entry on ``line``; ``tools``: call id → tool name
+    of the calls seen so far (a result names the tool it answers)."""
+    for call in view.tool_calls:
+        tools[call.id] = call.name
+    if view.role == "summary" or view.kind == "summary":
+        kind = "summary"
+    elif view.result_for is not None:
+        kind = "result"
+    elif view.tool_calls:
+        kind = "call"
+    else:
+        kind = "message"
+    tool = view.tool_calls[0].name if view.tool_calls else tools.get(view.result_for or "")
+    return Document(
+        line=line,
+        offset=offset,
+        length=length,
+        entry_id=view.id or f"L{line + 1}",
+        role="tool" if view.result_for is not None else view.role,
+        kind=kind,
+        tool=tool,
+        error=view.is_error,
+        time=parse_time(view.time),
+        text=text_of(record),
+    )

@@ -1,0 +1,191 @@
+"""Keeping the index as current as the files: each session file is read
+from where the index stopped (the same line index the session view uses,
+opened at that byte); a replaced or truncated file is indexed again; a
+file gone from a folder leaves the index. Local folders and URLs alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog.cache import absolute, list_session_files
+from ..errors import Cancelled, SessionError, check_stop
+from ..reading.records import BadLine, parse_object
+from ..reading.source import is_url
+from ..reading.sources import open_source
+from ..session.session import Session
+from .documents import document
+
+HEAD = 256  # bytes of a file's start that say it is still the same file
+BATCH = 20_000  # documents per transaction in a big file (a killed run resumes from the last)
+KEPT_CALLS = 500  # call id → tool names kept between two runs on a file (a later result names its tool)
+
+
+@dataclass
+class CatchUp:
+    files: int = 0  # files read (new, grown or replaced)
+    documents: int = 0
+    bytes_read: int = 0
+    removed: int = 0
+
+
+def _model(record: dict[str, Any]) -> str | None:
+    for holder in (record.get("message"), record.get("payload"), record):
+        if isinstance(holder, dict):
+            found = holder.get("model") or holder.get("modelId")
+            if isinstance(found, str) and found:
+                return found
+    return None
+
+
+def _head(path: str, size: int) -> bytes:
+    source = open_source(path)
+    try:
+        source.stat()  # (opens it)
+        return source.read(0, min(HEAD, size))
+    finally:
+        source.close()
+
+
+def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable[[], bool] | None = None) -> CatchUp:
+    """Bring the index up to date with the session files under ``roots``."""
+    roots = [absolute(r) for r in roots]
+    done = CatchUp()
+    listed = list_session_files(roots)
+    known = {row[0]: row for row in db.execute("SELECT path, id, size, mtime_ns, head, indexed_to FROM files")}
+    present = set()
+    for n, (path, size, mtime_ns) in enumerate(listed):
+        check_stop(should_stop, n)
+        present.add(path)
+        row = known.get(path)
+        if row is not None and row[2] == size and row[3] == mtime_ns:
+            continue
+        try:
+            _index_file(db, path, size, mtime_ns, row, done, should_stop)
+        except (SessionError, OSError):
+            _forget(db, path)  # no longer a readable session: out of the index
+    for path in known:
+        if path not in present and any(_under(path, root) for root in roots):
+            _forget(db, path)
+            done.removed += 1
+    return done
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + ("/" if is_url(root) else os.sep))
+
+
+def _forget(db: sqlite3.Connection, path: str) -> None:
+    """Its documents out of ``docs`` (their trigrams stay in ``grams`` until a
+    rebuild: a contentless table forgets nothing; a hit is always checked)."""
+    db.execute("BEGIN")
+    db.execute("DELETE FROM docs WHERE file IN (SELECT id FROM files WHERE path=?)", (path,))
+    db.execute("DELETE FROM files WHERE path=?", (path,))
+    db.execute("COMMIT")
+
+
+def _index_file(
+    db: sqlite3.Connection,
+    path: str,
+    size: int,
+    mtime_ns: int,
+    row: tuple[Any, ...] | None,
+    done: CatchUp,
+    should_stop: Callable[[], bool] | None,
+) -> None:
+    head = _head(path, size)
+    start, lines, model = 0, 0, None
+    calls: dict[str, str] = {}
+    if row is not None:
+        _, file_id, _, _, old_head, indexed_to = row
+        saved = db.execute("SELECT lines, calls, model FROM files WHERE id=?", (file_id,)).fetchone()
+        if size >= (indexed_to or 0) and old_head is not None and head.startswith(old_head[: len(head)]):
+            start, lines, model = indexed_to or 0, saved[0] or 0, saved[2]  # grown: from where it stopped
+            calls = json.loads(saved[1] or "{}")
+        else:
+            _forget(db, path)  # replaced or truncated: all again
+            row = None
+    session = Session(path, start=start, parallel_ok=False)
+    try:
+        session.refresh(should_stop)
+        fmt = session.format.name
+        db.execute("BEGIN")
+        try:
+            if row is None:
+                cursor = db.execute(
+                    "INSERT INTO files(path, format, size, mtime_ns, head, indexed_to, lines, model, calls) "
+                    "VALUES(?, ?, ?, ?, ?, 0, 0, NULL, '{}')",
+                    (path, fmt, size, mtime_ns, head),
+                )
+                file_id = cursor.lastrowid
+            else:
+                file_id = row[1]
+            tree, view = session.tree, session.format.view
+            for entry in range(tree.count):
+                if should_stop is not None and entry % 1024 == 0 and should_stop():
+                    raise Cancelled()
+                line = tree.entry_line[entry]
+                offset, length = session.lines.span(line)
+                try:
+                    record = parse_object(session.raw_line(line))
+                except BadLine:
+                    continue
+                model = _model(record) or model
+                doc = document(lines + line, offset, length, record, view(record), calls)
+                cursor = db.execute(
+                    "INSERT INTO docs(file, line, offset, length, entry, role, kind, tool, error, time, model) "
+                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        file_id,
+                        doc.line,
+                        doc.offset,
+                        doc.length,
+                        doc.entry_id,
+                        doc.role,
+                        doc.kind,
+                        doc.tool,
+                        int(doc.error),
+                        doc.time,
+                        model,
+                    ),
+                )
+                db.execute("INSERT INTO grams(rowid, body) VALUES(?, ?)", (cursor.lastrowid, doc.text))
+                done.documents += 1
+                if done.documents % BATCH == 0:  # a big file: commit what is done, resume from there if killed
+                    reached = session.lines.line_starts[line] + length + 1
+                    _progress(
+                        db, file_id, -1, mtime_ns, head, reached, lines + line + 1, model, calls
+                    )  # (-1: not done)
+                    db.execute("COMMIT")
+                    db.execute("BEGIN")
+            _progress(db, file_id, size, mtime_ns, head, session.lines.end, lines + len(session.lines), model, calls)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        done.files += 1
+        done.bytes_read += session.bytes_scanned
+    finally:
+        session.close()
+
+
+def _progress(
+    db: sqlite3.Connection,
+    file_id: int | None,
+    size: int,
+    mtime_ns: int,
+    head: bytes,
+    indexed_to: int,
+    lines: int,
+    model: str | None,
+    calls: dict[str, str],
+) -> None:
+    kept = dict(list(calls.items())[-KEPT_CALLS:])
+    db.execute(
+        "UPDATE files SET size=?, mtime_ns=?, head=?, indexed_to=?, lines=?, model=?, calls=? WHERE id=?",
+        (size, mtime_ns, head, indexed_to, lines, model, json.dumps(kept), file_id),
+    )

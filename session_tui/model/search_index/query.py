@@ -1,0 +1,130 @@
+"""The query language: words, ``"exact phrases"`` and filters.
+
+- a word matches wherever it is in a record's strings, ignoring case;
+- a quoted phrase matches exactly as typed (case, punctuation, spaces):
+  ids, paths, hashes, commands;
+- ``role:user|assistant|tool|summary``, ``tool:NAME``, ``error:`` (failed
+  tool results only), ``path:SUBSTRING`` (tool calls whose arguments hold
+  it), ``model:NAME`` (a substring of the model), ``format:NAME``,
+  ``after:DATE``, ``before:DATE`` (``2026-03-14``, or with a time),
+  ``in:PATH`` (files under it), ``branch:active`` (entries on the active
+  branch of their session).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch")
+ROLES = ("user", "assistant", "tool", "summary", "system")
+GRAM = 3  # the index finds strings of 3 characters or more
+_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
+
+
+class QueryError(ValueError):
+    """A query that cannot be run; ``str()`` says why, in one line."""
+
+
+@dataclass
+class Query:
+    words: list[str] = field(default_factory=list)  # ignoring case
+    phrases: list[str] = field(default_factory=list)  # exactly
+    role: str | None = None
+    tool: str | None = None
+    error: bool = False
+    paths: list[str] = field(default_factory=list)  # in tool calls' arguments
+    model: str | None = None
+    format: str | None = None
+    after: float | None = None
+    before: float | None = None
+    under: list[str] = field(default_factory=list)
+    active_branch: bool = False
+
+    def terms(self) -> list[str]:
+        """Every string a hit must hold (the index is asked for their trigrams)."""
+        return [*self.words, *self.phrases, *self.paths]
+
+    def matches(self, text: str) -> bool:
+        """Whether a record's strings hold every word, phrase and path."""
+        if any(p not in text for p in [*self.phrases, *self.paths]):
+            return False
+        folded = text.casefold() if self.words else text
+        return all(w.casefold() in folded for w in self.words)
+
+
+def _date(value: str, key: str) -> float:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise QueryError(f"{key}:{value}: not a date (2026-03-14, or 2026-03-14T09:30)") from None
+
+
+def parse(text: str) -> Query:
+    query = Query()
+    for match in _TOKEN.finditer(text):
+        quoted, bare = match.group(1), match.group(2)
+        if quoted is not None:
+            phrase = quoted.replace('\\"', '"').replace("\\\\", "\\")
+            if phrase:
+                query.phrases.append(phrase)
+            continue
+        key, colon, value = bare.partition(":")
+        if colon and key in FILTERS:
+            if value.startswith('"') and value.endswith('"') and len(value) > 1:
+                value = value[1:-1]
+            _filter(query, key, value)
+        else:
+            query.words.append(bare)
+    if not query.terms() and not (query.error or query.tool or query.role):
+        raise QueryError('give a word, a "phrase" or a filter (role:, tool:, error:, …)')
+    short = [t for t in query.terms() if len(t) < GRAM]
+    if short and len(short) == len(query.terms()) and not (query.error or query.tool or query.role):
+        raise QueryError(f"{short[0]!r}: give a word or phrase of {GRAM} characters or more")
+    return query
+
+
+def _filter(query: Query, key: str, value: str) -> None:
+    if key == "role":
+        if value not in ROLES:
+            raise QueryError(f"role:{value}: one of {', '.join(ROLES)}")
+        query.role = value
+    elif key == "tool":
+        query.tool = value or None
+    elif key == "error":
+        query.error = True
+    elif key == "path":
+        if value:
+            query.paths.append(value)
+    elif key == "model":
+        query.model = value or None
+    elif key == "format":
+        query.format = value or None
+    elif key == "after":
+        query.after = _date(value, key)
+    elif key == "before":
+        query.before = _date(value, key)
+    elif key == "in":
+        query.under.append(os.path.abspath(os.path.expanduser(value)) if "://" not in value else value)
+    elif key == "branch":
+        if value != "active":
+            raise QueryError(f"branch:{value}: only branch:active")
+        query.active_branch = True
+
+
+def grams(term: str) -> list[str]:
+    """The distinct trigrams of ``term`` as the index folds them (case)."""
+    folded = term.casefold()
+    return list(dict.fromkeys(folded[k : k + GRAM] for k in range(len(folded) - GRAM + 1)))
+
+
+def match_expression(query: Query) -> str | None:
+    """The FTS5 query: every trigram of every term (None: no term long enough)."""
+    found: list[str] = []
+    for term in query.terms():
+        found.extend(grams(term))
+    if not found:
+        return None
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in dict.fromkeys(found))

@@ -1,0 +1,189 @@
+"""Running a query: the index gives candidates (every trigram of every
+term, the filters on the documents' fields), each candidate's record is
+read back by offset and checked, hits come newest first, each with a
+snippet cut around the match."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.cache import absolute
+from ..entries.view import iso_time
+from ..errors import SessionError, check_stop
+from ..reading.records import BadLine, parse_object
+from ..reading.source import Source
+from ..reading.sources import open_source
+from ..session.session import Session
+from .documents import text_of
+from .query import Query, match_expression
+
+SNIPPET = 60  # characters each side of the match
+MARK = ("«", "»")
+
+
+@dataclass
+class Hit:
+    file: str
+    line: int  # 1-based
+    entry: str
+    role: str
+    kind: str
+    time: float | None
+    snippet: str
+    format: str
+    active_branch: bool | None = None  # None: not looked at
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "entry": self.entry,
+            "role": self.role,
+            "kind": self.kind,
+            "time": iso_time(self.time),
+            "snippet": self.snippet,
+        }
+
+
+@dataclass
+class Found:
+    hits: list[Hit] = field(default_factory=list)
+    total: int = 0
+    took_ms: float = 0.0
+
+
+def _where(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if query.role:
+        clauses.append("d.role = ?")
+        args.append(query.role)
+    if query.tool:
+        clauses.append("d.tool = ?")
+        args.append(query.tool)
+    if query.error:
+        clauses.append("d.error = 1 AND d.kind = 'result'")
+    if query.paths:
+        clauses.append("d.kind = 'call'")
+    if query.model:
+        clauses.append("d.model LIKE ?")
+        args.append(f"%{query.model}%")
+    if query.format:
+        clauses.append("f.format = ?")
+        args.append(query.format)
+    if query.after is not None:
+        clauses.append("d.time >= ?")
+        args.append(query.after)
+    if query.before is not None:
+        clauses.append("d.time < ?")
+        args.append(query.before)
+    for group in (query.under, roots):
+        if group:
+            clauses.append("(" + " OR ".join("f.path = ? OR f.path LIKE ? ESCAPE '\\'" for _ in group) + ")")
+            for root in group:
+                root = absolute(root)
+                escaped = root.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                args.extend([root, escaped + "/%"])
+    return (" AND ".join(clauses) or "1"), args
+
+
+def run_query(
+    db: sqlite3.Connection,
+    query: Query,
+    roots: Iterable[str] = (),
+    limit: int = 50,
+    should_stop: Callable[[], bool] | None = None,
+    redact: Callable[[str], str] | None = None,
+) -> Found:
+    """Hits of ``query`` among the indexed files under ``roots`` (all: none
+    given), newest first; ``total`` counts them all (each checked)."""
+    began = time.perf_counter()
+    where, args = _where(query, list(roots))
+    expression = match_expression(query)
+    sql = (
+        "SELECT f.path, f.format, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time "
+        "FROM docs d JOIN files f ON f.id = d.file WHERE " + where
+    )
+    if expression is not None:
+        sql += " AND d.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)"
+        args.append(expression)
+    sql += " ORDER BY d.time IS NULL, d.time DESC, d.id DESC"
+    found = Found()
+    sources: dict[str, Source] = {}
+    branches: dict[str, set[int] | None] = {}
+    try:
+        for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(db.execute(sql, args)):
+            check_stop(should_stop, n)
+            text = _text(sources, path, offset, length)
+            if text is None or not query.matches(text):
+                continue
+            on_branch = None
+            if query.active_branch or len(found.hits) < limit:
+                on_branch = _on_active_branch(branches, path, line)
+                if query.active_branch and on_branch is False:
+                    continue
+            found.total += 1
+            if len(found.hits) < limit:
+                snippet = _snippet(text, query)
+                found.hits.append(
+                    Hit(path, line + 1, entry, role, kind, when, redact(snippet) if redact else snippet, fmt, on_branch)
+                )
+    finally:
+        for source in sources.values():
+            source.close()
+    found.took_ms = (time.perf_counter() - began) * 1000
+    return found
+
+
+def _text(sources: dict[str, Source], path: str, offset: int, length: int) -> str | None:
+    source = sources.get(path)
+    try:
+        if source is None:
+            source = sources[path] = open_source(path)
+            source.stat()  # (opens it)
+        return text_of(parse_object(source.read(offset, length)))
+    except (OSError, SessionError, BadLine):
+        return None  # changed since it was indexed: the next catch-up says how
+
+
+def _on_active_branch(branches: dict[str, set[int] | None], path: str, line: int) -> bool | None:
+    """Whether the entry on 0-based ``line`` is on its session's active
+    branch (the session read once per query; None: not readable)."""
+    if path not in branches:
+        try:
+            with Session(path) as session:
+                session.refresh()
+                branches[path] = {session.tree.entry_line[e] for e in session.active_path()}
+        except (SessionError, OSError):
+            branches[path] = None
+    lines = branches[path]
+    return None if lines is None else line in lines
+
+
+def _snippet(text: str, query: Query) -> str:
+    """The text around the first match, on one line, the match marked."""
+    at, size = -1, 0
+    for phrase in [*query.phrases, *query.paths]:
+        at = text.find(phrase)
+        if at >= 0:
+            size = len(phrase)
+            break
+    if at < 0 and query.words:
+        folded = text.casefold()
+        for word in query.words:
+            at = folded.find(word.casefold())
+            if at >= 0:
+                size = len(word)
+                break
+    if at < 0:
+        return " ".join(text[: 2 * SNIPPET].split())
+    before = " ".join(text[max(0, at - SNIPPET) : at].split())
+    match = " ".join(text[at : at + size].split())
+    after = " ".join(text[at + size : at + size + SNIPPET].split())
+    lead = "…" if at > SNIPPET else ""
+    tail = "…" if at + size + SNIPPET < len(text) else ""
+    return f"{lead}{before} {MARK[0]}{match}{MARK[1]} {after}{tail}".strip()
