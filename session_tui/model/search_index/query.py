@@ -43,6 +43,11 @@ class Query:
     under: list[str] = field(default_factory=list)
     active_branch: bool = False
 
+    def filtered(self) -> bool:
+        """Whether a filter narrows the documents (a query may be only filters)."""
+        fields = (self.role, self.tool, self.model, self.format, self.after, self.before)
+        return self.error or self.active_branch or bool(self.under) or any(v is not None for v in fields)
+
     def terms(self) -> list[str]:
         """Every string a hit must hold (the index is asked for their trigrams)."""
         return [*self.words, *self.phrases, *self.paths]
@@ -78,10 +83,10 @@ def parse(text: str) -> Query:
             _filter(query, key, value)
         else:
             query.words.append(bare)
-    if not query.terms() and not (query.error or query.tool or query.role):
+    if not query.terms() and not query.filtered():
         raise QueryError('give a word, a "phrase" or a filter (role:, tool:, error:, …)')
     short = [t for t in query.terms() if len(t) < GRAM]
-    if short and len(short) == len(query.terms()) and not (query.error or query.tool or query.role):
+    if short and len(short) == len(query.terms()) and not query.filtered():
         raise QueryError(f"{short[0]!r}: give a word or phrase of {GRAM} characters or more")
     return query
 

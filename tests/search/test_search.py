@@ -1,0 +1,211 @@
+"""The search index: every filter, exact phrases, the active branch, files
+that grow, shrink, are replaced or deleted, a killed build, a corrupt index,
+the --json contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from session_tui.model.search_index.database import NAME, open_database
+from session_tui.model.search_index.indexer import catch_up
+from session_tui.model.search_index.query import QueryError, parse
+from session_tui.model.search_index.search import run_query
+from tests.fleet.builders import Writer
+from tests.support import REPO, SAMPLES
+
+
+@pytest.fixture
+def db(tmp_path):
+    connection = open_database(str(tmp_path / "cache"))
+    yield connection
+    connection.close()
+
+
+def search(db, text, roots, limit=50):
+    catch_up(db, roots)
+    return run_query(db, parse(text), roots, limit)
+
+
+@pytest.fixture
+def archive(tmp_path):
+    """Three agents' sessions of three formats, written a day apart."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    now = time.time()
+    claude = Writer(folder / "claude.jsonl", "claude", now).prompt("Run alembic downgrade -1 on staging", ago=3 * 86400)
+    claude.calls_made("Bash", ago=3 * 86400 - 1).result(0, ago=3 * 86400 - 2, error=True)
+    pi = Writer(folder / "pi.jsonl", "pi", now).prompt("Read src/invoice_tools/totals.py — café ☕", ago=2 * 86400)
+    pi.calls_made("read", ago=2 * 86400 - 1).result(0, ago=2 * 86400 - 2)
+    codex = Writer(folder / "codex.jsonl", "codex", now).prompt("Find the hash 0a1b2c3d4e", ago=86400)
+    codex.answer("The commit 0a1b2c3d4e broke the export.", ago=86400 - 1)
+    return folder
+
+
+def test_words_ignore_case_and_phrases_match_exactly_with_punctuation_and_unicode(db, archive):
+    roots = [str(archive)]
+    assert search(db, "ALEMBIC", roots).total >= 1
+    assert search(db, '"alembic downgrade -1"', roots).total >= 1
+    assert search(db, '"Alembic downgrade -1"', roots).total == 0  # a phrase is exact
+    assert search(db, '"café ☕"', roots).total >= 1
+    assert search(db, '"0a1b2c3d4e broke"', roots).hits[0].role == "assistant"
+    hit = search(db, '"0a1b2c3d4e"', roots).hits[0]  # the newest first
+    assert "«0a1b2c3d4e»" in hit.snippet and hit.file.endswith("codex.jsonl")
+
+
+def test_every_filter(db, archive):
+    roots = [str(archive)]
+    assert {h.role for h in search(db, "staging role:user", roots).hits} == {"user"}
+    assert search(db, "staging role:assistant", roots).total == 0
+    assert [h.kind for h in search(db, "tool:Bash", roots).hits] == ["result", "call"]
+    failed = search(db, "error:", roots)
+    assert [(h.kind, h.file.rsplit("/", 1)[-1]) for h in failed.hits] == [("result", "claude.jsonl")]
+    assert search(db, "path:pytest", roots).total == 2 and {h.kind for h in search(db, "path:pytest", roots).hits} == {
+        "call"
+    }
+    assert {h.file.rsplit("/", 1)[-1] for h in search(db, "model:sonnet", roots).hits} <= {"claude.jsonl", "pi.jsonl"}
+    assert {h.file.rsplit("/", 1)[-1] for h in search(db, "0a1b format:codex", roots).hits} == {"codex.jsonl"}
+    day = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 1.5 * 86400))
+    assert {h.file.rsplit("/", 1)[-1] for h in search(db, f"after:{day} role:user", roots).hits} == {"codex.jsonl"}
+    assert "codex.jsonl" not in {h.file.rsplit("/", 1)[-1] for h in search(db, f"before:{day} role:user", roots).hits}
+    assert search(db, f"role:user in:{archive}", roots).total == 3
+    assert search(db, f"role:user in:{archive / 'elsewhere'}", roots).total == 0
+
+
+def test_a_query_that_cannot_be_run_is_one_line(db):
+    for text, said in (
+        ("", "give a word"),
+        ("ab", "3 characters"),
+        ("role:robot x", "role:robot"),
+        ("after:soon x", "not a date"),
+    ):
+        with pytest.raises(QueryError, match=said):
+            parse(text)
+
+
+def test_hits_off_the_active_branch_say_so_and_branch_active_leaves_them_out(db, tmp_path):
+    shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", tmp_path)
+    everywhere = search(db, "expected values", [str(tmp_path)])
+    assert any(h.active_branch is False for h in everywhere.hits) and any(h.active_branch for h in everywhere.hits)
+    active = search(db, "expected values branch:active", [str(tmp_path)])
+    assert active.total < everywhere.total and all(h.active_branch for h in active.hits)
+
+
+def test_recall_inside_a_big_result_and_a_sub_agent_transcript(db, tmp_path):
+    now = time.time()
+    w = Writer(tmp_path / "big.jsonl", "claude", now).prompt("Dump it").calls_made("Bash")
+    w.calls = w.calls
+    with open(w.path, "a") as f:
+        payload = "x" * 150_000 + " needle-7f3e9 " + "y" * 150_000
+        f.write(
+            json.dumps(
+                {
+                    "type": "user",
+                    "uuid": "r1",
+                    "parentUuid": w.last,
+                    "sessionId": "s1",
+                    "timestamp": "2026-03-14T10:00:00Z",
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": w.calls[0], "content": payload}],
+                    },
+                }
+            )
+            + "\n"
+        )
+    source = SAMPLES / "claude" / "5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80"
+    shutil.copytree(source, tmp_path / source.name)
+    assert search(db, '"needle-7f3e9"', [str(tmp_path)]).hits[0].kind == "result"
+    transcript = next((tmp_path / source.name).rglob("*.jsonl"))
+    word = json.loads(transcript.read_text().splitlines()[-1])["uuid"]
+    assert search(db, f'"{word}"', [str(tmp_path)]).hits[0].file == str(transcript)
+
+
+def test_a_file_that_grows_is_read_from_where_the_index_stopped(db, tmp_path):
+    w = Writer(tmp_path / "s.jsonl", "pi", time.time()).prompt("first turn about apples")
+    assert search(db, "apples", [str(tmp_path)]).total == 1
+    before = w.path.stat().st_size
+    w.answer("second turn about bananas")
+    done = catch_up(db, [str(tmp_path)])
+    assert done.bytes_read == w.path.stat().st_size - before  # only the appended bytes
+    assert search(db, "bananas", [str(tmp_path)]).total == 1 and search(db, "apples", [str(tmp_path)]).total == 1
+    assert search(db, "bananas", [str(tmp_path)]).hits[0].line == len(w.path.read_text().splitlines())
+
+
+def test_a_truncated_or_replaced_file_is_indexed_again_and_a_deleted_one_leaves(db, tmp_path):
+    w = Writer(tmp_path / "s.jsonl", "pi", time.time()).prompt("kiwis and mangoes").answer("papayas")
+    assert search(db, "papayas", [str(tmp_path)]).total == 1
+    lines = w.path.read_text().splitlines(keepends=True)
+    w.path.write_text("".join(lines[:-1]))  # truncated
+    assert search(db, "papayas", [str(tmp_path)]).total == 0 and search(db, "kiwis", [str(tmp_path)]).total == 1
+    Writer(tmp_path / "s.jsonl", "pi", time.time()).prompt("something else entirely: lychees")  # replaced
+    assert search(db, "kiwis", [str(tmp_path)]).total == 0 and search(db, "lychees", [str(tmp_path)]).total == 1
+    os.unlink(w.path)
+    assert search(db, "lychees", [str(tmp_path)]).total == 0
+    assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 0
+
+
+def test_a_build_killed_mid_way_leaves_a_usable_index_that_finishes_later(tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for k in range(60):
+        w = Writer(folder / f"s{k:02d}.jsonl", "pi", time.time()).prompt(f"topic number {k} zebra")
+        for _ in range(40):
+            w.answer("lorem ipsum dolor " * 20)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
+    child = subprocess.Popen([sys.executable, "-m", "session_tui", "search", "zebra", str(folder)], env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (cache / NAME).exists():
+        time.sleep(0.01)
+    time.sleep(0.2)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    db = open_database(str(cache))
+    partial = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    assert partial <= 60
+    found = search(db, "zebra", [str(folder)])
+    assert found.total == 60
+
+
+def test_a_corrupt_index_is_rebuilt_with_a_one_line_notice(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / NAME).write_bytes(b"this is not a database" * 100)
+    said = []
+    db = open_database(str(cache), notice=said.append)
+    assert len(said) == 1 and "building it again" in said[0] and "\n" not in said[0]
+    catch_up(db, [str(SAMPLES / "pi")])
+    assert run_query(db, parse("rounding"), [str(SAMPLES / "pi")]).total > 0
+    assert list(cache.glob(f"{NAME}.corrupt-*"))
+
+
+def test_the_json_contract(tmp_path):
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "session_tui", "search", '"half-up"', str(SAMPLES), "--json", "--limit", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert set(out) == {"hits", "total", "took_ms", "indexed_files"}
+    assert len(out["hits"]) == 2 and out["total"] >= 2 and out["indexed_files"] == len(list(SAMPLES.rglob("*.jsonl")))
+    assert all(set(h) == {"file", "line", "entry", "role", "kind", "time", "snippet"} for h in out["hits"])
+    assert all("«half-up»" in h["snippet"] for h in out["hits"]) and isinstance(out["took_ms"], float)
+    nothing = subprocess.run(
+        [sys.executable, "-m", "session_tui", "search", "qqqzzzxxx", str(SAMPLES)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert nothing.returncode == 1
