@@ -78,10 +78,17 @@ class InfosRead(Message):
 
 class SearchProgress(Message):
     def __init__(
-        self, search_id: int, text: str, done: int, total: int, found: set[str], finished: bool = False
+        self,
+        search_id: int,
+        text: str,
+        done: int,
+        total: int,
+        found: set[str],
+        finished: bool = False,
+        error: str | None = None,
     ) -> None:
         self.search_id, self.text, self.done, self.total = search_id, text, done, total
-        self.found, self.finished = found, finished
+        self.found, self.finished, self.error = found, finished, error
         super().__init__()
 
     def can_replace(self, message: Message) -> bool:

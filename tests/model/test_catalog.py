@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from session_tui.model.catalog.cache import CACHE_NAME, Catalog, list_session_files
-from session_tui.model.catalog.finding import file_contains, match_rank
+from session_tui.model.catalog.finding import match_rank
 from session_tui.model.catalog.info_reader import SAMPLE_BYTES, read_info
 from session_tui.model.catalog.session_info import LIVE_SECONDS
 from session_tui.model.session.problems import find_problems
@@ -385,15 +385,6 @@ def test_the_cache_folder_comes_from_the_environment(tmp_path, monkeypatch):
 
 
 # -- finding files ----------------------------------------------------------------------
-
-
-def test_file_contains_plain_escaped_and_across_blocks(tmp_path):
-    path = write(tmp_path / "run.jsonl", chain(1) + message("m1", "m0", content='Café "quoted"\nnext'))
-    assert file_contains(path, "CAFÉ")  # as written (UTF-8), any case
-    assert file_contains(path, '"quoted"\nnext')  # JSON-escaped in the file
-    assert not file_contains(path, "absent")
-    big = write(tmp_path / "big.jsonl", b"a" * ((1 << 20) - 3) + b"needle\n")
-    assert file_contains(big, "needle")
 
 
 def test_match_rank():

@@ -12,7 +12,6 @@ import orjson
 import pytest
 
 from session_tui.ui.app import SessionApp
-from session_tui.ui.screens import files as files_screen
 from session_tui.ui.screens.files import FilesScreen
 from tests.model.helpers import message
 from tests.support import SAMPLES
@@ -184,38 +183,38 @@ async def test_full_text_search_lists_the_files_that_contain_the_text(folder):
         assert len(names(screen)) == 4
 
 
-async def test_escape_stops_a_search_keeping_what_it_found_and_again_lists_every_file(folder, monkeypatch):
-    def slow_contains(path, text, should_stop=None):
-        """crash.jsonl (the top row: searched first) holds the text; the others take until the search is stopped."""
-        if path.endswith("crash.jsonl"):
-            time.sleep(0.15)  # a progress message goes out after it
-            return True
+async def test_escape_stops_a_search_and_the_list_stays_as_it_was(folder, monkeypatch):
+    from session_tui.model.search_index import search as index_search
+
+    def slow(db, query, roots, should_stop=None):
+        """A search that takes until it is stopped."""
         deadline = time.monotonic() + 10
         while not should_stop() and time.monotonic() < deadline:
             time.sleep(0.01)
         stopped.set()
-        return False
+        return set()
 
     stopped = threading.Event()
-
-    monkeypatch.setattr(files_screen, "file_contains", slow_contains)
+    monkeypatch.setattr(index_search, "matching_files", slow)
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         await pilot.press("ctrl+f", *"needle", "enter")
-        await wait_for(pilot, lambda: names(screen) == ["crash.jsonl"], what="the first file found")
-        assert screen.searching
-        await pilot.press("escape")  # stops: what was found stays
-        assert not screen.searching and names(screen) == ["crash.jsonl"]
-        assert "search stopped: 1 file contains 'needle' so far" in str(screen.query_one("#where").render())
+        await wait_for(pilot, lambda: "searching the index for 'needle'" in where(screen), what="the search running")
+        assert screen.searching and len(names(screen)) == 4  # the list stays while it runs
+        await pilot.press("escape")
+        assert not screen.searching and len(names(screen)) == 4
+        assert "search for 'needle' stopped" in where(screen)
         await wait_for(
             pilot,
             lambda: stopped.is_set() and not any(w.group == "search" and w.is_running for w in screen.workers),
             what="the search thread ended",
         )
         await pilot.pause()  # a late message of the stopped search changes nothing
-        assert names(screen) == ["crash.jsonl"] and not screen.searching
-        await pilot.press("escape")  # then every file again
-        assert len(names(screen)) == 4 and pilot.app.return_code is None
+        assert len(names(screen)) == 4 and not screen.searching and pilot.app.return_code is None
+
+
+def where(screen) -> str:
+    return str(screen.query_one("#where").render())
 
 
 async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(folder):
@@ -366,3 +365,21 @@ async def test_the_contents_search_word_goes_on_in_the_session(folder):
             ),
             what="the first match",
         )
+
+
+async def test_the_contents_search_asks_the_index_as_you_type_and_an_append_is_found_live(folder):
+    async with SessionApp([str(folder)], watch=True).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
+        await pilot.press("ctrl+f", *"kumquat-42")  # no Enter: as you type
+        await wait_for(pilot, lambda: screen.matches == set(), timeout=10, what="no file holds it yet")
+        await pilot.press("enter")
+        with open(folder / "pi.jsonl", "ab") as f:
+            f.write(
+                b'{"type":"message","id":"feedf00e","parentId":null,"timestamp":"%s",'
+                b'"message":{"role":"user","content":"what about kumquat-42?"}}\n' % now().encode()
+            )
+        written = time.monotonic()
+        await wait_for(pilot, lambda: names(screen) == ["pi.jsonl"], timeout=5, what="the appended file found")
+        assert time.monotonic() - written < 2.0
+        assert "1 file contains 'kumquat-42'" in where(screen)

@@ -6,10 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SessionError
-from ..reading import json_text
-from ..reading.source import is_url
-from ..reading.sources import open_source
 from .session_info import SessionInfo
 
 FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's length
@@ -79,29 +75,3 @@ def _fuzzy_span(letters: str, text: str, limit: int) -> int | None:
                 limit = span  # only a shorter one matters now
         start = text.find(letters[0], start + 1)
     return best
-
-
-def file_contains(path: str, text: str, should_stop: Callable[[], bool] | None = None) -> bool:
-    """Whether the file holds ``text`` (case-insensitive for ASCII letters),
-    as written or JSON-escaped. Reads blocks; ``should_stop`` is polled
-    between them (then False)."""
-    forms = {text.lower().encode(), json_text.dumps(text).encode()[1:-1].lower()}
-    overlap = max(map(len, forms)) - 1
-    source = None
-    try:
-        source = open_source(path) if is_url(path) else None
-        with source.reader() if source is not None else open(path, "rb") as f:
-            carry = b""
-            while block := f.read(SEARCH_BLOCK):
-                window = carry + block.lower()
-                if any(form in window for form in forms):
-                    return True
-                if should_stop is not None and should_stop():
-                    return False
-                carry = window[-overlap:] if overlap else b""
-    except (OSError, SessionError):
-        return False
-    finally:
-        if source is not None:
-            source.close()
-    return False

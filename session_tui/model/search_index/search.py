@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +91,19 @@ def _where(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
     return (" AND ".join(clauses) or "1"), args
 
 
+def _sql(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
+    where, args = _where(query, roots)
+    expression = match_expression(query)
+    sql = (
+        "SELECT f.path, f.format, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time "
+        "FROM docs d JOIN files f ON f.id = d.file WHERE " + where
+    )
+    if expression is not None:
+        sql += " AND d.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)"
+        args.append(expression)
+    return sql + " ORDER BY d.time IS NULL, d.time DESC, d.id DESC", args
+
+
 def run_query(
     db: sqlite3.Connection,
     query: Query,
@@ -102,40 +115,64 @@ def run_query(
     """Hits of ``query`` among the indexed files under ``roots`` (all: none
     given), newest first; ``total`` counts them all (each checked)."""
     began = time.perf_counter()
-    where, args = _where(query, list(roots))
-    expression = match_expression(query)
-    sql = (
-        "SELECT f.path, f.format, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time "
-        "FROM docs d JOIN files f ON f.id = d.file WHERE " + where
-    )
-    if expression is not None:
-        sql += " AND d.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)"
-        args.append(expression)
-    sql += " ORDER BY d.time IS NULL, d.time DESC, d.id DESC"
+    sql, args = _sql(query, list(roots))
     found = Found()
+    for path, fmt, line, entry, role, kind, when, text, on_branch in _checked(db, sql, args, query, should_stop, limit):
+        found.total += 1
+        if len(found.hits) < limit:
+            snippet = _snippet(text, query)
+            found.hits.append(
+                Hit(path, line + 1, entry, role, kind, when, redact(snippet) if redact else snippet, fmt, on_branch)
+            )
+    found.took_ms = (time.perf_counter() - began) * 1000
+    return found
+
+
+def _checked(
+    db: sqlite3.Connection,
+    sql: str,
+    args: list[Any],
+    query: Query,
+    should_stop: Callable[[], bool] | None,
+    look_at_branch: int,
+    skip: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[str, str, int, str, str, str, float | None, str, bool | None]]:
+    """The candidates that hold every term: (path, format, 0-based line,
+    entry, role, kind, time, text, on the active branch or None). Whether
+    a hit is on its session's active branch is looked at for the first
+    ``look_at_branch`` hits (all with ``branch:active``); ``skip(path)``
+    passes over a file's candidates unread."""
     sources: dict[str, Source] = {}
     branches: dict[str, set[int] | None] = {}
+    told = 0
     try:
         for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(db.execute(sql, args)):
             check_stop(should_stop, n)
+            if skip is not None and skip(path):
+                continue
             text = _text(sources, path, offset, length)
             if text is None or not query.matches(text):
                 continue
             on_branch = None
-            if query.active_branch or len(found.hits) < limit:
+            if query.active_branch or told < look_at_branch:
                 on_branch = _on_active_branch(branches, path, line)
                 if query.active_branch and on_branch is False:
                     continue
-            found.total += 1
-            if len(found.hits) < limit:
-                snippet = _snippet(text, query)
-                found.hits.append(
-                    Hit(path, line + 1, entry, role, kind, when, redact(snippet) if redact else snippet, fmt, on_branch)
-                )
+            told += 1
+            yield path, fmt, line, entry, role, kind, when, text, on_branch
     finally:
         for source in sources.values():
             source.close()
-    found.took_ms = (time.perf_counter() - began) * 1000
+
+
+def matching_files(
+    db: sqlite3.Connection, query: Query, roots: Iterable[str] = (), should_stop: Callable[[], bool] | None = None
+) -> set[str]:
+    """The files under ``roots`` with at least one hit (the picker's rows)."""
+    sql, args = _sql(query, list(roots))
+    found: set[str] = set()
+    for hit in _checked(db, sql, args, query, should_stop, 0, skip=found.__contains__):
+        found.add(hit[0])
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import sqlite3
 import time
 from typing import TYPE_CHECKING
 
@@ -22,8 +23,9 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
 from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
-from ...model.catalog.finding import SORTS, file_contains, rank_rows
+from ...model.catalog.finding import SORTS, rank_rows
 from ...model.catalog.session_info import SessionInfo
+from ...model.errors import Cancelled
 from ...model.sanitize import inert
 from ...model.words import plural
 from ..app_services import services
@@ -35,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from textual.timer import Timer
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
+TYPING_SECONDS = 0.2  # the contents search asks the index this long after the last key
 THREAD_ROWS = 20_000  # more files than this are ranked in a thread
 CHUNK_ROWS = 5_000  # rows posted to the screen at a time
 REFILTER_SECONDS = 0.25  # changes found in the background are shown at most this often
@@ -82,6 +85,8 @@ class FilesScreen(Screen):
         self.search_state = ""  # what the status line says about it
         self.search_id = 0  # the current search's number: messages of a stopped one are dropped
         self.watch_armed = False  # the folders are watched: every change from now on is seen
+        self._search_timer: Timer | None = None  # a search due once typing pauses
+        self._index: sqlite3.Connection | None = None  # the search index, opened at the first search
         self._refilter_timer: Timer | None = None  # a refilter due for background changes
 
     def compose(self) -> ComposeResult:
@@ -176,6 +181,10 @@ class FilesScreen(Screen):
             elif current is None or info.mtime_ns >= current.mtime_ns:
                 self.infos[path] = info
         gc.freeze()
+        if self.contents_query and not self.searching:  # what was written may hold it: ask the index again
+            self.search_id += 1
+            self.searching = True
+            self.search_contents(self.search_id, self.contents_query)
         self._refilter_soon()
 
     # -- watching -----------------------------------------------------------------
@@ -360,8 +369,8 @@ class FilesScreen(Screen):
         self.notify("nothing to clear: q quits", timeout=2)
 
     def action_clear(self) -> None:
-        """Esc: close the contents box; stop a contents search (what it
-        found so far stays listed), or drop its result; or the filter."""
+        """Esc: close the contents box; stop a contents search (the list
+        stays as it was), or drop its result; or the filter."""
         contents = self.query_one("#contents", Input)
         box = self.query_one("#filter", Input)
         if contents.has_class("shown"):
@@ -369,12 +378,11 @@ class FilesScreen(Screen):
         elif self.searching:
             self.workers.cancel_group(self, "search")
             self.search_id += 1
-            self.searching, self.matches = False, self.matches or set()
+            self.searching = False
             shown = inert(self.contents_query, keep_newlines=False)
-            self.search_state = (
-                f"search stopped: {plural(len(self.matches), 'file')} contain{'s' if len(self.matches) == 1 else ''} "
-                f"{shown!r} so far (Esc lists every file)"
-            )
+            self.search_state = f"search for {shown!r} stopped" + (" (Esc lists every file)" if self.matches else "")
+            if self.matches is None:
+                self.contents_query = ""
             self._refilter()
         elif self.matches is not None:
             self.matches, self.search_state, self.contents_query = None, "", ""
@@ -391,45 +399,76 @@ class FilesScreen(Screen):
         contents.focus()
         self.refresh_bindings()
 
+    @on(Input.Changed, "#contents")
+    def _contents_typed(self, event: Input.Changed) -> None:
+        """As you type: the index is asked a moment after the last key."""
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(TYPING_SECONDS, lambda: self._search(event.value))
+
     @on(Input.Submitted, "#contents")
     def _contents_submitted(self, event: Input.Submitted) -> None:
         event.input.remove_class("shown")
         self.table.focus()
         self.refresh_bindings()
-        if not event.value:
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        if event.value:
+            self._search(event.value)
+
+    def _search(self, text: str) -> None:
+        if not text.strip() or text == self.contents_query and not self.searching and self.matches is not None:
             return
         self.search_id += 1
-        self.contents_query, self.searching = event.value, True
-        shown = [info.path for info in self.table.rows]  # the rows on screen first, in their order
-        self.search_contents(self.search_id, event.value, shown + list(self.infos.keys() - set(shown)))
+        self.contents_query, self.searching = text, True
+        self.search_contents(self.search_id, text)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
-    def search_contents(self, search_id: int, text: str, paths: list[str]) -> None:
+    def search_contents(self, search_id: int, text: str) -> None:
+        """The files the index finds ``text`` in (the index first brought up
+        to date with the files: a grown one is read from where it stopped)."""
+        from ...model.search_index.indexer import catch_up
+        from ...model.search_index.query import QueryError, parse
+        from ...model.search_index.search import matching_files
+
         worker = get_current_worker()
-        found: set[str] = set()
-        posted = time.monotonic()
-        for n, path in enumerate(paths, 1):
-            if worker.is_cancelled:
-                return
-            if file_contains(path, text, lambda: worker.is_cancelled):
-                found.add(path)
-            if time.monotonic() - posted >= BATCH_SECONDS:
-                self.post_message(SearchProgress(search_id, text, n, len(paths), set(found)))
-                posted = time.monotonic()
-        self.post_message(SearchProgress(search_id, text, len(paths), len(paths), found, finished=True))
+        try:
+            query = parse(text)
+        except QueryError as exc:
+            self.post_message(SearchProgress(search_id, text, 0, 0, set(), finished=True, error=str(exc)))
+            return
+        self.post_message(SearchProgress(search_id, text, 0, 1, set()))
+        stop = lambda: worker.is_cancelled  # noqa: E731
+        try:
+            db = self._search_index()
+            catch_up(db, self.roots, stop)
+            found = matching_files(db, query, self.roots, stop)
+        except Cancelled:
+            return
+        self.post_message(SearchProgress(search_id, text, 1, 1, found, finished=True))
+
+    def _search_index(self) -> sqlite3.Connection:
+        if self._index is None:
+            from ...model.search_index.database import open_database
+
+            self._index = open_database(notice=lambda message: self.app.call_from_thread(self.notify, message))
+        return self._index
 
     def on_search_progress(self, message: SearchProgress) -> None:
         if message.search_id != self.search_id:
             return
         shown = inert(message.text, keep_newlines=False)
         self.searching = not message.finished
+        if message.error:
+            self.search_state = inert(message.error, keep_newlines=False)
+            return
         if message.finished:
             verb = "contains" if len(message.found) == 1 else "contain"
             self.search_state = f"{plural(len(message.found), 'file')} {verb} {shown!r} (Esc clears)"
         else:
-            self.search_state = f"searching {shown!r}: {message.done:,}/{message.total:,} files (Esc stops)"
-        self.matches = message.found
-        if message.finished:
+            self.search_state = f"searching the index for {shown!r}… (Esc stops)"
+        if message.finished:  # (while it runs, the list stays as it was)
+            self.matches = message.found
             self._refilter()
         else:
             self._refilter_soon()
