@@ -41,7 +41,22 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def text_of(record: dict[str, Any]) -> str:
-    return "\n".join(strings(record))
+    """Every string of the record, one per line (a recursive walk: the hot
+    loop of indexing; the stack walk where a record nests too deep for it)."""
+    out: list[str] = []
+
+    def walk(value: dict[str, Any] | list[Any]) -> None:
+        for item in value.values() if isinstance(value, dict) else value:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, (dict, list)):
+                walk(item)
+
+    try:
+        walk(record)
+    except RecursionError:
+        out = list(strings(record))
+    return "\n".join(out)
 
 
 def document(

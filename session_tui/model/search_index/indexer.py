@@ -14,7 +14,8 @@ from typing import Any
 
 from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
-from ..reading.records import BadLine, parse_object
+from ..reading.records import BOM, BadLine, parse_object
+from ..reading.segment import LineBlocks
 from ..reading.source import is_url
 from ..reading.sources import open_source
 from ..session.session import Session
@@ -109,10 +110,12 @@ def _index_file(
         else:
             _forget(db, path)  # replaced or truncated: all again
             row = None
-    session = Session(path, start=start, parallel_ok=False)
+    with Session(path) as probe:
+        fmt = probe.detect()  # (its first lines only)
+        view = probe.format.view
+    source = open_source(path)
     try:
-        session.refresh(should_stop)
-        fmt = session.format.name
+        stop = source.stat().size
         db.execute("BEGIN")
         try:
             if row is None:
@@ -124,53 +127,76 @@ def _index_file(
                 file_id = cursor.lastrowid
             else:
                 file_id = row[1]
-            tree, view = session.tree, session.format.view
-            for entry in range(tree.count):
-                if should_stop is not None and entry % 1024 == 0 and should_stop():
+            blocks = LineBlocks(source.reader, start, stop)
+            line, reached, docs, texts = lines, start, [], []
+            for block, starts, end in blocks:
+                if should_stop is not None and should_stop():
                     raise Cancelled()
-                line = tree.entry_line[entry]
-                offset, length = session.lines.span(line)
-                try:
-                    record = parse_object(session.raw_line(line))
-                except BadLine:
-                    continue
-                model = _model(record) or model
-                doc = document(lines + line, offset, length, record, view(record), calls)
-                cursor = db.execute(
-                    "INSERT INTO docs(file, line, offset, length, entry, role, kind, tool, error, time, model) "
-                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        file_id,
-                        doc.line,
-                        doc.offset,
-                        doc.length,
-                        doc.entry_id,
-                        doc.role,
-                        doc.kind,
-                        doc.tool,
-                        int(doc.error),
-                        doc.time,
-                        model,
-                    ),
-                )
-                db.execute("INSERT INTO grams(rowid, body) VALUES(?, ?)", (cursor.lastrowid, doc.text))
-                done.documents += 1
-                if done.documents % BATCH == 0:  # a big file: commit what is done, resume from there if killed
-                    reached = session.lines.line_starts[line] + length + 1
-                    _progress(
-                        db, file_id, -1, mtime_ns, head, reached, lines + line + 1, model, calls
-                    )  # (-1: not done)
+                for raw, offset in zip(block, starts, strict=True):
+                    number, line = line, line + 1
+                    if number == 0 and raw.startswith(BOM):
+                        raw = raw[len(BOM) :]
+                        offset += len(BOM)
+                    try:
+                        record = parse_object(raw)
+                    except BadLine:
+                        continue
+                    model = _model(record) or model
+                    try:
+                        doc = document(number, offset, len(raw.rstrip(b"\r\n")), record, view(record), calls)
+                    except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view)
+                        continue
+                    docs.append(
+                        (
+                            file_id,
+                            doc.line,
+                            doc.offset,
+                            doc.length,
+                            doc.entry_id,
+                            doc.role,
+                            doc.kind,
+                            doc.tool,
+                            int(doc.error),
+                            doc.time,
+                            model,
+                        )
+                    )
+                    texts.append(doc.text)
+                reached = end
+                if len(docs) >= BATCH:  # a big file: commit what is done, resume from there if killed
+                    _insert(db, docs, texts)
+                    done.documents += len(docs)
+                    docs, texts = [], []
+                    _progress(db, file_id, -1, mtime_ns, head, reached, line, model, calls)  # (-1: not done)
                     db.execute("COMMIT")
                     db.execute("BEGIN")
-            _progress(db, file_id, size, mtime_ns, head, session.lines.end, lines + len(session.lines), model, calls)
+            _insert(db, docs, texts)
+            done.documents += len(docs)
+            _progress(db, file_id, size, mtime_ns, head, reached, line, model, calls)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         done.files += 1
-        done.bytes_read += session.bytes_scanned
+        done.bytes_read += blocks.pos - start
     finally:
-        session.close()
+        source.close()
+
+
+def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str]) -> None:
+    """The documents and their trigrams (the rowids the documents got)."""
+    if not docs:
+        return
+    # (never a rowid used before: the trigrams of a forgotten document stay in the contentless table)
+    found = db.execute("SELECT value FROM meta WHERE key='next_id'").fetchone()
+    first = found[0] if found else 1
+    db.execute("INSERT OR REPLACE INTO meta VALUES('next_id', ?)", (first + len(docs),))
+    db.executemany(
+        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(first + k, *doc) for k, doc in enumerate(docs)],
+    )
+    db.executemany("INSERT INTO grams(rowid, body) VALUES(?, ?)", [(first + k, text) for k, text in enumerate(texts)])
 
 
 def _progress(

@@ -56,8 +56,8 @@ class Query:
         """Whether a record's strings hold every word, phrase and path."""
         if any(p not in text for p in [*self.phrases, *self.paths]):
             return False
-        folded = text.casefold() if self.words else text
-        return all(w.casefold() in folded for w in self.words)
+        folded = text.lower() if self.words else text
+        return all(w.lower() in folded for w in self.words)
 
 
 def _date(value: str, key: str) -> float:
@@ -120,9 +120,19 @@ def _filter(query: Query, key: str, value: str) -> None:
 
 
 def grams(term: str) -> list[str]:
-    """The distinct trigrams of ``term`` as the index folds them (case)."""
-    folded = term.casefold()
-    return list(dict.fromkeys(folded[k : k + GRAM] for k in range(len(folded) - GRAM + 1)))
+    """The distinct trigrams of ``term`` as the index folds them (case: a
+    character whose lower case is not one character, such as ``İ``, is
+    left out of the trigrams around it; the check of each candidate sees it)."""
+    found: list[str] = []
+    run = ""
+    for ch in term + "\0":
+        low = ch.lower()
+        if len(low) == 1 and ch != "\0":
+            run += low
+            continue
+        found.extend(run[k : k + GRAM] for k in range(len(run) - GRAM + 1))
+        run = ""
+    return list(dict.fromkeys(found))
 
 
 def match_expression(query: Query) -> str | None:

@@ -210,9 +210,9 @@ def _snippet(text: str, query: Query) -> str:
             size = len(phrase)
             break
     if at < 0 and query.words:
-        folded = text.casefold()
+        folded = text.lower()
         for word in query.words:
-            at = folded.find(word.casefold())
+            at = folded.find(word.lower())
             if at >= 0:
                 size = len(word)
                 break
