@@ -22,6 +22,7 @@ from .documents import text_of
 from .query import Query, match_expression
 
 SNIPPET = 60  # characters each side of the match
+COUNT_BUDGET = 0.05  # seconds spent checking candidates only to count them, once the hits shown are found
 MARK = ("«", "»")
 
 
@@ -54,6 +55,7 @@ class Found:
     hits: list[Hit] = field(default_factory=list)
     total: int = 0
     took_ms: float = 0.0
+    exact: bool = True  # False: past the counting budget, ``total`` counts the unchecked candidates too
 
 
 def _where(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
@@ -117,8 +119,16 @@ def run_query(
     began = time.perf_counter()
     sql, args = _sql(query, list(roots))
     found = Found()
-    for path, fmt, line, entry, role, kind, when, text, on_branch in _checked(db, sql, args, query, should_stop, limit):
+    checked = [0]
+    for path, fmt, line, entry, role, kind, when, text, on_branch in _checked(
+        db, sql, args, query, should_stop, limit, counted=checked
+    ):
         found.total += 1
+        if len(found.hits) >= limit and time.perf_counter() - began > COUNT_BUDGET:
+            candidates = db.execute(f"SELECT count(*) FROM ({sql})", args).fetchone()[0]
+            found.total += candidates - checked[0]
+            found.exact = False
+            break
         if len(found.hits) < limit:
             snippet = _snippet(text, query)
             found.hits.append(
@@ -136,6 +146,7 @@ def _checked(
     should_stop: Callable[[], bool] | None,
     look_at_branch: int,
     skip: Callable[[str], bool] | None = None,
+    counted: list[int] | None = None,
 ) -> Iterator[tuple[str, str, int, str, str, str, float | None, str, bool | None]]:
     """The candidates that hold every term: (path, format, 0-based line,
     entry, role, kind, time, text, on the active branch or None). Whether
@@ -148,6 +159,8 @@ def _checked(
     try:
         for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(db.execute(sql, args)):
             check_stop(should_stop, n)
+            if counted is not None:
+                counted[0] = n + 1
             if skip is not None and skip(path):
                 continue
             text = _text(sources, path, offset, length)
