@@ -155,3 +155,20 @@ def test_notices_are_at_most_one_per_session_per_minute_and_only_of_new_alerts()
     assert gate.due("a", ["stuck", "error"], 1030.0) == []  # new, but within the minute
     assert gate.due("b", ["crashed"], 1030.0) == ["crashed"]  # another session
     assert gate.due("a", [], 1100.0) == [] and gate.due("a", ["error"], 1101.0) == ["error"]
+
+
+def test_a_fresh_copy_of_old_sessions_is_not_in_the_fleet(tmp_path):
+    """A clone or a copy makes old files look new: their entries' times say
+    they were written long ago, so they are out of the window (no old crash
+    drawn as live)."""
+    from session_tui.model.fleet.fleet import Fleet
+
+    for sample in (
+        "claude/e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl",
+        "pi/2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl",
+    ):
+        shutil.copy(SAMPLES / sample, tmp_path)  # (its file time: now)
+    Writer(tmp_path / "live.jsonl", "pi", time.time()).prompt("Run the tests")
+    fleet = Fleet([str(tmp_path)], window=7200, process_check=None)
+    fleet.scan()
+    assert [a.path.rsplit("/", 1)[-1] for _, a in fleet.shown] == ["live.jsonl"]

@@ -83,6 +83,8 @@ class Fleet:
         self.sessions: dict[str, Session] = {}
         self.agents: dict[str, Agent] = {}
         self._sizes: dict[str, int] = {}
+        #: files written lately whose last entry is older than the window (a copy, a checkout): size when seen
+        self._old: dict[str, int] = {}
         #: ``rows()`` as of the last scan, update or tick: what another thread may read at any time
         self.shown: list[tuple[int, Agent]] = []
 
@@ -97,7 +99,7 @@ class Fleet:
         for path, size, mtime_ns in listed:
             if mtime_ns / 1e9 < now - self.window and path not in self.sessions:
                 continue
-            if path in self.sessions and self._sizes.get(path) == size:
+            if path in self.sessions and self._sizes.get(path) == size or self._old.get(path) == size:
                 continue
             found = self._look(path, now, size)
             if found is not None:
@@ -132,16 +134,18 @@ class Fleet:
         changed; drop those out of the window."""
         now = self.clock() if now is None else now
         changed = []
+        dropped = False
         for path, agent in list(self.agents.items()):
             written = agent.observed.written
             if written is not None and written < now - self.window:
                 self._drop(path)
+                dropped = True
                 continue
             if agent.due <= now:
                 found = self._observe(path, now)
                 if found is not None:
                     changed.append(found)
-        if changed:
+        if changed or dropped:
             self.shown = self.rows()
         return changed
 
@@ -168,6 +172,12 @@ class Fleet:
             return None
         finally:
             session.close()  # (a descriptor per session would run out: reopened at the next look)
+        if seen.written is not None and seen.written < now - self.window:  # a copy of an old session is not live
+            size = self._sizes.get(path)
+            self._drop(path)
+            if size is not None:
+                self._old[path] = size
+            return None
         old = self.agents.get(path)
         agent = Agent(path, session.format.name, seen, alerts_of(seen, now), parent_of(path))
         agent.due = self._due(agent, session, now)
