@@ -209,3 +209,17 @@ def test_the_json_contract(tmp_path):
         env=env,
     )
     assert nothing.returncode == 1
+
+
+def test_the_quick_look_at_the_bytes_never_hides_a_hit(db, tmp_path):
+    """Escaped letters (``\\u0061``), the Kelvin sign (whose lower case is an
+    ASCII k), non-ASCII lines: each found as the decoded text holds it."""
+    lines = [
+        '{"role": "user", "content": "\\u0061lembic upgrade"}',
+        '{"role": "user", "content": "\u212aelvin scale"}',
+        '{"role": "user", "content": "caf\u00e9 and kumquats"}',
+    ]
+    (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
+    roots = [str(tmp_path)]
+    assert search(db, "alembic", roots).total == 1 and search(db, '"alembic upgrade"', roots).total == 1
+    assert search(db, "KUMQUATS", roots).total == 1 and search(db, "kelvin", roots).total == 1

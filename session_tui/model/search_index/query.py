@@ -52,12 +52,40 @@ class Query:
         """Every string a hit must hold (the index is asked for their trigrams)."""
         return [*self.words, *self.phrases, *self.paths]
 
+    def may_match(self, raw: bytes) -> bool:
+        """A quick look at a record's JSON line: False when it cannot match.
+        A term of ASCII characters that JSON never escapes (no quote,
+        backslash, slash or control character) is in the decoded strings
+        only if it is in the line's bytes as they are, unless the line
+        escapes characters as ``\\uXXXX``; ignoring case, unless it also
+        holds one of the two characters whose lower case is ASCII (``K``,
+        the Kelvin sign; ``İ``)."""
+        if b"\\u" in raw:
+            return True
+        folded: bytes | None = None
+        fold = b"\xe2\x84\xaa" not in raw and b"\xc4\xb0" not in raw
+        for term, exact in [*((p, True) for p in (*self.phrases, *self.paths)), *((w, False) for w in self.words)]:
+            if not _plain_ascii(term):
+                continue
+            if exact:
+                if term.encode() not in raw:
+                    return False
+            elif fold:
+                folded = raw.lower() if folded is None else folded
+                if term.lower().encode() not in folded:
+                    return False
+        return True
+
     def matches(self, text: str) -> bool:
         """Whether a record's strings hold every word, phrase and path."""
         if any(p not in text for p in [*self.phrases, *self.paths]):
             return False
         folded = text.lower() if self.words else text
         return all(w.lower() in folded for w in self.words)
+
+
+def _plain_ascii(term: str) -> bool:
+    return term.isascii() and all(" " <= ch <= "~" and ch not in '"\\/' for ch in term)
 
 
 def _date(value: str, key: str) -> float:

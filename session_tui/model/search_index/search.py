@@ -163,7 +163,10 @@ def _checked(
                 counted[0] = n + 1
             if skip is not None and skip(path):
                 continue
-            text = _text(sources, path, offset, length)
+            raw = _raw(sources, path, offset, length)
+            if raw is None or not query.may_match(raw):
+                continue
+            text = _text(raw)
             if text is None or not query.matches(text):
                 continue
             on_branch = None
@@ -189,15 +192,22 @@ def matching_files(
     return found
 
 
-def _text(sources: dict[str, Source], path: str, offset: int, length: int) -> str | None:
+def _raw(sources: dict[str, Source], path: str, offset: int, length: int) -> bytes | None:
     source = sources.get(path)
     try:
         if source is None:
             source = sources[path] = open_source(path)
             source.stat()  # (opens it)
-        return text_of(parse_object(source.read(offset, length)))
-    except (OSError, SessionError, BadLine):
+        return source.read(offset, length)
+    except (OSError, SessionError):
         return None  # changed since it was indexed: the next catch-up says how
+
+
+def _text(raw: bytes) -> str | None:
+    try:
+        return text_of(parse_object(raw))
+    except BadLine:
+        return None
 
 
 def _on_active_branch(branches: dict[str, set[int] | None], path: str, line: int) -> bool | None:
