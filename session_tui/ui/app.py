@@ -156,9 +156,9 @@ class SessionApp(App):
             self.push_screen(FilesScreen(roots))
 
     def on_open_session(self, message: OpenSession) -> None:
-        self.open_session_file(message.path, message.query)
+        self.open_session_file(message.path, message.query, message.line)
 
-    def open_session_file(self, path: str, query: str = "") -> None:
+    def open_session_file(self, path: str, query: str = "", line: int | None = None) -> None:
         """Open ``path`` in a session view, or say in one line why not."""
         from ..model.errors import SessionError
         from ..model.session.session import Session
@@ -169,12 +169,12 @@ class SessionApp(App):
         except SessionError as exc:
             self.notify(str(exc), title="Cannot open", severity="error", timeout=6, markup=False)
             return
-        self.push_screen(self._session_screen(path, query))
+        self.push_screen(self._session_screen(path, query, line))
 
-    def _session_screen(self, path: str, query: str = "") -> Screen:
+    def _session_screen(self, path: str, query: str = "", line: int | None = None) -> Screen:
         from .screens.session import SessionScreen
 
-        return SessionScreen(path, self.format, watch=self.watching, query=query)
+        return SessionScreen(path, self.format, watch=self.watching, query=query, line=line)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -83,7 +83,7 @@ class SearchProgress(Message):
         text: str,
         done: int,
         total: int,
-        found: set[str],
+        found: dict[str, int],
         finished: bool = False,
         error: str | None = None,
     ) -> None:
@@ -99,6 +99,7 @@ class OpenSession(Message):
     """Open this session file in a view of its own (the app does: the
     picker, a sub-agent call, a fork just written)."""
 
-    def __init__(self, path: str, query: str = "") -> None:
+    def __init__(self, path: str, query: str = "", line: int | None = None) -> None:
         self.path, self.query = path, query  # a word searched for before: the view finds it, `n` goes on
+        self.line = line  # the 0-based line of the hit to open at (the search index found it there)
         super().__init__()

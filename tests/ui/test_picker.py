@@ -349,6 +349,27 @@ async def test_an_estimate_is_corrected_once_the_file_is_opened(tmp_path, monkey
         assert "3,000" in screen_text(screen)[0] and "≈" not in screen_text(screen)[0]
 
 
+async def test_a_search_hit_opens_its_session_at_the_newest_hit_and_n_goes_on(folder):
+    async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await pilot.press("ctrl+f", *'"ROUND_HALF_UP" role:assistant', "enter")
+        await wait_for(pilot, lambda: not screen.searching and screen.matches, what="the search to end")
+        path = screen.table.selected.path
+        line = screen.matches[path]
+        await pilot.press("enter")
+        session = await session_screen(pilot)
+        assert session.query_text == "ROUND_HALF_UP"  # the phrase, not the filter
+        await wait_for(
+            pilot,
+            lambda: (
+                session.session is not None
+                and session.tree_widget.cursor_entry >= 0
+                and session.session.tree.entry_line[session.tree_widget.cursor_entry] == line
+            ),
+            what="the cursor on the hit",
+        )
+
+
 async def test_the_contents_search_word_goes_on_in_the_session(folder):
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
@@ -372,7 +393,7 @@ async def test_the_contents_search_asks_the_index_as_you_type_and_an_append_is_f
         screen = await picker(pilot)
         await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
         await pilot.press("ctrl+f", *"kumquat-42")  # no Enter: as you type
-        await wait_for(pilot, lambda: screen.matches == set(), timeout=10, what="no file holds it yet")
+        await wait_for(pilot, lambda: screen.matches == {}, timeout=10, what="no file holds it yet")
         await pilot.press("enter")
         with open(folder / "pi.jsonl", "ab") as f:
             f.write(

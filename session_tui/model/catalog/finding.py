@@ -3,7 +3,7 @@ at worst), by what they contain; and the orders the picker sorts them in."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from .session_info import SessionInfo
@@ -21,7 +21,7 @@ SORTS = (
 def rank_rows(
     infos: list[SessionInfo],
     query: str,
-    matches: set[str] | None,
+    matches: Collection[str] | None,
     sort_key: Callable[[SessionInfo], Any],
     display_path: Callable[[str], str],
 ) -> list[SessionInfo]:

@@ -183,12 +183,13 @@ def _checked(
 
 def matching_files(
     db: sqlite3.Connection, query: Query, roots: Iterable[str] = (), should_stop: Callable[[], bool] | None = None
-) -> set[str]:
-    """The files under ``roots`` with at least one hit (the picker's rows)."""
+) -> dict[str, int]:
+    """The files under ``roots`` with at least one hit (the picker's rows),
+    each with the 0-based line of its newest hit."""
     sql, args = _sql(query, list(roots))
-    found: set[str] = set()
+    found: dict[str, int] = {}
     for hit in _checked(db, sql, args, query, should_stop, 0, skip=found.__contains__):
-        found.add(hit[0])
+        found[hit[0]] = hit[2]
     return found
 
 

@@ -80,7 +80,7 @@ class FilesScreen(Screen):
         self.unread = 0
         self.sort = 0
         self.contents_query = ""  # the text of the last contents search
-        self.matches: set[str] | None = None  # files holding it (None: no search)
+        self.matches: dict[str, int] | None = None  # files holding it, each its newest hit's line (None: no search)
         self.searching = False
         self.search_state = ""  # what the status line says about it
         self.search_id = 0  # the current search's number: messages of a stopped one are dropped
@@ -300,15 +300,30 @@ class FilesScreen(Screen):
 
     def action_open(self) -> None:
         if self.table.selected is not None:
-            self.post_message(OpenSession(self.table.selected.path, self._carried()))
+            self.post_message(
+                OpenSession(self.table.selected.path, self._carried(), self._hit(self.table.selected.path))
+            )
 
     @on(PickerTable.Chosen)
     def _chosen(self, message: PickerTable.Chosen) -> None:
-        self.post_message(OpenSession(message.info.path, self._carried()))
+        self.post_message(OpenSession(message.info.path, self._carried(), self._hit(message.info.path)))
 
     def _carried(self) -> str:
-        """The word of the contents search the rows come from: the session view goes on with it."""
-        return self.contents_query if self.matches is not None else ""
+        """The first word or phrase of the contents search the rows come
+        from: the session view goes on with it (``n``)."""
+        if self.matches is None:
+            return ""
+        from ...model.search_index.query import QueryError, parse
+
+        try:
+            terms = parse(self.contents_query).terms()
+        except QueryError:
+            return ""
+        return terms[0] if terms else ""
+
+    def _hit(self, path: str) -> int | None:
+        """The line of the newest hit in ``path`` (the view opens there)."""
+        return self.matches.get(path) if self.matches is not None else None
 
     def counted(self, path: str, entries: int) -> None:
         """The exact count of a file a session view read: the row and the
@@ -435,9 +450,9 @@ class FilesScreen(Screen):
         try:
             query = parse(text)
         except QueryError as exc:
-            self.post_message(SearchProgress(search_id, text, 0, 0, set(), finished=True, error=str(exc)))
+            self.post_message(SearchProgress(search_id, text, 0, 0, {}, finished=True, error=str(exc)))
             return
-        self.post_message(SearchProgress(search_id, text, 0, 1, set()))
+        self.post_message(SearchProgress(search_id, text, 0, 1, {}))
         stop = lambda: worker.is_cancelled  # noqa: E731
         try:
             db = self._search_index()

@@ -56,6 +56,15 @@ LIVE_TICK = 1.0  # seconds between looks at what the agent is doing (the running
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
 
 
+def entry_on_line(session: Session, line: int) -> int | None:
+    """The entry on 0-based ``line``, if one is."""
+    from bisect import bisect_left
+
+    lines = session.tree.entry_line
+    k = bisect_left(lines, line)
+    return k if k < len(lines) and lines[k] == line else None
+
+
 class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, ResumeActions, Screen):
     BINDINGS = keys.bindings()  # ui/keys.py: the footer, the palette and the help from one list
     DEFAULT_CSS = """
@@ -66,7 +75,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
     SessionScreen #search.shown { display: block; }
     """
 
-    def __init__(self, path: str, format: str | None = None, *, watch: bool = True, query: str = "") -> None:
+    def __init__(
+        self, path: str, format: str | None = None, *, watch: bool = True, query: str = "", line: int | None = None
+    ) -> None:
         super().__init__()
         self.path = path
         self.format = format
@@ -84,6 +95,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.dangling: list[ToolIssue] = []
         self.tail_armed = False  # the file is watched: every write from now on is seen
         self.query_text = query  # searched for in the picker: found once the file is read, `n` goes on
+        self.hit_line = line  # the 0-based line of the picker's hit: the view opens there
         self._detail_timer: Timer | None = None
         self._problems_timer: Timer | None = None
         self._moved_by_tail = False
@@ -155,6 +167,12 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             self.tail()
         if self.session is not None:  # the picker's estimate gives way to the count
             services(self).counted(self.path, self.session.entries)
+            if self.hit_line is not None and not self._query_found:  # the search index's hit: there
+                self._query_found = True
+                entry = entry_on_line(self.session, self.hit_line)
+                if entry is not None:
+                    self.jump_to_entry(entry)
+                    return
             if self.query_text and not self._query_found:  # the picker's search word: its first match
                 self._query_found = True
                 self.search_file(self.session, self.query_text, -1, False)
