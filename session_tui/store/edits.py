@@ -10,12 +10,12 @@ is refused (plan again).
 from __future__ import annotations
 
 import os
-from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
 from ..model.reading import json_text
 from ..model.reading.segment import LineKind
 from ..model.reading.source import is_url
+from ..model.session.search import entry_at_line
 from ..model.session.session import Session
 from ..model.words import plural
 from .fingerprint import Fingerprint
@@ -67,14 +67,14 @@ def resolve_entry(session: Session, ref: str) -> int:
     if found is not None:
         return found
     if ref[:1] in "Ll" and ref[1:].isdigit():
-        k = bisect_left(session.tree.entry_line, int(ref[1:]) - 1)
-        if k < session.tree.count and session.tree.entry_line[k] == int(ref[1:]) - 1:
-            return k
+        on_line = entry_at_line(session, int(ref[1:]) - 1)
+        if on_line is not None:
+            return on_line
         raise Refused(f"{session.path}: line {ref[1:]} is not an entry")
     if ref.isdigit():
-        k = bisect_left(session.tree.entry_line, int(ref) - 1)
-        if k < session.tree.count and session.tree.entry_line[k] == int(ref) - 1:
-            return k
+        on_line = entry_at_line(session, int(ref) - 1)
+        if on_line is not None:
+            return on_line
     elif session.format.linear:
         for entry in range(session.tree.count):
             if session.format.entry_id(session.record(entry)) == ref:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 BLOCK = 1 << 20
 
 
-def _entry_at_line(session: Session, line: int) -> int | None:
+def entry_at_line(session: Session, line: int) -> int | None:
     """The entry on 0-based ``line``, if that line is an entry."""
     lines = session.tree.entry_line
     k = bisect_left(lines, line)
@@ -81,7 +81,7 @@ def _entry_in(session: Session, data: bytes, base: int, target: bytes, backwards
     starts = session.lines.line_starts
     at = data.rfind(target) if backwards else data.find(target)
     while at >= 0:
-        entry = _entry_at_line(session, bisect_right(starts, base + at) - 1)
+        entry = entry_at_line(session, bisect_right(starts, base + at) - 1)
         if entry is not None:
             return entry
         at = data.rfind(target, 0, at) if backwards else data.find(target, at + 1)

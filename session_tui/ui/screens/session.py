@@ -20,6 +20,7 @@ from ...model.sanitize import inert
 from ...model.session.context import resume_items
 from ...model.session.live_state import LiveState
 from ...model.session.rows import RowLayout
+from ...model.session.search import entry_at_line
 from ...model.session.session import Session
 from ...model.words import plural
 from .. import cells, keys
@@ -54,15 +55,6 @@ DETAIL_DELAY_LIVE = 0.25  # after the tail moved the cursor: rows first, details
 METADATA_LIMIT = 5000  # records listed by `m`
 LIVE_TICK = 1.0  # seconds between looks at what the agent is doing (the running calls' clocks)
 INDEX_YIELD = 0.0005  # seconds the index thread sleeps between blocks: keys stay live while indexing
-
-
-def entry_on_line(session: Session, line: int) -> int | None:
-    """The entry on 0-based ``line``, if one is."""
-    from bisect import bisect_left
-
-    lines = session.tree.entry_line
-    k = bisect_left(lines, line)
-    return k if k < len(lines) and lines[k] == line else None
 
 
 class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, ResumeActions, Screen):
@@ -169,7 +161,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             services(self).counted(self.path, self.session.entries)
             if self.hit_line is not None and not self._query_found:  # the search index's hit: there
                 self._query_found = True
-                entry = entry_on_line(self.session, self.hit_line)
+                entry = entry_at_line(self.session, self.hit_line)
                 if entry is not None:
                     self.jump_to_entry(entry)
                     return
