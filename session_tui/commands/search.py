@@ -48,7 +48,7 @@ def run_search(args: Any) -> int:
             "took_ms": round(found.took_ms, 3),
             "indexed_files": indexed,
         }
-        if not found.exact:  # (the candidates past the counting budget are counted unchecked)
+        if not found.exact:  # (counting stopped at its budget: at least that many)
             out["total_exact"] = False
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -60,6 +60,6 @@ def run_search(args: Any) -> int:
             print(f"{when}  {inert_line(hit.file)}:{hit.line}  {hit.role} {hit.kind}{off}")
             print(f"    {inert_line(hit.snippet)}")
         shown = f"{len(found.hits)} of " if len(found.hits) < found.total else ""
-        hits = f"{'at most ' if not found.exact else ''}{found.total} hit{'s' if found.total != 1 else ''}"
+        hits = f"{'at least ' if not found.exact else ''}{found.total} hit{'s' if found.total != 1 else ''}"
         print(f"{shown}{hits} in {indexed} indexed files ({found.took_ms:.0f} ms)")
     return 0 if found.total else 1

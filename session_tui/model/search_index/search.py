@@ -22,6 +22,7 @@ from .documents import text_of
 from .query import Query, match_expression
 
 SNIPPET = 60  # characters each side of the match
+FIRST_PAGE = 256  # candidates read at first
 COUNT_BUDGET = 0.05  # seconds spent checking candidates only to count them, once the hits shown are found
 MARK = ("«", "»")
 
@@ -55,7 +56,7 @@ class Found:
     hits: list[Hit] = field(default_factory=list)
     total: int = 0
     took_ms: float = 0.0
-    exact: bool = True  # False: past the counting budget, ``total`` counts the unchecked candidates too
+    exact: bool = True  # False: past the counting budget, ``total`` counts the hits checked so far (at least)
 
 
 def _where(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
@@ -115,7 +116,9 @@ def run_query(
     redact: Callable[[str], str] | None = None,
 ) -> Found:
     """Hits of ``query`` among the indexed files under ``roots`` (all: none
-    given), newest first; ``total`` counts them all (each checked)."""
+    given), newest first; ``total`` counts them all (each checked), or,
+    once the hits shown are found and COUNT_BUDGET is spent, those checked
+    so far (``exact`` False: at least that many)."""
     began = time.perf_counter()
     sql, args = _sql(query, list(roots))
     found = Found()
@@ -125,8 +128,6 @@ def run_query(
     ):
         found.total += 1
         if len(found.hits) >= limit and time.perf_counter() - began > COUNT_BUDGET:
-            candidates = db.execute(f"SELECT count(*) FROM ({sql})", args).fetchone()[0]
-            found.total += candidates - checked[0]
             found.exact = False
             break
         if len(found.hits) < limit:
@@ -157,7 +158,7 @@ def _checked(
     branches: dict[str, set[int] | None] = {}
     told = 0
     try:
-        for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(db.execute(sql, args)):
+        for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(_pages(db, sql, args)):
             check_stop(should_stop, n)
             if counted is not None:
                 counted[0] = n + 1
@@ -179,6 +180,20 @@ def _checked(
     finally:
         for source in sources.values():
             source.close()
+
+
+def _pages(db: sqlite3.Connection, sql: str, args: list[Any]) -> Iterator[tuple[Any, ...]]:
+    """The candidates, newest first, a page at a time (each page twice the
+    last): SQLite keeps the newest of a page in a heap instead of sorting
+    every candidate, and most queries end within the first page."""
+    size, offset = FIRST_PAGE, 0
+    while True:
+        rows = db.execute(f"{sql} LIMIT {size} OFFSET {offset}", args).fetchall()
+        yield from rows
+        if len(rows) < size:
+            return
+        offset += size
+        size *= 2
 
 
 def matching_files(
