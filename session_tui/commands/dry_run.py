@@ -34,7 +34,7 @@ from ..model.resume.clients import Client, claude_project, client_for, new_file_
 from ..model.resume.plan import ResumeRefused, plan_resume
 from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
 from ..model.resume.verdicts import remember
-from ..model.sanitize import inert_line
+from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
 from ..store import Refused, edits
 from .export import export
@@ -386,7 +386,7 @@ def run_dry_run(args: Any) -> int:
         print(f"session-tui resume --dry-run: {inert_line(exc)}", file=sys.stderr)
         return 2
     remember_verdict(args.file, report)
-    print(json.dumps(report.as_json(), ensure_ascii=False) if args.json else report.text())
+    print(json_escape_invisible(json.dumps(report.as_json(), ensure_ascii=False)) if args.json else report.text())
     return 0 if report.accepted else 1
 
 

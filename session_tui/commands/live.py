@@ -54,11 +54,12 @@ def _json_lines(fleet) -> int:
     import time
 
     from ..model.fleet.watch import follow
+    from ..model.sanitize import json_escape_invisible
 
     def emit(event: str, agents: list) -> None:
         now = time.time()
         for agent in agents:
-            sys.stdout.write(json.dumps(agent.as_json(event, now), ensure_ascii=False) + "\n")
+            sys.stdout.write(json_escape_invisible(json.dumps(agent.as_json(event, now), ensure_ascii=False)) + "\n")
         sys.stdout.flush()
 
     try:

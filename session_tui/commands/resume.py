@@ -14,7 +14,7 @@ from typing import Any
 from ..model.errors import SessionError
 from ..model.resume.clients import Client, new_file_id
 from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
-from ..model.sanitize import inert_line
+from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.problems import ERROR, find_problems
 from ..model.session.session import Session, open_session
 from ..store import NothingToDo, Refused, WriteFailed, edits
@@ -120,7 +120,7 @@ def run_resume(args: Any) -> int:
     for warning in plan.warnings:
         print(f"warning: {inert_line(warning)}", file=sys.stderr)
     if args.json:
-        print(json.dumps(ready.as_json(), ensure_ascii=False))
+        print(json_escape_invisible(json.dumps(ready.as_json(), ensure_ascii=False)))
     else:
         print(f"client: {ready.client.title}")
         for reason in plan.reasons:

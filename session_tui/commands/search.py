@@ -13,7 +13,7 @@ from ..model.catalog.known import default_paths
 
 def run_search(args: Any) -> int:
     from ..model.errors import SessionError
-    from ..model.sanitize import inert_line
+    from ..model.sanitize import inert_line, json_escape_invisible
     from ..model.search_index.database import open_database
     from ..model.search_index.indexer import catch_up
     from ..model.search_index.query import QueryError, parse
@@ -50,7 +50,7 @@ def run_search(args: Any) -> int:
         }
         if not found.exact:  # (counting stopped at its budget: at least that many)
             out["total_exact"] = False
-        print(json.dumps(out, ensure_ascii=False))
+        print(json_escape_invisible(json.dumps(out, ensure_ascii=False)))
     else:
         from ..model.entries.view import iso_time
 

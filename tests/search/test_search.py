@@ -223,3 +223,23 @@ def test_the_quick_look_at_the_bytes_never_hides_a_hit(db, tmp_path):
     roots = [str(tmp_path)]
     assert search(db, "alembic", roots).total == 1 and search(db, '"alembic upgrade"', roots).total == 1
     assert search(db, "KUMQUATS", roots).total == 1 and search(db, "kelvin", roots).total == 1
+
+
+def test_json_output_carries_no_byte_that_acts_on_a_terminal(tmp_path):
+    """A hostile record (an escape sequence, a bidi override) in a snippet:
+    the JSON holds the same value, escaped."""
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "x.jsonl").write_text(
+        json.dumps({"role": "user", "content": "evil \x1b]52;c;AAAA\x07 \u202egnp.exe payload"}) + "\n"
+    )
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "session_tui", "search", "payload", str(folder), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
+    assert "\u202e" in json.loads(done.stdout)["hits"][0]["snippet"]  # the same value, escaped
