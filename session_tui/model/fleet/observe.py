@@ -28,7 +28,7 @@ from ..entries.view import call_summary, parse_time
 from ..errors import SessionError
 from ..reading.segment import Shape
 from ..resume.clients import client_for, recorded_cwd
-from ..session.live_state import ANSWER_SETTLE, Activity, default_stuck_after, last_written, live_state
+from ..session.live_state import ANSWER_SETTLE, Activity, default_stuck_after, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.usage import entry_tokens, session_usage
@@ -111,11 +111,7 @@ def observe(
     problems, the title, the model) is worked out once per refresh."""
     now = time.time() if now is None else now
     live = live_state(session, now=now, stuck_after=stuck_after)
-    try:
-        written = last_written(session)
-    except SessionError:
-        written = None
-    quiet = live.quiet_for
+    written, quiet = live.written, live.quiet_for
     base = written if written is not None else now
     leaf = session.active_leaf()
     tree = session.tree

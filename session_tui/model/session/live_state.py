@@ -73,6 +73,7 @@ class LiveState:
     activity: Activity
     quiet_for: float  # seconds since the file was last written
     awaited: tuple[Awaited, ...]  # running while live, stuck after
+    written: float | None = None  # when it was last written (``last_written``), if it can be told
 
     @property
     def live(self) -> bool:
@@ -232,4 +233,4 @@ def live_state(
         activity = Activity.RUNNING if awaited else Activity.WAITING if waiting else Activity.ANSWERING
     else:
         activity = Activity.IDLE if answered or leaf < 0 else Activity.STOPPED
-    return LiveState(activity, quiet, tuple(awaited))
+    return LiveState(activity, quiet, tuple(awaited), written)
