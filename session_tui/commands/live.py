@@ -10,20 +10,6 @@ from typing import Any
 
 from ..model.catalog.known import default_paths
 
-WINDOW_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def duration(text: str) -> float:
-    """``90``, ``90s``, ``15m``, ``2h``, ``1d`` → seconds (ValueError)."""
-    text = text.strip().lower()
-    unit = WINDOW_UNITS.get(text[-1:]) if text[-1:].isalpha() else 1
-    if unit is None:
-        raise ValueError(text)
-    value = float(text[:-1] if text[-1:].isalpha() else text)
-    if value < 0:
-        raise ValueError(text)
-    return value * unit
-
 
 def run_live(args: Any) -> int:
     from ..model.fleet.fleet import Fleet
@@ -37,10 +23,12 @@ def run_live(args: Any) -> int:
         if not is_url(path) and not os.path.exists(path):
             print(f"session-tui live: {path}: no such file or directory", file=sys.stderr)
             return 2
+    from ..store.leftovers import parse_age
+
     try:
-        window, idle = duration(args.window), duration(args.idle_after)
+        window, idle = parse_age(args.window), parse_age(args.idle_after)
     except ValueError as exc:
-        print(f"session-tui live: not a duration: {exc} (e.g. 90s, 15m, 2h)", file=sys.stderr)
+        print(f"session-tui live: {exc}", file=sys.stderr)
         return 2
     fleet = Fleet(paths, window=window, idle_after=idle)
     if args.json:
