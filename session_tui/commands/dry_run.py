@@ -30,8 +30,8 @@ from typing import Any
 from ..model.errors import Cancelled, SessionError
 from ..model.reading.codex_thread import thread_files
 from ..model.resume.api_rules import RESPONSES
-from ..model.resume.clients import Client, claude_project, client_for, new_file_id, session_id_of
-from ..model.resume.plan import ResumeRefused, plan_resume
+from ..model.resume.clients import Client, claude_project, client_for, session_id_of
+from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
 from ..model.resume.verdicts import remember
 from ..model.sanitize import inert_line, json_escape_invisible
@@ -39,6 +39,7 @@ from ..model.session.session import Session, open_session
 from ..store import Refused, edits
 from .export import export
 from .fake_api import Captured, FakeAPI
+from .resume import make_ready
 
 TIMEOUT = 90.0  # seconds a client may take (they start slowly)
 #: the model a dry run asks for when not told (--model): Claude Code's as its
@@ -370,13 +371,10 @@ def _at_leaf(client: Client, copy: Path, session: Session, leaf: int | None) -> 
     with open_session(copy, session.format.name) as opened:
         if leaf is None or leaf == opened.active_leaf():
             return copy, session_id_of(client, opened) or str(copy)
-        if not client.moves_leaf:
-            store_plan = edits.plan_fork(opened, leaf, folder=str(copy.parent))
-            path, data = store_plan.new_files[0]
-            edits.apply(store_plan, force=True)  # (a copy in a new folder: no agent writes it)
-            return Path(path), new_file_id(client, path, data)
-        edits.apply(edits.plan_set_leaf(opened, leaf), force=True)
-        return copy, session_id_of(client, opened) or str(copy)
+        write = SET_LEAF if client.moves_leaf else FORK
+        plan = ResumePlan(client, leaf, None, session_id_of(client, opened), write, str(copy.parent))
+        ready = make_ready(opened, plan, force=True)  # (a copy in a new folder: no agent writes it)
+        return Path(ready.file), ready.session_id
 
 
 def run_dry_run(args: Any) -> int:
