@@ -19,10 +19,11 @@ from session_tui.model.session.context import context_at
 from session_tui.model.session.session import open_session
 from tests.support import REPO, SAMPLES
 
+from .stand_ins import PI, pi_session_in, stand_in
+
 CLAUDE = SAMPLES / "claude" / "d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl"  # two leaves
 CRASHED_CLAUDE = SAMPLES / "claude" / "e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl"
 CODEX = SAMPLES / "codex" / "rollout-2026-03-14T10-30-12-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
-PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"  # two leaves
 RECORDED = REPO / "tests" / "data" / "dry-run" / "claude-e400ea4e.json"  # what Claude Code 2.1.328 sent
 CLAUDE_CWD = "/home/dev/src/invoice-tools"
 
@@ -40,15 +41,6 @@ def resume(*args: str, home: Path, path: str | None = None, timeout: float = 120
         cwd=home,
         timeout=timeout,
     )
-
-
-def stand_in(folder: Path, name: str, body: str) -> Path:
-    """An executable ``name`` in ``folder`` running ``body`` (Python)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    script = folder / name
-    script.write_text(f"#!{sys.executable}\nimport json, os, sys\n{body}\n")
-    script.chmod(0o755)
-    return script
 
 
 def leaves(path) -> tuple[str, str]:
@@ -141,13 +133,7 @@ def test_an_unknown_leaf_is_refused(tmp_path):
 
 
 def test_exec_runs_the_client_in_the_sessions_directory_with_the_command(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    lines = PI.read_text().splitlines(keepends=True)
-    header = json.loads(lines[0])
-    header["cwd"] = str(project)
-    source = tmp_path / PI.name
-    source.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    source, project = pi_session_in(tmp_path)
     record = tmp_path / "ran.json"
     bin_dir = tmp_path / "bin"
     stand_in(bin_dir, "pi", f"json.dump({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}, open({str(record)!r}, 'w'))")

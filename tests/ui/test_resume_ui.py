@@ -6,38 +6,23 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from pathlib import Path
 
 from session_tui.model.resume.verdicts import verdict_on
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
 from session_tui.ui.screens.problems import ProblemsScreen
 from session_tui.ui.screens.text_view import TextViewScreen
+from tests.resume.stand_ins import pi_session_in, stand_in
 from tests.support import REPO, SAMPLES
 
 from .pilot_support import session_screen, wait_for
 
-PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"  # two leaves
 CRASHED_CLAUDE = SAMPLES / "claude" / "e400ea4e-b13c-4400-a7d6-45a85f4a56c7.jsonl"
 RECORDED = REPO / "tests" / "data" / "dry-run" / "claude-e400ea4e.json"
 
 
-def stand_in(folder: Path, name: str, body: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    script = folder / name
-    script.write_text(f"#!{sys.executable}\nimport json, os, sys\n{body}\n")
-    script.chmod(0o755)
-
-
 async def test_R_moves_pis_leaf_runs_pi_there_and_follows_the_file(tmp_path, monkeypatch):
-    project = tmp_path / "project"
-    project.mkdir()
-    lines = PI.read_text().splitlines(keepends=True)
-    header = json.loads(lines[0])
-    header["cwd"] = str(project)
-    path = tmp_path / PI.name
-    path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    path, project = pi_session_in(tmp_path)
     record = tmp_path / "ran.json"
     stand_in(
         tmp_path / "bin",
