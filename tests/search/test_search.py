@@ -60,6 +60,14 @@ def test_words_ignore_case_and_phrases_match_exactly_with_punctuation_and_unicod
     assert "«0a1b2c3d4e»" in hit.snippet and hit.file.endswith("codex.jsonl")
 
 
+def test_a_snippet_is_cut_from_the_string_that_holds_the_match_not_the_ids_beside_it(db, tmp_path):
+    folder = tmp_path / "one"
+    folder.mkdir()
+    Writer(folder / "claude.jsonl", "claude", time.time()).prompt("please run the flaky migration again", ago=60)
+    hit = search(db, "flaky", [str(folder)]).hits[0]
+    assert hit.snippet == "please run the «flaky» migration again"  # no uuid, session id or cwd around it
+
+
 def test_every_filter(db, archive):
     roots = [str(archive)]
     assert {h.role for h in search(db, "staging role:user", roots).hits} == {"user"}

@@ -61,9 +61,8 @@ def _open(path: str) -> sqlite3.Connection:
     found = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     if found is None:
         db.execute("INSERT INTO meta VALUES('schema', ?)", (SCHEMA,))
-        db.execute(
-            "INSERT INTO grams(grams, rank) VALUES('automerge', 8)"
-        )  # (fewer merges while building: 15 % faster)
+        db.execute("INSERT INTO grams(grams, rank) VALUES('automerge', 8)")  # (fewer merges while building)
+        db.execute("INSERT INTO grams(grams, rank) VALUES('hashsize', 33554432)")  # (fewer, bigger segments)
     elif found[0] != SCHEMA:
         raise sqlite3.DatabaseError(f"schema {found[0]}, not {SCHEMA}")
     db.execute("SELECT count(*) FROM grams WHERE grams MATCH 'zzz'").fetchone()  # (reads the FTS structure)

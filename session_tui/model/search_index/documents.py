@@ -40,9 +40,9 @@ def strings(value: Any) -> Iterator[str]:
             stack.extend(reversed(item))
 
 
-def text_of(record: dict[str, Any]) -> str:
-    """Every string of the record, one per line (a recursive walk: the hot
-    loop of indexing; the stack walk where a record nests too deep for it)."""
+def string_values(record: dict[str, Any]) -> list[str]:
+    """Every string of the record, in order (a recursive walk: the hot loop
+    of indexing; the stack walk where a record nests too deep for it)."""
     out: list[str] = []
 
     def walk(value: dict[str, Any] | list[Any]) -> None:
@@ -56,7 +56,12 @@ def text_of(record: dict[str, Any]) -> str:
         walk(record)
     except RecursionError:
         out = list(strings(record))
-    return "\n".join(out)
+    return out
+
+
+def text_of(record: dict[str, Any]) -> str:
+    """Every string of the record, one per line: what is indexed and searched."""
+    return "\n".join(string_values(record))
 
 
 def document(

@@ -18,7 +18,7 @@ from ..reading.records import BadLine, parse_object
 from ..reading.source import Source
 from ..reading.sources import open_source
 from ..session.session import Session
-from .documents import text_of
+from .documents import string_values
 from .query import Query, match_expression
 
 SNIPPET = 60  # characters each side of the match
@@ -123,7 +123,7 @@ def run_query(
     sql, args = _sql(query, list(roots))
     found = Found()
     checked = [0]
-    for path, fmt, line, entry, role, kind, when, text, on_branch in _checked(
+    for path, fmt, line, entry, role, kind, when, parts, on_branch in _checked(
         db, sql, args, query, should_stop, limit, counted=checked
     ):
         found.total += 1
@@ -131,7 +131,7 @@ def run_query(
             found.exact = False
             break
         if len(found.hits) < limit:
-            snippet = _snippet(text, query)
+            snippet = _snippet(parts, query)
             found.hits.append(
                 Hit(path, line + 1, entry, role, kind, when, redact(snippet) if redact else snippet, fmt, on_branch)
             )
@@ -148,9 +148,9 @@ def _checked(
     look_at_branch: int,
     skip: Callable[[str], bool] | None = None,
     counted: list[int] | None = None,
-) -> Iterator[tuple[str, str, int, str, str, str, float | None, str, bool | None]]:
+) -> Iterator[tuple[str, str, int, str, str, str, float | None, list[str], bool | None]]:
     """The candidates that hold every term: (path, format, 0-based line,
-    entry, role, kind, time, text, on the active branch or None). Whether
+    entry, role, kind, time, the record's strings, on the active branch or None). Whether
     a hit is on its session's active branch is looked at for the first
     ``look_at_branch`` hits (all with ``branch:active``); ``skip(path)``
     passes over a file's candidates unread."""
@@ -167,8 +167,8 @@ def _checked(
             raw = _raw(sources, path, offset, length)
             if raw is None or not query.may_match(raw):
                 continue
-            text = _text(raw)
-            if text is None or not query.matches(text):
+            parts = _strings(raw)
+            if parts is None or not query.matches("\n".join(parts)):
                 continue
             on_branch = None
             if query.active_branch or told < look_at_branch:
@@ -176,7 +176,7 @@ def _checked(
                 if query.active_branch and on_branch is False:
                     continue
             told += 1
-            yield path, fmt, line, entry, role, kind, when, text, on_branch
+            yield path, fmt, line, entry, role, kind, when, parts, on_branch
     finally:
         for source in sources.values():
             source.close()
@@ -219,9 +219,9 @@ def _raw(sources: dict[str, Source], path: str, offset: int, length: int) -> byt
         return None  # changed since it was indexed: the next catch-up says how
 
 
-def _text(raw: bytes) -> str | None:
+def _strings(raw: bytes) -> list[str] | None:
     try:
-        return text_of(parse_object(raw))
+        return string_values(parse_object(raw))
     except BadLine:
         return None
 
@@ -240,21 +240,17 @@ def _on_active_branch(branches: dict[str, set[int] | None], path: str, line: int
     return None if lines is None else line in lines
 
 
-def _snippet(text: str, query: Query) -> str:
-    """The text around the first match, on one line, the match marked."""
-    at, size = -1, 0
-    for phrase in [*query.phrases, *query.paths]:
-        at = text.find(phrase)
-        if at >= 0:
-            size = len(phrase)
-            break
-    if at < 0 and query.words:
-        folded = text.lower()
-        for word in query.words:
-            at = folded.find(word.lower())
-            if at >= 0:
-                size = len(word)
-                break
+def _snippet(parts: list[str], query: Query) -> str:
+    """The text around the first match, on one line, the match marked: cut
+    from the longest of the record's strings that holds it (the message or
+    output, not an id beside it), what follows it running on into the next."""
+    holding = [k for k, part in enumerate(parts) if _match_in(part, query)[0] >= 0]
+    if holding:
+        k = max(holding, key=lambda k: len(parts[k]))
+        text = "\n".join(parts[k:])
+    else:  # (a phrase across two strings)
+        text = "\n".join(parts)
+    at, size = _match_in(text, query)
     if at < 0:
         return " ".join(text[: 2 * SNIPPET].split())
     before = " ".join(text[max(0, at - SNIPPET) : at].split())
@@ -263,3 +259,19 @@ def _snippet(text: str, query: Query) -> str:
     lead = "…" if at > SNIPPET else ""
     tail = "…" if at + size + SNIPPET < len(text) else ""
     return f"{lead}{before} {MARK[0]}{match}{MARK[1]} {after}{tail}".strip()
+
+
+def _match_in(text: str, query: Query) -> tuple[int, int]:
+    """Where the first of the query's phrases (or else words, any case) is
+    in ``text``, and its length; (-1, 0): none is."""
+    for phrase in [*query.phrases, *query.paths]:
+        at = text.find(phrase)
+        if at >= 0:
+            return at, len(phrase)
+    if query.words:
+        folded = text.lower()
+        for word in query.words:
+            at = folded.find(word.lower())
+            if at >= 0:
+                return at, len(word)
+    return -1, 0
