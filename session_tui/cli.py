@@ -16,8 +16,7 @@ COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "live", "searc
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .commands.export import TARGETS
-    from .model.formats import FORMATS
+    from .commands.choices import EXPORT_TARGETS, FORMAT_NAMES
 
     parser = argparse.ArgumentParser(
         prog="session-tui",
@@ -37,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
     check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
-    check.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    check.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     check.add_argument(
         "--secrets",
         action="store_true",
@@ -57,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("file", metavar="FILE")
     diff.add_argument("leaves", nargs="*", metavar="LEAF", help="LEAF_A [LEAF_B]")
     diff.add_argument("--json", action="store_true", help="fork point and both branches' entries as JSON")
-    diff.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    diff.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     diff.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     edits_epilog = "Exit status: 0 done, 1 refused, 2 error."
@@ -116,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--client-bin", metavar="PATH", help="the client's program (default: found on PATH)")
     resume.add_argument("--model", metavar="MODEL", help="dry run: resume with this model")
     resume.add_argument("--timeout", type=float, default=90.0, metavar="SECONDS", help="dry run: the client's limit")
-    resume.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    resume.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     resume.add_argument("--force", action="store_true", help="write even if an agent may be writing the file")
     _stuck_after_option(resume)
     live = commands.add_parser(
@@ -156,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
     search.add_argument("--redact", action="store_true", help=REDACT_HELP)
     for sub in (set_leaf, fork, fix):
-        sub.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+        sub.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
         sub.add_argument(
             "--force",
@@ -202,12 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--to",
         required=True,
-        choices=TARGETS,
+        choices=EXPORT_TARGETS,
         help="md, html or json (json: a list of the branch's records, or of context messages)",
     )
     export.add_argument("-o", "--output", metavar="OUT", help="write to this file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
-    export.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    export.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     export.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     demo = commands.add_parser(
@@ -231,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
-    serve.add_argument("--format", choices=sorted(FORMATS), help="read as this format instead of detecting it")
+    serve.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     serve.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     serve.add_argument("--redact", action="store_true", help="mask secrets in the served UI")
     return parser

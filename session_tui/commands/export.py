@@ -27,12 +27,13 @@ from ..model.session.problems import find_problems
 from ..model.session.session import Session
 from ..model.session.usage import session_usage
 from ..model.words import human_seconds, plural
+from .choices import EXPORT_TARGETS
 from .export_render import html_page, markdown
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.privacy.redact import Redactor
 
-TARGETS = ("md", "html", "json")
+TARGETS = EXPORT_TARGETS
 #: the field marking, in a JSON context, a message the client adds on resume (no real message has it)
 ADDED_BY = "_added_by"
 

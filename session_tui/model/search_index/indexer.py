@@ -18,7 +18,6 @@ from ..reading.records import BOM, BadLine, parse_object
 from ..reading.segment import LineBlocks
 from ..reading.source import is_url
 from ..reading.sources import open_source
-from ..session.session import Session
 from .documents import document
 
 HEAD = 256  # bytes of a file's start that say it is still the same file
@@ -110,6 +109,8 @@ def _index_file(
         else:
             _forget(db, path)  # replaced or truncated: all again
             row = None
+    from ..session.session import Session  # (the format readers: only when a file is to be read)
+
     with Session(path) as probe:
         fmt = probe.detect()  # (its first lines only)
         view = probe.format.view

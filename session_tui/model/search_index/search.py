@@ -17,7 +17,6 @@ from ..errors import SessionError, check_stop
 from ..reading.records import BadLine, parse_object
 from ..reading.source import Source
 from ..reading.sources import open_source
-from ..session.session import Session
 from .documents import string_values
 from .query import Query, match_expression
 
@@ -230,6 +229,8 @@ def _on_active_branch(branches: dict[str, set[int] | None], path: str, line: int
     """Whether the entry on 0-based ``line`` is on its session's active
     branch (the session read once per query; None: not readable)."""
     if path not in branches:
+        from ..session.session import Session  # (the format readers: only for a hit's branch)
+
         try:
             with Session(path) as session:
                 session.refresh()

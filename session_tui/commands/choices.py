@@ -1,0 +1,8 @@
+"""The names the command line offers as choices, kept apart from the modules
+they name: building the parser must not import every format reader (a
+``search`` answers in tens of milliseconds, imports included)."""
+
+from __future__ import annotations
+
+FORMAT_NAMES = ("astorlm", "chat", "claude", "codex", "pi", "tree")  # model.formats.FORMATS, checked by a test
+EXPORT_TARGETS = ("md", "html", "json")
