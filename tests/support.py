@@ -35,7 +35,12 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     )
 
 
-def check_json(*paths: Path | str) -> list[dict]:
+def check_json(*paths: Path | str, usage: bool = False) -> list[dict]:
+    """The reports of ``check --json``; their ``usage`` (tests/usage) left out unless asked for."""
     result = run_cli("check", "--json", *map(str, paths))
     assert result.returncode in (0, 1), result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    reports = [json.loads(line) for line in result.stdout.splitlines()]
+    for report in reports:
+        if not usage:
+            report.pop("usage", None)
+    return reports

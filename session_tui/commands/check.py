@@ -23,6 +23,8 @@ from ..model.session.live_state import live_state
 from ..model.session.problems import ERROR, ProblemKind, find_notes, find_problems
 from ..model.session.session import Session, open_session
 from ..model.session.usage import session_usage, usage_text
+from ..model.usage.totals import Usage, spent_text
+from ..model.usage.totals import session_usage as spent_by
 from ..model.words import plural
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -75,6 +77,7 @@ class Report:
     title: str | None = None
     origin: str | None = None
     secrets: list[dict] | None = None  # with --secrets: [{line, entry, kind, preview}] (then in the JSON too)
+    spent: Usage | None = None  # tokens and cost, sub-agents rolled up (the JSON's "usage")
 
     CONTRACT = (
         "path",
@@ -92,6 +95,8 @@ class Report:
 
     def as_json(self) -> dict:
         data = {key: getattr(self, key) for key in self.CONTRACT}
+        if self.spent is not None:
+            data["usage"] = self.spent.as_json()
         if self.secrets is not None:
             data["secrets"] = self.secrets
         if self.dry_run is not None:
@@ -136,6 +141,7 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
         notes=find_notes(session),
         sidecar=_sidecar_summary(session),
         usage=usage_text(session_usage(session)),
+        spent=spent_by(session).total,
         title=session.title(),
         origin=session.origin(),
     )
@@ -185,6 +191,8 @@ def to_text(rep: Report) -> str:
         )
     if rep.usage:
         out.append(f"  {rep.usage}")
+    if rep.spent is not None and rep.spent.responses:
+        out.append(f"  {spent_text(rep.spent)}")
     if rep.state_words:
         out.append(f"  agent: {rep.state_words}")
     if rep.dry_run is not None:

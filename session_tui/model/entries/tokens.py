@@ -53,3 +53,53 @@ class ResponseTokens:
             self.input_tokens + sum(t[0] for t in self.steps.values()),
             self.output_tokens + sum(t[1] for t in self.steps.values()),
         )
+
+
+CACHE_READ_KEYS = ("cache_read_input_tokens", "cached_input_tokens", "cached_tokens")
+CACHE_WRITE_KEYS = ("cache_creation_input_tokens",)
+
+
+@dataclass(frozen=True)
+class Response:
+    """One model response and what it used: ``input`` is the uncached input
+    only; ``context`` (input + cache read + cache write) is how full the
+    context was when it was sent."""
+
+    entry: int  # the entry that records it (its last line when it is written over several)
+    model: str | None
+    provider: str | None
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    time: str | None = None
+    recorded_cost: float | None = None  # the client's own figure for it (pi)
+
+    @property
+    def context(self) -> int:
+        return self.input + self.cache_read + self.cache_write
+
+
+def response_counts(usage: Mapping[str, object]) -> tuple[int, int, int, int]:
+    """(uncached input, output, cache read, cache write) of a usage record:
+    where its input count holds the cache (Claude Code's as the view keeps
+    it, Codex's, OpenAI's), the cache is taken out; an ``uncached_input_tokens``
+    (pi's) is used as it is."""
+
+    def first(keys: Iterable[str], where: Mapping[str, object] = usage) -> int:
+        for key in keys:
+            value = where.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+        return 0
+
+    cache_read = first(CACHE_READ_KEYS)
+    for nested in ("prompt_tokens_details", "input_tokens_details"):
+        details = usage.get(nested)
+        if not cache_read and isinstance(details, Mapping):
+            cache_read = first(CACHE_READ_KEYS, details)
+    cache_write = first(CACHE_WRITE_KEYS)
+    output = first(OUT_KEYS)
+    if isinstance(usage.get("uncached_input_tokens"), int):
+        return first(("uncached_input_tokens",)), output, cache_read, cache_write
+    return max(0, first(IN_KEYS) - cache_read - cache_write), output, cache_read, cache_write

@@ -32,7 +32,7 @@ from ..session.live_state import ANSWER_SETTLE, Activity, default_stuck_after, l
 from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.usage import entry_tokens, session_usage
-from .context_window import PROVIDERS, context_window
+from ..usage.prices import PROVIDERS, context_window
 
 TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
 IDLE_AFTER = 900.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from ..entries.tokens import Response, response_counts
 from ..entries.view import EntryView
 from ..errors import check_stop
 from ..reading.records import JSONDecodeError, describe_bad, loads
@@ -259,6 +260,38 @@ class Format:
         """Usage of ``entry`` recorded outside its own record (Codex: the
         token_count after it); None: the view's ``tokens``."""
         return None
+
+    def responses(self, session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
+        """Every model response the file records, each once (one written over
+        several entries, which each carry its usage, by its entry with the
+        highest output), every branch, in file order."""
+        found: dict[str | int, Response] = {}
+        for entry in range(session.tree.count):
+            check_stop(should_stop, entry)
+            record = session.record(entry)
+            view = self.view(record)
+            if not view.tokens:
+                continue
+            counts = response_counts(view.tokens)
+            if not any(counts):
+                continue
+            key: str | int = view.step if view.step is not None else entry
+            if key in found and found[key].output > counts[1]:
+                continue
+            cost = view.tokens.get("cost_usd")
+            inner = record.get("message")
+            message: dict[str, Any] = inner if isinstance(inner, dict) else record
+            model, provider = message.get("model"), message.get("provider")
+            found.pop(key, None)  # (in file order: where its last line is)
+            found[key] = Response(
+                entry,
+                model if isinstance(model, str) else None,
+                provider if isinstance(provider, str) else None,
+                *counts,
+                time=view.time,
+                recorded_cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+            )
+        return list(found.values())
 
 
 class LinearFile(Format):

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..entries.tokens import Response, response_counts
 from ..entries.view import EntryView, ToolCall, content_text
 from ..errors import check_stop
 from ..reading import json_text
@@ -112,6 +113,14 @@ def _token_usage(raw: bytes, key: str) -> dict[str, Any] | None:
     info = payload.get("info")
     usage = info.get(key) if isinstance(info, dict) else None
     return usage if isinstance(usage, dict) else None
+
+
+def _time_of(raw: bytes) -> str | None:
+    try:
+        found = parse_object(raw).get("timestamp")
+    except BadLine:
+        return None
+    return found if isinstance(found, str) else None
 
 
 def _count(usage: dict[str, Any], key: str) -> int:
@@ -366,6 +375,50 @@ class CodexFormat(LinearFile):
         for n in range(start, min(stop, len(kinds), start + TOKEN_GAP)):
             if kinds[n] == LineKind.META:
                 found = _token_usage(session.raw_line(n), "last_token_usage") or found
+        return found
+
+    def responses(self, session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
+        """One response per token_count whose cumulative total grew (Codex
+        writes some twice), counted by its ``last_token_usage`` with the model
+        of the turn_context before it; what the last cumulative total holds
+        beyond their sum (a resumed rollout's earlier turns) is one response
+        more, so the responses add up to that total."""
+        kinds, tree = session.lines.line_kinds, session.tree
+        found: list[Response] = []
+        model, before, entry = None, -1, -1
+        summed = [0, 0, 0]
+        last: dict[str, Any] | None = None
+        for n in range(len(kinds)):
+            check_stop(should_stop, n)
+            while entry + 1 < tree.count and tree.entry_line[entry + 1] < n:
+                entry += 1
+            if kinds[n] not in RECORD_KINDS:
+                continue
+            raw = session.raw_line(n)
+            if b'"turn_context"' in raw:
+                record = parse_object(raw)
+                payload = record.get("payload")
+                if record.get("type") == "turn_context" and isinstance(payload, dict):
+                    model = payload["model"] if isinstance(payload.get("model"), str) else model
+                continue
+            if kinds[n] != LineKind.META:
+                continue
+            total = _token_usage(raw, "total_token_usage")
+            if total is None or _count(total, "total_tokens") == before:
+                continue
+            before, last = _count(total, "total_tokens"), total
+            usage = _token_usage(raw, "last_token_usage") or total
+            counts = response_counts(usage)
+            summed = [summed[0] + counts[0] + counts[2], summed[1] + counts[1], summed[2] + counts[2]]
+            found.append(Response(entry, model, "openai", *counts, time=_time_of(raw)))
+        if last is not None:
+            rest = [_count(last, "input_tokens") - summed[0], _count(last, "output_tokens") - summed[1]]
+            cached = _count(last, "cached_input_tokens") - summed[2]
+            if rest[0] > 0 or rest[1] > 0:
+                first = found[0].model if found else model
+                found.insert(
+                    0, Response(-1, first, "openai", max(0, rest[0] - cached), max(0, rest[1]), max(0, cached), 0)
+                )
         return found
 
     # -- view -----------------------------------------------------------------------

@@ -319,7 +319,7 @@ class PiFormat(Format):
             else:
                 texts.append(content_text(content) if content is not None else str(message.get("output", "")))
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
-            tokens = {"input_tokens": usage.get("input"), "output_tokens": usage.get("output")} if usage else None
+            tokens = _tokens(usage) if usage else None
             if message.get("stopReason") in SKIPPED_STOPS:
                 texts.append(f"[{message['stopReason']}: not replayed] {message.get('errorMessage', '')}")
             return EntryView(
@@ -431,6 +431,20 @@ def _bash_text(message: dict[str, Any]) -> str:
     if message.get("truncated") and message.get("fullOutputPath"):
         text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
     return text
+
+
+def _tokens(usage: dict[str, Any]) -> dict[str, Any]:
+    """pi's usage under the common keys: its ``input`` is the uncached part
+    (the cache is kept apart), its ``cost`` the client's own figure."""
+    cost = usage.get("cost")
+    return {
+        "input_tokens": usage.get("input"),
+        "uncached_input_tokens": usage.get("input"),
+        "output_tokens": usage.get("output"),
+        "cache_read_input_tokens": usage.get("cacheRead"),
+        "cache_creation_input_tokens": usage.get("cacheWrite"),
+        "cost_usd": cost.get("total") if isinstance(cost, dict) else None,
+    }
 
 
 FORMAT = PiFormat()

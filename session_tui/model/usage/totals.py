@@ -1,0 +1,133 @@
+"""Tokens and cost summed over responses: a session's (every branch: money
+was spent on abandoned ones too), its sub-agents' apart, and both together."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..entries.tokens import Response
+from .prices import priced_by, response_cost
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session.session import Session
+
+
+@dataclass
+class Usage:
+    input: int = 0  # uncached input only
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost_usd: float | None = None  # None: no response could be priced
+    recorded_cost_usd: float | None = None  # the client's own figure, where it writes one (pi)
+    responses: int = 0
+    unpriced_models: list[str] = field(default_factory=list)
+    unpriced_responses: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.responses += other.responses
+        self.unpriced_responses += other.unpriced_responses
+        self.cost_usd = _plus(self.cost_usd, other.cost_usd)
+        self.recorded_cost_usd = _plus(self.recorded_cost_usd, other.recorded_cost_usd)
+        self.unpriced_models = sorted({*self.unpriced_models, *other.unpriced_models})
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+            "priced_by": priced_by(),
+            "unpriced_models": self.unpriced_models,
+        }
+        if self.recorded_cost_usd is not None:  # (shown beside ours; ours is the one used)
+            data["recorded_cost_usd"] = round(self.recorded_cost_usd, 6)
+        return data
+
+
+def spent_text(usage: Usage) -> str:
+    """One line for people: the money, the tokens it paid for, what was not priced."""
+    from ..words import human_tokens
+
+    cost = "cost unknown" if usage.cost_usd is None else f"cost ${usage.cost_usd:,.2f}"
+    tokens = (
+        f"in {human_tokens(usage.input)}, cache read {human_tokens(usage.cache_read)}, "
+        f"cache write {human_tokens(usage.cache_write)}, out {human_tokens(usage.output)}"
+    )
+    parts = [f"{cost} · {usage.responses} responses: {tokens}"]
+    if usage.recorded_cost_usd is not None:
+        parts.append(f"the client recorded ${usage.recorded_cost_usd:,.2f} (the table's is shown)")
+    if usage.unpriced_models:
+        parts.append(f"not priced: {', '.join(usage.unpriced_models)} ({usage.unpriced_responses} responses)")
+    return " · ".join(parts)
+
+
+def _plus(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else a + b
+
+
+def usage_of(responses: Iterable[Response], format_name: str) -> Usage:
+    """The sum of ``responses``; a response whose model the table does not
+    know is left out of the cost (its model listed), never guessed."""
+    total = Usage()
+    unpriced: set[str] = set()
+    for response in responses:
+        total.responses += 1
+        total.input += response.input
+        total.output += response.output
+        total.cache_read += response.cache_read
+        total.cache_write += response.cache_write
+        if response.recorded_cost is not None:
+            total.recorded_cost_usd = _plus(total.recorded_cost_usd, response.recorded_cost)
+        cost = response_cost(response, format_name)
+        if cost is None:
+            total.unpriced_responses += 1
+            unpriced.add(response.model or "(no model recorded)")
+        else:
+            total.cost_usd = _plus(total.cost_usd, cost)
+    total.unpriced_models = sorted(unpriced)
+    return total
+
+
+@dataclass
+class SessionUsage:
+    own: Usage  # the session's own responses
+    subagents: dict[str, Usage]  # each sub-agent transcript's, by path
+
+    @property
+    def total(self) -> Usage:
+        """The session with its sub-agents rolled up."""
+        out = Usage()
+        out.add(self.own)
+        for usage in self.subagents.values():
+            out.add(usage)
+        return out
+
+
+def session_usage(session: Session, should_stop: Callable[[], bool] | None = None) -> SessionUsage:
+    """The session's usage and each of its sub-agents' (Claude Code's
+    transcripts beside it), counted once each."""
+    from ..session.session import Session as Opened
+
+    fmt = session.format
+    own = usage_of(fmt.responses(session, should_stop), fmt.name)
+    subagents: dict[str, Usage] = {}
+    for path in sorted(set(fmt.subagents(session).values())):
+        try:
+            with Opened(path) as sub:
+                sub.refresh()
+                subagents[path] = usage_of(sub.format.responses(sub, should_stop), sub.format.name)
+        except (OSError, ValueError):
+            continue
+    return SessionUsage(own, subagents)

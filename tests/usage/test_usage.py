@@ -1,0 +1,202 @@
+"""Tokens and cost: each response once per format, priced from the table
+against figures worked out by hand, an unknown model left unpriced,
+sub-agents rolled up, the check --json contract."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from session_tui.model.session.session import Session
+from session_tui.model.usage.totals import session_usage
+from tests.support import SAMPLES
+
+# per million tokens, from the providers' price pages: (input, cache read, cache write, output)
+SONNET_45 = (3.00, 0.30, 3.75, 15.00)
+GPT5_CODEX = (1.25, 0.125, 0.0, 10.00)
+
+
+def by_hand(prices, uncached, cache_read, cache_write, output):
+    return (uncached * prices[0] + cache_read * prices[1] + cache_write * prices[2] + output * prices[3]) / 1e6
+
+
+def write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def claude_turn(n, parent, *, message_id, model="claude-sonnet-4-5-20250929", usage=None, blocks=None):
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": "assistant",
+        "sessionId": "s-1",
+        "cwd": "/w",
+        "version": "2.1.30",
+        "uuid": f"u{n}",
+        "timestamp": f"2026-03-16T07:48:{n:02d}.000Z",
+        "requestId": f"req_{message_id}",
+        "message": {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": blocks or [{"type": "text", "text": f"step {n}"}],
+            "usage": usage
+            or {
+                "input_tokens": 1000,
+                "cache_read_input_tokens": 2000,
+                "cache_creation_input_tokens": 500,
+                "output_tokens": 100,
+            },
+        },
+    }
+
+
+def claude_user(n, parent, text="go"):
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": "user",
+        "sessionId": "s-1",
+        "cwd": "/w",
+        "version": "2.1.30",
+        "uuid": f"u{n}",
+        "timestamp": f"2026-03-16T07:48:{n:02d}.000Z",
+        "message": {"role": "user", "content": text},
+    }
+
+
+def usage(path):
+    with Session(str(path)) as session:
+        session.refresh()
+        return session_usage(session)
+
+
+def test_claude_a_response_over_several_lines_and_its_parallel_calls_is_counted_once(tmp_path):
+    calls = [
+        {"type": "tool_use", "id": f"toolu_{k}", "name": "Read", "input": {"file_path": f"/w/{k}.py"}} for k in (1, 2)
+    ]
+    path = write(
+        tmp_path / "s-1.jsonl",
+        [
+            claude_user(0, None),
+            claude_turn(1, "u0", message_id="msg_A", blocks=[{"type": "thinking", "thinking": "hm"}]),
+            claude_turn(2, "u1", message_id="msg_A", blocks=[calls[0]]),  # the same response, its next block
+            claude_turn(3, "u2", message_id="msg_A", blocks=[calls[1]]),  # a parallel call of it
+            claude_user(4, "u3", "and now?"),
+            claude_turn(5, "u4", message_id="msg_B"),
+        ],
+    )
+    spent = usage(path).own
+    assert (spent.responses, spent.input, spent.cache_read, spent.cache_write, spent.output) == (
+        2,
+        2000,
+        4000,
+        1000,
+        200,
+    )
+    assert spent.cost_usd == pytest.approx(2 * by_hand(SONNET_45, 1000, 2000, 500, 100))
+    assert spent.unpriced_models == []
+
+
+def test_an_unknown_model_is_listed_and_left_out_of_the_cost_never_guessed(tmp_path):
+    path = write(
+        tmp_path / "s-1.jsonl",
+        [
+            claude_user(0, None),
+            claude_turn(1, "u0", message_id="msg_A"),
+            claude_user(2, "u1"),
+            claude_turn(3, "u2", message_id="msg_B", model="claude-imaginary-9"),
+        ],
+    )
+    spent = usage(path).own
+    assert spent.responses == 2 and spent.unpriced_models == ["claude-imaginary-9"]
+    assert spent.cost_usd == pytest.approx(by_hand(SONNET_45, 1000, 2000, 500, 100))  # the known one only
+    assert spent.input == 2000  # its tokens still count
+
+
+def codex_line(kind, payload, second=0):
+    return {"timestamp": f"2026-03-14T10:30:{second:02d}.000Z", "type": kind, "payload": payload}
+
+
+def token_count(total_in, cached, out, last_in, last_cached, last_out):
+    def block(i, c, o):
+        return {"input_tokens": i, "cached_input_tokens": c, "output_tokens": o, "total_tokens": i + o}
+
+    return codex_line(
+        "event_msg",
+        {
+            "type": "token_count",
+            "info": {
+                "total_token_usage": block(total_in, cached, out),
+                "last_token_usage": block(last_in, last_cached, last_out),
+            },
+        },
+    )
+
+
+def test_codex_a_resumed_rollout_counts_its_last_cumulative_total_with_each_response_priced_once(tmp_path):
+    meta = {
+        "id": "019c-aaaa",
+        "timestamp": "2026-03-14T10:30:00.000Z",
+        "cwd": "/w",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.46.0",
+    }
+    path = write(
+        tmp_path / "rollout-2026-03-14T10-30-00-019c-aaaa.jsonl",
+        [
+            codex_line("session_meta", meta),
+            codex_line("turn_context", {"cwd": "/w", "model": "gpt-5-codex"}),
+            codex_line(
+                "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+            ),
+            codex_line(
+                "response_item",
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
+            ),
+            # resumed: the first total holds 3,000 input (1,000 cached) and 100 output from before this file
+            token_count(8000, 5000, 300, 5000, 4000, 200),
+            token_count(8000, 5000, 300, 5000, 4000, 200),  # written twice: counted once
+        ],
+    )
+    spent = usage(path).own
+    assert (spent.input + spent.cache_read, spent.cache_read, spent.output) == (8000, 5000, 300)  # the last total
+    assert spent.responses == 2  # the one recorded, and what the total holds from before
+    assert spent.cost_usd == pytest.approx(by_hand(GPT5_CODEX, 3000, 5000, 0, 300))
+
+
+def test_pi_both_costs_are_shown_the_tables_used(tmp_path):
+    source = SAMPLES / "pi" / "2026-03-16T08-05-47-300Z_dbdb84be-32de-4686-9dc8-d5ef821477fb.jsonl"
+    spent = usage(source).own
+    assert spent.recorded_cost_usd == pytest.approx(0.017325)  # what the file says (its own price)
+    assert spent.cost_usd == pytest.approx(by_hand(GPT5_CODEX, 5200, 0, 0, 115))
+    assert spent.as_json()["recorded_cost_usd"] == pytest.approx(0.017325)
+
+
+def test_sub_agents_are_rolled_up_and_shown_apart(tmp_path):
+    shutil.copytree(SAMPLES / "claude", tmp_path / "claude")
+    path = tmp_path / "claude" / "5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80.jsonl"
+    found = usage(path)
+    assert len(found.subagents) == 1
+    (sub,) = found.subagents.values()
+    assert sub.responses >= 1 and sub.cost_usd > 0
+    assert found.total.cost_usd == pytest.approx(found.own.cost_usd + sub.cost_usd)
+    assert found.total.output == found.own.output + sub.output
+
+
+def test_check_json_usage_contract(tmp_path):
+    path = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "session_tui", "check", "--json", str(path)], capture_output=True, text=True
+    )
+    spent = json.loads(done.stdout)["usage"]
+    assert set(spent) >= {"input", "output", "cache_read", "cache_write", "cost_usd", "priced_by", "unpriced_models"}
+    assert (spent["input"], spent["output"], spent["cache_read"], spent["cache_write"]) == (66660, 1284, 199980, 0)
+    assert spent["cost_usd"] == pytest.approx(by_hand(SONNET_45, 66660, 199980, 0, 1284))
+    assert spent["priced_by"].startswith("genai-prices ")
