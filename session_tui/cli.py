@@ -12,7 +12,22 @@ REDACT_HELP = (
     "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
     "sha256>]; the session file is not changed"
 )
-COMMANDS = ("check", "diff", "set-leaf", "fork", "fix", "resume", "live", "search", "clean", "export", "demo", "serve")
+COMMANDS = (
+    "check",
+    "diff",
+    "set-leaf",
+    "fork",
+    "fix",
+    "resume",
+    "live",
+    "search",
+    "usage",
+    "compactions",
+    "clean",
+    "export",
+    "demo",
+    "serve",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -154,6 +169,25 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="{hits, total, took_ms, indexed_files}")
     search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
     search.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    usage = commands.add_parser(
+        "usage",
+        help="tokens and cost of many sessions, by session, day, model or project",
+        description="Tokens (uncached input, cache read, cache write, output) and cost of every session under "
+        "the paths (default: the known session folders), each response counted once, every branch, sub-agents "
+        "rolled up, priced per response by the genai-prices table (an unknown model is listed, never guessed).",
+    )
+    usage.add_argument("paths", nargs="*", metavar="PATH", help="session files or folders")
+    usage.add_argument("--by", choices=("session", "day", "model", "project"), default="session")
+    usage.add_argument("--json", action="store_true", help="{rows: [{key, input, output, …, cost_usd}], total}")
+    compacted = commands.add_parser(
+        "compactions",
+        help="each compaction of a session: its span, tokens before and after, what its summary dropped",
+    )
+    compacted.add_argument("file", metavar="FILE")
+    compacted.add_argument(
+        "--json", action="store_true", help="[{line, entry, tokens_before, tokens_after, span, dropped}]"
+    )
+    compacted.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -377,6 +411,14 @@ def main(argv: list[str] | None = None) -> int:
                 from .commands.search import run_search
 
                 return run_search(args)
+            if args.command == "compactions":
+                from .commands.compactions import run_compactions
+
+                return run_compactions(args.file, args.json, args.format)
+            if args.command == "usage":
+                from .commands.usage import run_usage
+
+                return run_usage(args.paths, args.by, args.json)
             if args.command == "live":
                 from .commands.live import run_live
 

@@ -200,3 +200,18 @@ def test_check_json_usage_contract(tmp_path):
     assert (spent["input"], spent["output"], spent["cache_read"], spent["cache_write"]) == (66660, 1284, 199980, 0)
     assert spent["cost_usd"] == pytest.approx(by_hand(SONNET_45, 66660, 199980, 0, 1284))
     assert spent["priced_by"].startswith("genai-prices ")
+
+
+def test_usage_over_many_files_by_model_counts_a_sub_agent_once_with_its_session(tmp_path):
+    shutil.copytree(SAMPLES / "claude", tmp_path / "claude")
+    shutil.copytree(SAMPLES / "pi", tmp_path / "pi")
+    run = [sys.executable, "-m", "session_tui", "usage", str(tmp_path), "--json"]
+    by_session = json.loads(subprocess.run([*run, "--by", "session"], capture_output=True, text=True).stdout)
+    by_model = json.loads(subprocess.run([*run, "--by", "model"], capture_output=True, text=True).stdout)
+    assert not any("subagents" in row["key"] for row in by_session["rows"])  # rolled up into its session
+    parent = next(r for r in by_session["rows"] if r["key"].endswith("5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80.jsonl"))
+    assert parent["responses"] == 2 + 2  # its own and its sub-agent's
+    assert by_model["total"]["cost_usd"] == pytest.approx(by_session["total"]["cost_usd"])
+    assert by_model["total"]["output"] == by_session["total"]["output"]
+    models = {row["key"] for row in by_model["rows"]}
+    assert models >= {"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", "gpt-5-codex"}

@@ -1,0 +1,50 @@
+"""`session-tui compactions FILE [--json]`: each compaction of a session, the
+span it summarised, the tokens before and after, and the paths and commands
+of that span its summary does not mention."""
+
+from __future__ import annotations
+
+import sys
+
+from ..model.errors import SessionError
+from ..model.reading import json_text
+from ..model.sanitize import inert_line, json_escape_invisible
+from ..model.session.session import open_session
+from ..model.usage.compactions import compactions
+from ..model.words import human_tokens
+
+
+def run_compactions(path: str, as_json: bool, format: str | None = None) -> int:
+    try:
+        with open_session(path, format) as session:
+            found = compactions(session)
+            if as_json:
+                print(json_escape_invisible(json_text.dumps([c.as_json(session) for c in found])))
+                return 0
+            print(inert_line(path))
+            if not found:
+                print("  no compaction")
+            for item in found:
+                data = item.as_json(session)
+                before, after = data["tokens_before"], data["tokens_after"]
+                tokens = f"{_tokens(before)} → {_tokens(after)}"
+                span = data["span"]
+                where = (
+                    f"lines {span['first_line']}–{span['last_line']} ({span['entries']} entries)"
+                    if span["entries"]
+                    else span.get("note", "nothing before it")
+                )
+                print(f"  line {data['line']}: compaction, context {tokens}; summarised {where}")
+                for label, items in (("paths", data["dropped"]["paths"]), ("commands", data["dropped"]["commands"])):
+                    if items:
+                        print(f"    its summary dropped {len(items)} {label}:")
+                    for used in items:
+                        print(f"      line {used['line']}: {inert_line(used['text'])[:200]}")
+    except (SessionError, OSError) as exc:
+        print(f"session-tui compactions: {inert_line(exc)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _tokens(count: int | None) -> str:
+    return "?" if count is None else human_tokens(count)
