@@ -114,6 +114,16 @@ SESSION_KEYS = (
         palette="Open the sub-agent transcript",
     ),
     Key(
+        "U",
+        "U",
+        "usage",
+        "Usage",
+        "usage: the context per response along the active branch (the window, compactions and forks marked, "
+        "the cost so far), the session's cost with its sub-agents, and per tool its calls, errors, time, output",
+        "Looking",
+        palette="Usage: context over time, cost, tools",
+    ),
+    Key(
         "b",
         "b",
         "branches",

@@ -31,7 +31,8 @@ from ..resume.clients import client_for, recorded_cwd
 from ..session.live_state import ANSWER_SETTLE, Activity, default_stuck_after, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
-from ..session.usage import entry_tokens, session_usage
+from ..session.usage import session_usage
+from ..usage.over_time import last_context
 from ..usage.prices import PROVIDERS, context_window
 
 TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
@@ -151,7 +152,7 @@ def observe(
         state, since = AgentState.WORKING, base
     kept = _kept(session)
     usage = session_usage(session)
-    context = _context_tokens(session, leaf)
+    context = last_context(session, leaf)
     return Observation(
         state=state,
         since=since,
@@ -237,27 +238,6 @@ def _first_int(usage: Mapping[str, Any], *keys: str) -> int:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
     return 0
-
-
-def _context_tokens(session: Session, leaf: int) -> int | None:
-    """The last response's input with its cache reads and writes: how full
-    the context was when it was sent."""
-    shapes = session.tree.shape
-    for entry in _path_back(session, leaf):
-        if shapes[entry] & Shape.ROLE_MASK != Shape.ASSISTANT:
-            continue
-        usage = entry_tokens(session, entry)
-        if not usage:
-            continue
-        total = _first_int(usage, "input_tokens", "prompt_tokens")  # (Claude Code's and Codex's count cached input)
-        if session.format.name == "pi":  # its usage keeps the cache apart
-            message = session.record(entry).get("message")
-            raw = message.get("usage") if isinstance(message, dict) else None
-            if isinstance(raw, dict):
-                total += _first_int(raw, "cacheRead") + _first_int(raw, "cacheWrite")
-        if total:
-            return total
-    return None
 
 
 def _failed_in_a_row(session: Session, leaf: int) -> int:

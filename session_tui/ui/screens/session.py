@@ -333,6 +333,15 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         except Exception as exc:  # the file changed under us; the next refresh fixes it
             self.query_one(DetailPane).show_text(Text(f"cannot read this entry: {exc}"), "")
 
+    def action_usage(self) -> None:
+        """The context over time, the cost, the tools (``U``)."""
+        if self.indexing or self.session is None:
+            self.notify("wait until the file is indexed", timeout=3)
+            return
+        from .usage import UsageScreen
+
+        self.app.push_screen(UsageScreen(self.session))
+
     def action_raw(self) -> None:
         pane = self.query_one(DetailPane)
         pane.raw = not pane.raw

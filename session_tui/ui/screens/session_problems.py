@@ -15,6 +15,7 @@ from ...model.session.context import failed_results, tool_issues
 from ...model.session.live_state import LiveState, live_state
 from ...model.session.problems import find_problems
 from ...model.session.usage import session_usage, usage_text
+from ...model.usage.over_time import context_fill
 from .. import cells
 from ..messages import ProblemsReady, UsageReady
 from ..widgets.detail import DetailPane
@@ -58,7 +59,10 @@ class ProblemActions(SessionHost):
                 self.post_message(
                     UsageReady(
                         generation,
-                        usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)),
+                        _with_fill(
+                            usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)),
+                            session,
+                        ),
                         session.title(),
                         session.origin(),
                     )
@@ -101,7 +105,9 @@ class ProblemActions(SessionHost):
             live = live_state(session, now=cells.now(), dangling=dangling)
             problems = find_problems(session, should_stop=stop, live=live)
             off_branch = session.format.off_branch(session, stop)
-            usage = usage_text(session_usage(session, should_stop=stop, read_records=not session.remote))
+            usage = _with_fill(
+                usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)), session
+            )
         except Cancelled:
             return False
         finally:
@@ -254,3 +260,9 @@ class ProblemActions(SessionHost):
 
         verdict = None if self.session is None or self.session.remote else verdict_on(self.session.path)
         self.app.push_screen(ProblemsScreen(self.problems, verdict.words() if verdict else None), jump)
+
+
+def _with_fill(usage: str, session: Session) -> str:
+    """The usage words with the last response's context fill (``ctx 143k/200k``)."""
+    fill = context_fill(session)
+    return " · ".join(part for part in (fill, usage) if part)
