@@ -21,7 +21,7 @@ from ..model.resume.clients import client_for, recorded_cwd
 from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
 from ..model.usage.prices import priced_by
-from ..model.usage.totals import Usage, usage_of
+from ..model.usage.totals import Usage, subagent_files, usage_of
 from ..model.words import human_tokens
 
 
@@ -46,7 +46,7 @@ def run_usage(paths: list[str], by: str, as_json: bool) -> int:
             with open_session(path) as session:
                 for key, fmt, responses in _groups(session, by, path):
                     rows.setdefault(key, Usage()).add(usage_of(responses, fmt))
-                    for sub in sorted(set(session.format.subagents(session).values())):
+                    for sub in subagent_files(session):
                         if sub not in present:
                             continue
                         with open_session(sub) as child:

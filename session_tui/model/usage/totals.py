@@ -115,6 +115,20 @@ class SessionUsage:
         return out
 
 
+def subagent_files(session: Session) -> list[str]:
+    """The sub-agent transcripts of a session: those its calls spawned, and
+    every other beside it (Claude Code's ``<id>/subagents/``: a compaction's
+    own agent spends too, with no call naming it)."""
+    import glob
+    import os
+
+    found = set(session.format.subagents(session).values())
+    if session.format.name == "claude" and not session.remote:
+        folder = os.path.join(os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"))
+        found.update(glob.glob(os.path.join(glob.escape(folder), "subagents", "*.jsonl")))
+    return sorted(found)
+
+
 def session_usage(session: Session, should_stop: Callable[[], bool] | None = None) -> SessionUsage:
     """The session's usage and each of its sub-agents' (Claude Code's
     transcripts beside it), counted once each."""
@@ -123,7 +137,7 @@ def session_usage(session: Session, should_stop: Callable[[], bool] | None = Non
     fmt = session.format
     own = usage_of(fmt.responses(session, should_stop), fmt.name)
     subagents: dict[str, Usage] = {}
-    for path in sorted(set(fmt.subagents(session).values())):
+    for path in subagent_files(session):
         try:
             with Opened(path) as sub:
                 sub.refresh()
