@@ -9,8 +9,18 @@ from ..model.entries.view import role_label
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.sanitize import inert
-from ..model.session.branches import Comparison, Side, Step, branch_of_leaf, compare, default_pair, summary
+from ..model.session.branches import (
+    Comparison,
+    Side,
+    Step,
+    branch_of_leaf,
+    branch_path,
+    compare,
+    default_pair,
+    summary,
+)
 from ..model.session.session import Session, open_session
+from ..model.usage.totals import Usage, entries_usage
 
 WIDTH = 100  # the text output fits a terminal this wide
 MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two lengths
@@ -92,13 +102,27 @@ def as_json_text(session: Session, result: Comparison) -> str:
             "id": _ref(session, fork) if fork >= 0 else None,
             "line": session.line_of(fork) if fork >= 0 else None,
         },
-        "branches": [_side_json(session, side) for side in (result.a, result.b)],
+        "branches": [_side_json(session, side, fork) for side in (result.a, result.b)],
         "truncated": result.truncated,  # each side cut to its first MAX_STEPS entries
     }
     return json_text.dumps(data) + "\n"
 
 
-def _side_json(session: Session, side: Side) -> dict:
+def _spent(session: Session, side: Side, fork: int) -> Usage:
+    """The usage of the side's responses after the fork point (every one, not
+    only the steps shown)."""
+    path = branch_path(session, side.branch)
+    after = path.index(fork) + 1 if fork in path else 0
+    return entries_usage(session, path[after:])
+
+
+def _cost_words(spent: Usage) -> str:
+    cost = "cost unknown" if spent.cost_usd is None else f"cost ${spent.cost_usd:,.2f}"
+    unpriced = f" · not priced: {', '.join(spent.unpriced_models)}" if spent.unpriced_models else ""
+    return f"{cost} · {spent.responses} responses after the fork{unpriced}"
+
+
+def _side_json(session: Session, side: Side, fork: int) -> dict:
     return {
         "leaf": _ref(session, side.branch.leaf),
         "active": side.branch.active,
@@ -106,6 +130,7 @@ def _side_json(session: Session, side: Side) -> dict:
             {"id": s.id, "line": s.line, "role": s.role, "kind": s.kind, "preview": s.preview} for s in side.steps
         ],
         "tokens": {"in": side.tokens[0], "out": side.tokens[1]},
+        "usage": _spent(session, side, fork).as_json(),
         "tool_calls": side.tool_calls,
         "errors": side.errors,
         "span_s": side.span_s,
@@ -122,7 +147,7 @@ def as_text(session: Session, result: Comparison) -> str:
         out.append("fork point: none (the branches share no entry)")
     for name, side in (("A", result.a), ("B", result.b)):
         first, second = summary(session, side)
-        out += [f"{name}  {first}", f"   {second}"]
+        out += [f"{name}  {first}", f"   {second}", f"   {_cost_words(_spent(session, side, result.fork))}"]
     out.append("─" * WIDTH)
     out.append(_cells("A", "B"))
     divergence = result.first_divergence

@@ -162,3 +162,13 @@ async def test_a_replaced_file_closes_the_branch_list_over_it(tmp_path):
         await wait_for(pilot, lambda: screen.session.entries == 2, what="the reloaded view")
         await pilot.press("b", "down", "enter")  # a fresh list of the file as it is now: no stale entry
         await wait_for(pilot, lambda: not isinstance(pilot.app.screen, BranchesScreen), what="back in the view")
+
+
+async def test_the_branch_list_prices_each_branchs_own_responses(tmp_path):
+    path = copy(tmp_path, BRANCHED["pi"])
+    async with SessionApp(str(path)).run_test(size=(150, 40)) as pilot:
+        branches = await open_branches(pilot)
+        table = branches.table
+        costs = [table.costs[b.leaf] for b in table.rows]
+        assert all(c is not None and c > 0 for c in costs) and costs[0] > costs[1]  # the active one is longer
+        assert f"${costs[0]:,.2f}" in table.render_line(1).text and "cost" in table.render_line(0).text

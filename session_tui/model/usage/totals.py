@@ -115,6 +115,29 @@ class SessionUsage:
         return out
 
 
+@dataclass
+class KeptResponses:
+    """The session's responses as of its last refresh (the branch list asks for each branch's)."""
+
+    refreshes: int = -1
+    responses: list[Response] = field(default_factory=list)
+
+
+def responses_of(session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
+    kept = session.memo.of(KeptResponses)
+    if kept.refreshes != session.refreshes:
+        kept.responses = session.format.responses(session, should_stop)
+        kept.refreshes = session.refreshes
+    return kept.responses
+
+
+def entries_usage(session: Session, entries: Iterable[int]) -> Usage:
+    """The usage of the responses recorded by ``entries`` (a branch's own, the
+    steps after a fork)."""
+    wanted = set(entries)
+    return usage_of([r for r in responses_of(session) if r.entry in wanted], session.format.name)
+
+
 def subagent_files(session: Session) -> list[str]:
     """The sub-agent transcripts of a session: those its calls spawned, and
     every other beside it (Claude Code's ``<id>/subagents/``: a compaction's
@@ -135,7 +158,7 @@ def session_usage(session: Session, should_stop: Callable[[], bool] | None = Non
     from ..session.session import Session as Opened
 
     fmt = session.format
-    own = usage_of(fmt.responses(session, should_stop), fmt.name)
+    own = usage_of(responses_of(session, should_stop), fmt.name)
     subagents: dict[str, Usage] = {}
     for path in subagent_files(session):
         try:

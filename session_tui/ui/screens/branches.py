@@ -33,6 +33,7 @@ COLUMNS = (
     ("fork: line, time", 17, True),
     ("steps", 6, True),
     ("tokens in/out", 15, True),
+    ("cost", 8, True),
     ("last activity", 14, True),
     ("ends", 13, False),
 )
@@ -45,6 +46,10 @@ def tokens_cell(tokens: tuple[int, int]) -> str:
         return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
     return f"{short(tokens[0])}/{short(tokens[1])}" if any(tokens) else ""
+
+
+def cost_cell(cost: float | None) -> str:
+    return "" if cost is None else f"${cost:,.2f}" if cost >= 0.01 else "<$0.01" if cost > 0 else "$0"
 
 
 class BranchTable(RowTable):
@@ -80,6 +85,7 @@ class BranchTable(RowTable):
         self.rows: list[Branch] = []
         self.labels: dict[int, str] = {}
         self.details: dict[int, Details] = {}
+        self.costs: dict[int, float | None] = {}  # each branch's own responses, priced
         self.marked: list[int] = []  # leaves, at most two
 
     @staticmethod
@@ -111,7 +117,7 @@ class BranchTable(RowTable):
         if details is not None and details.fork_time is not None:
             fork += " " + local_time(details.fork_time, "%m-%d %H:%M")
         if details is None:
-            cells = [Text(fork), Text("…", dim), Text(""), Text(""), Text("")]
+            cells = [Text(fork), Text("…", dim), Text(""), Text(""), Text(""), Text("")]
         else:
             when = age_since(details.last_time) if details.last_time is not None else ""
             bad = details.ends in ("dangling call", "error result")
@@ -119,6 +125,7 @@ class BranchTable(RowTable):
                 Text(fork),
                 Text(f"{details.steps:,}"),
                 Text(tokens_cell(details.tokens)),
+                Text(cost_cell(self.costs.get(branch.leaf))),
                 Text(when),
                 Text(details.ends, self._style("branches--problem") if bad else ""),
             ]
@@ -135,8 +142,14 @@ class Listed(Message):
 
 
 class Labelled(Message):
-    def __init__(self, labels: dict[int, str], details: dict[int, Details], done: bool) -> None:
-        self.labels, self.details, self.done = labels, details, done
+    def __init__(
+        self,
+        labels: dict[int, str],
+        details: dict[int, Details],
+        done: bool,
+        costs: dict[int, float | None] | None = None,
+    ) -> None:
+        self.labels, self.details, self.done, self.costs = labels, details, done, costs or {}
         super().__init__()
 
 
@@ -203,16 +216,20 @@ class BranchesScreen(Screen):
                 return
             labels[branch.leaf] = model.label(session, branch)
         self.post_message(Labelled(labels, {}, False))
+        from ...model.usage.totals import entries_usage
+
         batch: dict[int, Details] = {}
+        costs: dict[int, float | None] = {}
         posted = time.monotonic()
         for branch in rows:  # in the order shown: the top rows first
             if worker.is_cancelled:
                 return
             batch[branch.leaf] = model.details(session, branch)
+            costs[branch.leaf] = entries_usage(session, model.own_entries(session, branch)).cost_usd
             if time.monotonic() - posted >= BATCH_SECONDS:
-                self.post_message(Labelled({}, batch, False))
-                batch, posted = {}, time.monotonic()
-        self.post_message(Labelled({}, batch, True))
+                self.post_message(Labelled({}, batch, False, costs))
+                batch, costs, posted = {}, {}, time.monotonic()
+        self.post_message(Labelled({}, batch, True, costs))
 
     def on_listed(self, message: Listed) -> None:
         self.all, self.listed = message.rows, True
@@ -222,6 +239,7 @@ class BranchesScreen(Screen):
         table = self.table
         table.labels.update(message.labels)
         table.details.update(message.details)
+        table.costs.update(message.costs)
         self.done = message.done
         if message.labels:
             self._refilter()
