@@ -13,7 +13,7 @@ whole path before it without them). A span whose start is not in the file
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -72,12 +72,16 @@ def _entry_id(session: Session, entry: int) -> str:
     return session.format.entry_id(session.record(entry)) or f"L{session.line_of(entry)}"
 
 
-def compactions(session: Session, should_stop: Callable[[], bool] | None = None) -> list[Compaction]:
-    """Every compaction of the file, in file order."""
+def compactions(
+    session: Session, should_stop: Callable[[], bool] | None = None, entries: Iterable[int] | None = None
+) -> list[Compaction]:
+    """Every compaction of the file, in file order (of ``entries`` only, where given)."""
+    from .totals import responses_of
+
     name = session.format.name
     found: list[Compaction] = []
-    responses = sorted(session.format.responses(session, should_stop), key=lambda r: r.entry)
-    for entry in range(session.tree.count):
+    responses = sorted(responses_of(session, should_stop), key=lambda r: r.entry)
+    for entry in range(session.tree.count) if entries is None else sorted(entries):
         check_stop(should_stop, entry)
         record = session.record(entry)
         kind = record.get("type")

@@ -16,6 +16,7 @@ from textual.worker import get_current_worker
 
 from ...model.entries.pairing import ToolIssue, partner
 from ...model.errors import Cancelled, SessionError
+from ...model.reading.segment import Shape
 from ...model.sanitize import inert
 from ...model.session.context import resume_items
 from ...model.session.live_state import LiveState
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from textual.timer import Timer
 
     from ...model.session.problems import Problem
+    from ...model.usage.compactions import Compaction
     from ...store import Fingerprint
     from ...store.edits import Done
 
@@ -332,6 +334,37 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             self.query_one(DetailPane).show_entry(self.session, entry, self.tree_widget.tool_name)
         except Exception as exc:  # the file changed under us; the next refresh fixes it
             self.query_one(DetailPane).show_text(Text(f"cannot read this entry: {exc}"), "")
+
+    def on_entry_tree_chosen(self, message: EntryTree.Chosen) -> None:
+        """Enter on a compaction or summary node: its inspector."""
+        if self.session is None or self.indexing:
+            return
+        if self.session.tree.shape[message.entry] & Shape.SUMMARY:
+            self.inspect_compaction(message.entry)
+
+    @work(thread=True, exclusive=True, group="compaction", exit_on_error=False, description="compaction")
+    def inspect_compaction(self, entry: int) -> None:
+        from ...model.usage.compactions import compactions
+
+        session = self.session
+        if session is None:
+            return
+        found = compactions(session, entries=[entry])
+        if not found:
+            self.app.call_from_thread(self.notify, "a summary, but not a compaction this format records", timeout=3)
+            return
+        self.app.call_from_thread(self._show_compaction, session, found[0])
+
+    def _show_compaction(self, session: Session, compaction: Compaction) -> None:
+        from .compaction import CompactionScreen
+
+        def jump(line: int | None) -> None:
+            if line is not None and self.rows is not None:
+                entry = self.entry_for_line(line)
+                if entry is not None and entry >= 0:
+                    self.jump_to_entry(entry)
+
+        self.app.push_screen(CompactionScreen(session, compaction), jump)
 
     def action_usage(self) -> None:
         """The context over time, the cost, the tools (``U``)."""

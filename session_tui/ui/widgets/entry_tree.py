@@ -92,6 +92,13 @@ class EntryTree(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
 
+    class Chosen(Message):
+        """Enter on an entry that does not fold."""
+
+        def __init__(self, entry: int) -> None:
+            self.entry = entry
+            super().__init__()
+
     class Highlighted(Message):
         """The cursor moved to ``entry`` (-1: the pending row)."""
 
@@ -419,6 +426,8 @@ class EntryTree(ScrollView, can_focus=True):
         if entry >= 0 and self.rows is not None and self.rows.toggle(entry, self.cursor):
             # the entry keeps its row, and rows keep their look: keep the cache
             self.show(self.shown_session, self.rows, changed=(), cursor_row=self.cursor)
+        elif entry >= 0:
+            self.post_message(self.Chosen(entry))  # nothing to fold: the screen may open it (a compaction)
 
     def on_click(self, event) -> None:
         self.move_to(event.y + self.scroll_offset.y)
