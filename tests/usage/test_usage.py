@@ -226,3 +226,18 @@ def test_diff_json_prices_each_branch_after_the_fork(tmp_path):
     assert b["cost_usd"] == pytest.approx(by_hand(SONNET_45, 9600, 28800, 0, 148))
     whole = usage(path).own  # the shared part before the fork is in neither side
     assert a["cost_usd"] + b["cost_usd"] < whole.cost_usd
+
+
+def test_cache_written_for_an_hour_is_priced_at_the_hour_rate(tmp_path):
+    hour = {
+        "input_tokens": 1000,
+        "cache_read_input_tokens": 2000,
+        "cache_creation_input_tokens": 500,
+        "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 400},
+        "output_tokens": 100,
+    }
+    path = write(tmp_path / "s-1.jsonl", [claude_user(0, None), claude_turn(1, "u0", message_id="msg_A", usage=hour)])
+    spent = usage(path).own
+    one_hour_write = 2 * SONNET_45[0]  # twice the input price; the 5-minute kind is 1.25×
+    expected = by_hand(SONNET_45, 1000, 2000, 100, 100) + 400 * one_hour_write / 1e6
+    assert spent.cost_usd == pytest.approx(expected)

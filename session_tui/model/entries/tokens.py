@@ -74,10 +74,18 @@ class Response:
     cache_write: int
     time: str | None = None
     recorded_cost: float | None = None  # the client's own figure for it (pi)
+    cache_write_1h: int = 0  # of ``cache_write``, written for an hour (Claude: dearer than the 5-minute kind)
 
     @property
     def context(self) -> int:
         return self.input + self.cache_read + self.cache_write
+
+
+def hour_cache_writes(usage: Mapping[str, object]) -> int:
+    """Cache writes kept for an hour (Claude's ``cache_creation.ephemeral_1h_input_tokens``)."""
+    detail = usage.get("cache_creation")
+    found = detail.get("ephemeral_1h_input_tokens") if isinstance(detail, Mapping) else None
+    return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else 0
 
 
 def response_counts(usage: Mapping[str, object]) -> tuple[int, int, int, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..entries.tokens import Response, response_counts
+from ..entries.tokens import Response, hour_cache_writes, response_counts
 from ..entries.view import EntryView
 from ..errors import check_stop
 from ..reading.records import JSONDecodeError, describe_bad, loads
@@ -290,6 +290,7 @@ class Format:
                 *counts,
                 time=view.time,
                 recorded_cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+                cache_write_1h=min(counts[3], hour_cache_writes(view.tokens)),
             )
         return list(found.values())
 

@@ -36,11 +36,14 @@ def response_cost(response: Response, format_name: str) -> float | None:
         from genai_prices import Usage, calc_price
     except ImportError:  # pragma: no cover - a dependency
         return None
-    # (the table counts the cache inside its input total)
+    # (the table counts the cache inside its input total; an hour's cache writes cost more than 5 minutes')
+    hour = response.cache_write_1h
     usage = Usage(
         input_tokens=response.context,
         cache_read_tokens=response.cache_read,
         cache_write_tokens=response.cache_write,
+        cache_write_1h_tokens=hour or None,
+        cache_write_5m_tokens=response.cache_write - hour if hour else None,
         output_tokens=response.output,
     )
     when = parse_time(response.time)
