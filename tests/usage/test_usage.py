@@ -219,7 +219,9 @@ def test_usage_over_many_files_by_model_counts_a_sub_agent_once_with_its_session
 
 def test_diff_json_prices_each_branch_after_the_fork(tmp_path):
     path = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
-    done = subprocess.run([sys.executable, "-m", "session_tui", "diff", "--json", str(path)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "session_tui", "diff", "--json", str(path)], capture_output=True, text=True
+    )
     a, b = (side["usage"] for side in json.loads(done.stdout)["branches"])
     assert (a["input"], a["cache_read"], a["output"]) == (45510, 136530, 730)
     assert a["cost_usd"] == pytest.approx(by_hand(SONNET_45, 45510, 136530, 0, 730))
