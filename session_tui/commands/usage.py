@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from datetime import datetime
+from functools import partial
 
 from ..model.catalog.cache import list_session_files
 from ..model.catalog.known import default_paths
 from ..model.catalog.session_info import is_subagent
-from ..model.entries.tokens import Response
-from ..model.entries.view import parse_time
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.resume.clients import client_for, recorded_cwd
 from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
+from ..model.usage.ledger import FileUsage, Ledger, file_usage
 from ..model.usage.prices import priced_by
-from ..model.usage.totals import Usage, subagent_files, usage_of
+from ..model.usage.totals import Usage
 from ..model.words import human_tokens
 
 
@@ -31,29 +29,32 @@ def run_usage(paths: list[str], by: str, as_json: bool) -> int:
         print("session-tui usage: no session folders found; give a PATH", file=sys.stderr)
         return 2
     try:
-        listed = [path for path, _, _ in list_session_files(roots)]
+        listed = list_session_files(roots)
     except (SessionError, OSError) as exc:
         print(f"session-tui usage: {inert_line(exc)}", file=sys.stderr)
         return 2
-    present = set(listed)
+    present = {path: (size, mtime_ns) for path, size, mtime_ns in listed}
+    ledger = Ledger()
     rows: dict[str, Usage] = {}
     skipped = 0
-    for path in listed:
+    for path, size, mtime_ns in listed:
         owner = _owner(path)
         if owner in present and owner != path:
             continue  # (counted with its session)
         try:
-            with open_session(path) as session:
-                for key, fmt, responses in _groups(session, by, path):
-                    rows.setdefault(key, Usage()).add(usage_of(responses, fmt))
-                    for sub in subagent_files(session):
-                        if sub not in present:
-                            continue
-                        with open_session(sub) as child:
-                            for key2, fmt2, more in _groups(child, by, path):
-                                rows.setdefault(key2, Usage()).add(usage_of(more, fmt2))
+            found = ledger.usage(path, size, mtime_ns, partial(_work_out, path, None))
+            parts = [found]
+            if not is_subagent(path):
+                for sub in _subagents(path, present):
+                    parts.append(ledger.usage(sub, *present[sub], partial(_work_out, sub, found.project)))
         except (SessionError, OSError, ValueError):
             skipped += 1
+            continue
+        for part in parts:
+            for day, model, usage in part.groups:
+                key = {"session": path, "day": day, "model": model, "project": found.project}[by]
+                rows.setdefault(key, Usage()).add(usage)
+    ledger.save()
     ordered = sorted(((k, u) for k, u in rows.items() if u.responses), key=lambda kv: (-(kv[1].cost_usd or 0), kv[0]))
     total = Usage()
     for _, usage in ordered:
@@ -96,28 +97,15 @@ def _owner(path: str) -> str:
     return folder + ".jsonl"
 
 
-def _groups(session: Session, by: str, path: str) -> list[tuple[str, str, list[Response]]]:
-    """The session's responses by the key of ``by``: (key, format, responses)."""
-    fmt = session.format.name
-    responses = session.format.responses(session)
-    key: Callable[[Response], str]
-    if by == "session":
-        return [(path, fmt, responses)]
-    if by == "project":
-        return [(_project(session, path), fmt, responses)]
-    if by == "model":
-        key = lambda r: r.model or "(no model recorded)"  # noqa: E731
-    else:
-        key = _day
-    grouped: dict[str, list[Response]] = {}
-    for response in responses:
-        grouped.setdefault(key(response), []).append(response)
-    return [(k, fmt, rs) for k, rs in grouped.items()]
+def _work_out(path: str, project: str | None) -> FileUsage:
+    with open_session(path) as session:
+        return file_usage(session, project or _project(session, path))
 
 
-def _day(response: Response) -> str:
-    when = parse_time(response.time)
-    return datetime.fromtimestamp(when).astimezone().strftime("%Y-%m-%d") if when is not None else "(no time)"
+def _subagents(path: str, present: dict[str, tuple[int, int]]) -> list[str]:
+    """The sub-agent transcripts listed beside the session at ``path``."""
+    folder = os.path.join(path.removesuffix(".jsonl"), "subagents", "")
+    return sorted(p for p in present if p.startswith(folder))
 
 
 def _project(session: Session, path: str) -> str:

@@ -5,6 +5,7 @@ sub-agents rolled up, the check --json contract."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -243,3 +244,27 @@ def test_cache_written_for_an_hour_is_priced_at_the_hour_rate(tmp_path):
     one_hour_write = 2 * SONNET_45[0]  # twice the input price; the 5-minute kind is 1.25×
     expected = by_hand(SONNET_45, 1000, 2000, 100, 100) + 400 * one_hour_write / 1e6
     assert spent.cost_usd == pytest.approx(expected)
+
+
+def test_usage_keeps_each_files_figures_until_the_file_changes(tmp_path):
+    from session_tui.model.usage.ledger import NAME
+
+    folder = tmp_path / "sessions"
+    shutil.copytree(SAMPLES / "pi", folder)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
+    run = [sys.executable, "-m", "session_tui", "usage", str(folder), "--json"]
+
+    def total():
+        done = subprocess.run(run, capture_output=True, text=True, env=env)
+        return json.loads(done.stdout)["total"]["output"]
+
+    first = total()
+    kept = json.loads((cache / NAME).read_text())
+    (path,) = [p for p in kept["files"] if "2026-03-14T09" in p]
+    kept["files"][path]["groups"][0][2]["output"] += 1_000_000  # a mark: read from the ledger, not the file
+    (cache / NAME).write_text(json.dumps(kept))
+    assert total() == first + 1_000_000
+    with open(path, "a") as f:  # the file changes: read again
+        f.write("\n")
+    assert total() == first

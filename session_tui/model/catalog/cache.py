@@ -9,13 +9,12 @@ on disk, keyed by path, size and ``mtime_ns``.
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Iterable
 
 import orjson
 
-from ..cache_dir import default_cache_dir
+from ..cache_dir import default_cache_dir, write_cache_file
 from ..errors import SessionError
 from ..reading import json_text
 from ..reading.codex_thread import hide_segments
@@ -191,19 +190,7 @@ class Catalog:
             files = {path: row for path, row in self._cached.items() if not UNDECODABLE.search(path)}
             data = json_text.dumps({"version": CACHE_VERSION, "files": files}).encode()
             self._changed = False
-        folder = os.path.dirname(self.cache_path)
-        try:
-            os.makedirs(folder, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=".catalog-", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(temp, self.cache_path)
-            except BaseException:
-                os.unlink(temp)
-                raise
-        except OSError:
-            pass  # a cache that cannot be written is only slower next time
+        write_cache_file(self.cache_path, data)
 
 
 def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:

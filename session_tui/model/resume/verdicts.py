@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 
-from ..cache_dir import default_cache_dir
+from ..cache_dir import default_cache_dir, write_cache_file
 
 NAME = "dry-runs.json"
 
@@ -52,14 +51,9 @@ def remember(path: str, client: str, version: str, accepted: bool, message: str,
         kept[os.path.abspath(path)] = asdict(
             Verdict(client, version, accepted, message, st.st_size, st.st_mtime_ns, time.time())
         )
-        folder = os.path.dirname(_store(cache_dir))
-        os.makedirs(folder, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=".dry-runs.", suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(kept, f)
-        os.replace(temp, _store(cache_dir))
     except OSError:
-        pass
+        return
+    write_cache_file(_store(cache_dir), json.dumps(kept).encode())
 
 
 def verdict_on(path: str, cache_dir: str | None = None) -> Verdict | None:

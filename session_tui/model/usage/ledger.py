@@ -1,0 +1,105 @@
+"""What each session file spent, kept in the cache dir (``usage.json``)
+keyed by path, size and ``mtime_ns`` and the price table's version: a
+``usage`` over a year of sessions reads again only the files that changed.
+Each file keeps its project and its usage by (day, model), which is all
+``--by`` needs."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..cache_dir import default_cache_dir, write_cache_file
+from ..entries.tokens import Response
+from ..entries.view import parse_time
+from .prices import priced_by
+from .totals import Usage, responses_of, usage_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session.session import Session
+
+NAME = "usage.json"
+VERSION = 1
+NO_TIME = "(no time)"
+NO_MODEL = "(no model recorded)"
+
+
+@dataclass
+class FileUsage:
+    project: str
+    groups: list[tuple[str, str, Usage]]  # (day, model, usage)
+
+    @property
+    def total(self) -> Usage:
+        out = Usage()
+        for _, _, usage in self.groups:
+            out.add(usage)
+        return out
+
+
+def file_usage(session: Session, project: str) -> FileUsage:
+    """The session's responses by (local day, model), priced."""
+    grouped: dict[tuple[str, str], list[Response]] = {}
+    for response in responses_of(session):
+        grouped.setdefault((_day(response), response.model or NO_MODEL), []).append(response)
+    name = session.format.name
+    return FileUsage(project, [(day, model, usage_of(rs, name)) for (day, model), rs in sorted(grouped.items())])
+
+
+def _day(response: Response) -> str:
+    when = parse_time(response.time)
+    return datetime.fromtimestamp(when).astimezone().strftime("%Y-%m-%d") if when is not None else NO_TIME
+
+
+class Ledger:
+    def __init__(self, cache_dir: str | None = None) -> None:
+        self.path = os.path.join(cache_dir or default_cache_dir(), NAME)
+        self._lock = threading.Lock()
+        self._files = self._load()
+        self._changed = False
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            with open(self.path, "rb") as f:
+                data = orjson.loads(f.read())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        if not isinstance(data, dict) or data.get("version") != [VERSION, priced_by()]:
+            return {}  # (another price table: priced again)
+        files = data.get("files")
+        return files if isinstance(files, dict) else {}
+
+    def usage(self, path: str, size: int, mtime_ns: int, work_out: Callable[[], FileUsage]) -> FileUsage:
+        """The file's usage: kept, while the file is unchanged, or worked out."""
+        with self._lock:
+            kept = self._files.get(path)
+        if isinstance(kept, dict) and kept.get("size") == size and kept.get("mtime_ns") == mtime_ns:
+            try:
+                return FileUsage(kept["project"], [(d, m, Usage(**u)) for d, m, u in kept["groups"]])
+            except (KeyError, TypeError, ValueError):
+                pass
+        found = work_out()
+        row = {
+            "size": size,
+            "mtime_ns": mtime_ns,
+            "project": found.project,
+            "groups": [(d, m, asdict(u)) for d, m, u in found.groups],
+        }
+        with self._lock:
+            self._files[path] = row
+            self._changed = True
+        return found
+
+    def save(self) -> None:
+        with self._lock:
+            if not self._changed:
+                return
+            data = orjson.dumps({"version": [VERSION, priced_by()], "files": self._files})
+            self._changed = False
+        write_cache_file(self.path, data)
