@@ -229,3 +229,37 @@ def test_serve_refuses_a_missing_path_and_a_taken_port(tmp_path):
     for port in ("0", "70000", "-1"):
         result = run_cli("serve", str(SAMPLES), "--port", port)
         assert result.returncode == 2 and "not a port" in result.stderr and "internal error" not in result.stderr
+
+
+async def test_the_usage_screen_draws_in_a_served_tab_at_80x24():
+    """U in a browser tab: the heading, the fill and the plot's braille cells come over the websocket."""
+    import json
+
+    path = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "session_tui", "serve", str(path), "--port", str(port)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        url = await serve_url(server)
+        async with browser() as http:
+            await wait_until_serving(http, server, url)
+            async with http.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24") as ws:
+                received = (await first_frame(ws)).decode("utf-8", "replace")
+                deadline = time.monotonic() + 30
+                while "35 entries" not in received and time.monotonic() < deadline:  # indexed: U can open
+                    data = (await asyncio.wait_for(ws.receive(), timeout=20)).data
+                    received += data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+                await ws.send_str(json.dumps(["stdin", "U"]))
+                received = ""
+                while not ("ctx 9.2k" in received and "⣀" in received) and time.monotonic() < deadline:
+                    message = await asyncio.wait_for(ws.receive(), timeout=20)
+                    data = message.data
+                    received += data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+                assert "cost $0.28" in received and "ctx 9.2k" in received and "⣀" in received
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
