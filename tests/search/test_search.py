@@ -195,6 +195,26 @@ def test_a_corrupt_index_is_rebuilt_with_a_one_line_notice(tmp_path):
     assert list(cache.glob(f"{NAME}.corrupt-*"))
 
 
+def test_an_index_of_an_older_schema_is_built_again_with_its_own_notice(tmp_path):
+    cache = tmp_path / "cache"
+    db = open_database(str(cache))
+    db.execute("UPDATE meta SET value = 1 WHERE key = 'schema'")
+    db.close()
+    said = []
+    db = open_database(str(cache), notice=said.append)
+    assert said == ["the search index was made by an older session-tui: building it again"]
+    assert not list(cache.glob(f"{NAME}.corrupt-*"))  # (nothing of the user's in it: not kept aside)
+    catch_up(db, [str(SAMPLES / "pi")])
+    assert run_query(db, parse("rounding"), [str(SAMPLES / "pi")]).total > 0
+
+
+def test_hits_come_newest_first_across_files_with_filters_alone_too(db, archive):
+    roots = [str(archive)]
+    for text in ("tool:Bash", "role:user", "the", "role:user the"):
+        times = [h.time for h in search(db, text, roots).hits]
+        assert times and times == sorted(times, reverse=True), text
+
+
 def test_the_json_contract(tmp_path):
     env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run(

@@ -3,8 +3,10 @@
 ``files`` says how far each session file is indexed (its size, time, first
 bytes, the byte offset and line reached); ``docs`` holds each document's
 fields; ``grams`` is a contentless FTS5 table of trigrams without positions
-(``detail=none``: half the size of the sessions it indexes), queried one
-trigram at a time and checked against the record itself. Each file's
+(``detail=none``: under the size of the sessions it indexes), queried one
+trigram at a time and checked against the record itself. A document's id
+is made from its time (``document_id``), so the index gives candidates
+newest first by itself, a page at a time, without sorting them. Each file's
 documents and its ``files`` row change in one transaction: a killed run
 leaves a usable index. A file that cannot be read as an index is moved
 aside and built again, with a one-line notice.
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from ..cache_dir import default_cache_dir
 
 NAME = "search.sqlite"
-SCHEMA = 1
+SCHEMA = 2  # 2: a document's id is its time (newest first is the index's own order)
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(
@@ -30,9 +32,25 @@ CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, offset INTEGER, length INTEGER,
     entry TEXT, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model TEXT);
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
-CREATE INDEX IF NOT EXISTS docs_time ON docs(time);
 CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(body, tokenize='trigram', content='', detail='none', columnsize=0);
 """
+
+
+TIMED = 1 << 44  # the ids of documents with a time start here (those without one are below, in index order)
+SEQUENCE = 20  # bits of an id below its time in milliseconds: the order of documents of the same millisecond
+
+
+class OlderSchema(sqlite3.DatabaseError):
+    """An index another version of session-tui made: built again (no data of the user's is in it)."""
+
+
+def document_id(when: float | None, sequence: int) -> int:
+    """The id of a document: its time in milliseconds, then ``sequence``
+    (the index's running count), so that ids sort as the documents' times;
+    without a time, the sequence alone, below every timed one."""
+    if when is None:
+        return sequence
+    return max(int(when * 1000), TIMED >> SEQUENCE) << SEQUENCE | (sequence & ((1 << SEQUENCE) - 1))
 
 
 def open_database(cache_dir: str | None = None, notice: Callable[[str], None] | None = None) -> sqlite3.Connection:
@@ -42,6 +60,13 @@ def open_database(cache_dir: str | None = None, notice: Callable[[str], None] | 
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, NAME)
     try:
+        return _open(path)
+    except OlderSchema:
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(path + suffix):
+                os.unlink(path + suffix)
+        if notice is not None:
+            notice("the search index was made by an older session-tui: building it again")
         return _open(path)
     except sqlite3.DatabaseError as exc:
         aside = f"{path}.corrupt-{int(time.time())}"
@@ -64,6 +89,7 @@ def _open(path: str) -> sqlite3.Connection:
         db.execute("INSERT INTO grams(grams, rank) VALUES('automerge', 8)")  # (fewer merges while building)
         db.execute("INSERT INTO grams(grams, rank) VALUES('hashsize', 33554432)")  # (fewer, bigger segments)
     elif found[0] != SCHEMA:
-        raise sqlite3.DatabaseError(f"schema {found[0]}, not {SCHEMA}")
+        db.close()
+        raise OlderSchema(f"schema {found[0]}, not {SCHEMA}")
     db.execute("SELECT count(*) FROM grams WHERE grams MATCH 'zzz'").fetchone()  # (reads the FTS structure)
     return db

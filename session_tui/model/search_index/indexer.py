@@ -18,10 +18,13 @@ from ..reading.records import BOM, BadLine, parse_object
 from ..reading.segment import LineBlocks
 from ..reading.source import is_url
 from ..reading.sources import open_source
+from .database import document_id
 from .documents import document
+from .marks import marks
 
 HEAD = 256  # bytes of a file's start that say it is still the same file
 BATCH = 20_000  # documents per transaction in a big file (a killed run resumes from the last)
+TIME = 9  # where a document's time is in the rows ``_insert`` takes
 KEPT_CALLS = 500  # call id → tool names kept between two runs on a file (a later result names its tool)
 
 
@@ -162,7 +165,7 @@ def _index_file(
                             model,
                         )
                     )
-                    texts.append(doc.text)
+                    texts.append(doc.text + "\n" + marks(doc.role, doc.kind, doc.tool, doc.error, fmt))
                 reached = end
                 if len(docs) >= BATCH:  # a big file: commit what is done, resume from there if killed
                     _insert(db, docs, texts)
@@ -185,19 +188,21 @@ def _index_file(
 
 
 def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str]) -> None:
-    """The documents and their trigrams (the rowids the documents got)."""
+    """The documents and their trigrams, each under the id its time gives it."""
     if not docs:
         return
-    # (never a rowid used before: the trigrams of a forgotten document stay in the contentless table)
+    # (the sequence never repeats: the trigrams of a forgotten document stay in the contentless table)
     found = db.execute("SELECT value FROM meta WHERE key='next_id'").fetchone()
     first = found[0] if found else 1
     db.execute("INSERT OR REPLACE INTO meta VALUES('next_id', ?)", (first + len(docs),))
+    ids = [document_id(doc[TIME], first + k) for k, doc in enumerate(docs)]
+    order = sorted(range(len(ids)), key=ids.__getitem__)  # (FTS5 writes a segment at each id lower than the last)
     db.executemany(
-        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model) "
+        "INSERT OR REPLACE INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model) "
         "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(first + k, *doc) for k, doc in enumerate(docs)],
+        [(ids[k], *docs[k]) for k in order],
     )
-    db.executemany("INSERT INTO grams(rowid, body) VALUES(?, ?)", [(first + k, text) for k, text in enumerate(texts)])
+    db.executemany("INSERT INTO grams(rowid, body) VALUES(?, ?)", [(ids[k], texts[k]) for k in order])
 
 
 def _progress(

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from .marks import mark
+
 FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch")
 ROLES = ("user", "assistant", "tool", "summary", "system")
 GRAM = 3  # the index finds strings of 3 characters or more
@@ -42,6 +44,7 @@ class Query:
     before: float | None = None
     under: list[str] = field(default_factory=list)
     active_branch: bool = False
+    _plain_terms: tuple[list[bytes], list[bytes]] | None = field(default=None, repr=False, compare=False)
 
     def filtered(self) -> bool:
         """Whether a filter narrows the documents (a query may be only filters)."""
@@ -60,21 +63,29 @@ class Query:
         escapes characters as ``\\uXXXX``; ignoring case, unless it also
         holds one of the two characters whose lower case is ASCII (``K``,
         the Kelvin sign; ``İ``)."""
-        if b"\\u" in raw:
-            return True
-        folded: bytes | None = None
-        fold = b"\xe2\x84\xaa" not in raw and b"\xc4\xb0" not in raw
-        for term, exact in [*((p, True) for p in (*self.phrases, *self.paths)), *((w, False) for w in self.words)]:
-            if not _plain_ascii(term):
-                continue
-            if exact:
-                if term.encode() not in raw:
+        exact, folded_words = self._plain()
+        escaped: bool | None = None  # (looked for only once a term is not in the bytes as they are)
+        for term in exact:
+            if term not in raw:
+                escaped = b"\\u" in raw if escaped is None else escaped
+                if not escaped:
                     return False
-            elif fold:
-                folded = raw.lower() if folded is None else folded
-                if term.lower().encode() not in folded:
-                    return False
+        if folded_words and b"\xe2\x84\xaa" not in raw and b"\xc4\xb0" not in raw:
+            folded = raw.lower()
+            for word in folded_words:
+                if word not in folded:
+                    escaped = b"\\u" in raw if escaped is None else escaped
+                    if not escaped:
+                        return False
         return True
+
+    def _plain(self) -> tuple[list[bytes], list[bytes]]:
+        """The phrases and paths, and the words (lower case), that may_match
+        can look for in the bytes (worked out once per query)."""
+        if self._plain_terms is None:
+            exact = [t.encode() for t in (*self.phrases, *self.paths) if _plain_ascii(t)]
+            self._plain_terms = (exact, [w.lower().encode() for w in self.words if _plain_ascii(w)])
+        return self._plain_terms
 
     def matches(self, text: str) -> bool:
         """Whether a record's strings hold every word, phrase and path."""
@@ -164,10 +175,18 @@ def grams(term: str) -> list[str]:
 
 
 def match_expression(query: Query) -> str | None:
-    """The FTS5 query: every trigram of every term (None: no term long enough)."""
+    """The FTS5 query: every trigram of every term, and the marks of the
+    fields filtered on (None: neither a term long enough nor such a filter)."""
     found: list[str] = []
     for term in query.terms():
         found.extend(grams(term))
+    for name, value in (("role", query.role), ("tool", query.tool), ("format", query.format)):
+        if value:
+            found.append(mark(name, value))
+    if query.error:
+        found += [mark("error", "1"), mark("kind", "result")]
+    if query.paths:
+        found.append(mark("kind", "call"))
     if not found:
         return None
     return " AND ".join('"' + g.replace('"', '""') + '"' for g in dict.fromkeys(found))

@@ -11,17 +11,16 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.cache import absolute
 from ..entries.view import iso_time
 from ..errors import SessionError, check_stop
 from ..reading.records import BadLine, parse_object
 from ..reading.source import Source
 from ..reading.sources import open_source
+from .candidates import candidates
 from .documents import string_values
-from .query import Query, match_expression
+from .query import Query
 
 SNIPPET = 60  # characters each side of the match
-FIRST_PAGE = 256  # candidates read at first
 COUNT_BUDGET = 0.05  # seconds spent checking candidates only to count them, once the hits shown are found
 MARK = ("«", "»")
 
@@ -58,54 +57,6 @@ class Found:
     exact: bool = True  # False: past the counting budget, ``total`` counts the hits checked so far (at least)
 
 
-def _where(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
-    clauses: list[str] = []
-    args: list[Any] = []
-    if query.role:
-        clauses.append("d.role = ?")
-        args.append(query.role)
-    if query.tool:
-        clauses.append("d.tool = ?")
-        args.append(query.tool)
-    if query.error:
-        clauses.append("d.error = 1 AND d.kind = 'result'")
-    if query.paths:
-        clauses.append("d.kind = 'call'")
-    if query.model:
-        clauses.append("d.model LIKE ?")
-        args.append(f"%{query.model}%")
-    if query.format:
-        clauses.append("f.format = ?")
-        args.append(query.format)
-    if query.after is not None:
-        clauses.append("d.time >= ?")
-        args.append(query.after)
-    if query.before is not None:
-        clauses.append("d.time < ?")
-        args.append(query.before)
-    for group in (query.under, roots):
-        if group:
-            clauses.append("(" + " OR ".join("f.path = ? OR f.path LIKE ? ESCAPE '\\'" for _ in group) + ")")
-            for root in group:
-                root = absolute(root)
-                escaped = root.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                args.extend([root, escaped + "/%"])
-    return (" AND ".join(clauses) or "1"), args
-
-
-def _sql(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
-    where, args = _where(query, roots)
-    expression = match_expression(query)
-    sql = (
-        "SELECT f.path, f.format, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time "
-        "FROM docs d JOIN files f ON f.id = d.file WHERE " + where
-    )
-    if expression is not None:
-        sql += " AND d.id IN (SELECT rowid FROM grams WHERE grams MATCH ?)"
-        args.append(expression)
-    return sql + " ORDER BY d.time IS NULL, d.time DESC, d.id DESC", args
-
-
 def run_query(
     db: sqlite3.Connection,
     query: Query,
@@ -119,11 +70,9 @@ def run_query(
     once the hits shown are found and COUNT_BUDGET is spent, those checked
     so far (``exact`` False: at least that many)."""
     began = time.perf_counter()
-    sql, args = _sql(query, list(roots))
     found = Found()
-    checked = [0]
     for path, fmt, line, entry, role, kind, when, parts, on_branch in _checked(
-        db, sql, args, query, should_stop, limit, counted=checked
+        db, query, list(roots), should_stop, limit
     ):
         found.total += 1
         if len(found.hits) >= limit and time.perf_counter() - began > COUNT_BUDGET:
@@ -140,13 +89,11 @@ def run_query(
 
 def _checked(
     db: sqlite3.Connection,
-    sql: str,
-    args: list[Any],
     query: Query,
+    roots: list[str],
     should_stop: Callable[[], bool] | None,
     look_at_branch: int,
     skip: Callable[[str], bool] | None = None,
-    counted: list[int] | None = None,
 ) -> Iterator[tuple[str, str, int, str, str, str, float | None, list[str], bool | None]]:
     """The candidates that hold every term: (path, format, 0-based line,
     entry, role, kind, time, the record's strings, on the active branch or None). Whether
@@ -157,10 +104,8 @@ def _checked(
     branches: dict[str, set[int] | None] = {}
     told = 0
     try:
-        for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(_pages(db, sql, args)):
+        for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(candidates(db, query, roots)):
             check_stop(should_stop, n)
-            if counted is not None:
-                counted[0] = n + 1
             if skip is not None and skip(path):
                 continue
             raw = _raw(sources, path, offset, length)
@@ -181,28 +126,13 @@ def _checked(
             source.close()
 
 
-def _pages(db: sqlite3.Connection, sql: str, args: list[Any]) -> Iterator[tuple[Any, ...]]:
-    """The candidates, newest first, a page at a time (each page twice the
-    last): SQLite keeps the newest of a page in a heap instead of sorting
-    every candidate, and most queries end within the first page."""
-    size, offset = FIRST_PAGE, 0
-    while True:
-        rows = db.execute(f"{sql} LIMIT {size} OFFSET {offset}", args).fetchall()
-        yield from rows
-        if len(rows) < size:
-            return
-        offset += size
-        size *= 2
-
-
 def matching_files(
     db: sqlite3.Connection, query: Query, roots: Iterable[str] = (), should_stop: Callable[[], bool] | None = None
 ) -> dict[str, int]:
     """The files under ``roots`` with at least one hit (the picker's rows),
     each with the 0-based line of its newest hit."""
-    sql, args = _sql(query, list(roots))
     found: dict[str, int] = {}
-    for hit in _checked(db, sql, args, query, should_stop, 0, skip=found.__contains__):
+    for hit in _checked(db, query, list(roots), should_stop, 0, skip=found.__contains__):
         found[hit[0]] = hit[2]
     return found
 

@@ -1,0 +1,29 @@
+"""A document's fields as trigrams of their own: each filtered field's value
+is written into the indexed text as three characters from the Supplementary
+Private Use Area (which no session's text is expected to hold, and which a
+hit is checked without), so that the index intersects ``role:tool`` or
+``error:`` with the words' trigrams itself instead of the filters thinning
+its candidates page after page."""
+
+from __future__ import annotations
+
+import zlib
+
+BASE = 0xF0000
+FIELDS = {"role": 0, "kind": 1, "tool": 2, "error": 3, "format": 4}
+
+
+def mark(field: str, value: str) -> str:
+    """The three characters standing for ``field`` = ``value``."""
+    code = zlib.crc32(value.encode("utf-8", "surrogatepass")) & 0xFFFF
+    return chr(BASE + FIELDS[field]) + chr(BASE + 0x100 + (code & 0xFF)) + chr(BASE + 0x200 + (code >> 8))
+
+
+def marks(role: str, kind: str, tool: str | None, error: bool, format: str) -> str:
+    """The marks of a document, one per line (added to its indexed text)."""
+    found = [mark("role", role), mark("kind", kind), mark("format", format)]
+    if tool:
+        found.append(mark("tool", tool))
+    if error:
+        found.append(mark("error", "1"))
+    return "\n".join(found)
