@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -59,10 +60,14 @@ def size_of(text: str) -> int:
     return int(float(text[:-1]) * units[text[-1].upper()]) if text[-1].upper() in units else int(text)
 
 
-def grow(sample: Path, out: Path, target: int, seed: int) -> None:
-    """The sample's turns again and again, ids made unique, a word of each copy its own."""
+def grow(sample: Path, out: Path, target: int, seed: int, start: float = 0.0) -> None:
+    """The sample's turns again and again, ids made unique, a word of each
+    copy its own, each copy later than the last (as a session goes on: from
+    ``start`` seconds after the sample's own first time)."""
     lines = sample.read_text().splitlines()
     head, body = lines[:1], lines[1:]
+    times = [_seconds(t) for line in body if (t := json.loads(line).get("timestamp"))]
+    span = max(times) - min(times) + 60 if times else 0
     rng = random.Random(seed)
     written = 0
     with open(out, "w") as f:
@@ -77,22 +82,35 @@ def grow(sample: Path, out: Path, target: int, seed: int) -> None:
                 for key in ID_KEYS:
                     if isinstance(record.get(key), str):
                         record[key] = f"{record[key]}-{copy}"
+                if isinstance(record.get("timestamp"), str):
+                    record["timestamp"] = _iso(_seconds(record["timestamp"]) + start + copy * span)
                 text = json.dumps(record).replace("rounding", f"rounding {word}", 1)
                 f.write(text + "\n")
                 written += len(text) + 1
 
 
 def make_archive(folder: Path, total: int) -> None:
+    """40 sessions, a quarter of each format; each session a day after the
+    last of its kind, the kinds hours apart (some overlap, as agents run side by side)."""
     quarter = total // 4
     files = 40
     for k in range(files // 4):
-        for fmt, sample in SAMPLES.items():
+        for n, (fmt, sample) in enumerate(SAMPLES.items()):
             sub = folder / fmt
             sub.mkdir(exist_ok=True)
-            grow(sample, sub / f"{fmt}-{k:02d}.jsonl", quarter // (files // 4), seed=k * 7 + len(fmt))
+            start = k * 86400 + n * 3 * 3600
+            grow(sample, sub / f"{fmt}-{k:02d}.jsonl", quarter // (files // 4), seed=k * 7 + len(fmt), start=start)
         tree = folder / "tree"
         tree.mkdir(exist_ok=True)
-        generate(str(tree / f"tree-{k:02d}.jsonl"), quarter // (files // 4), seed=k)
+        generate(str(tree / f"tree-{k:02d}.jsonl"), quarter // (files // 4), seed=k, start=k * 86400 + 9 * 3600)
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def bare_loop(folder: Path) -> float:

@@ -72,11 +72,13 @@ class _Writer:
         return eid
 
 
-def generate(path: str, size: int, seed: int = 7) -> dict:
-    """Write a tree session of about `size` bytes to `path`; return counts."""
+def generate(path: str, size: int, seed: int = 7, start: int = 0) -> dict:
+    """Write a tree session of about `size` bytes to `path`; return counts.
+    Its entries are a second apart from `start` seconds into 2026-03-14."""
     rng = random.Random(seed)
     with open(path, "wb", buffering=1 << 20) as out:
         w = _Writer(out, rng)
+        w.seconds = start
         w.line(
             {
                 "type": "session",

@@ -36,7 +36,7 @@ def run_search(args: Any) -> int:
     try:
         db = open_database(notice=lambda message: print(f"session-tui search: {message}", file=sys.stderr))
         catch_up(db, roots)
-        found = run_query(db, query, roots, args.limit, redact=redact)
+        found = run_query(db, query, roots, args.limit, redact=redact, mark_branches=not args.json)
         indexed = db.execute("SELECT count(*) FROM files").fetchone()[0]
     except (SessionError, OSError) as exc:
         print(f"session-tui search: {inert_line(exc)}", file=sys.stderr)

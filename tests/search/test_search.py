@@ -215,6 +215,38 @@ def test_hits_come_newest_first_across_files_with_filters_alone_too(db, archive)
         assert times and times == sorted(times, reverse=True), text
 
 
+def test_hits_of_one_hour_come_newest_first_whatever_order_they_were_indexed_in(db, tmp_path):
+    folder = tmp_path / "hour"
+    folder.mkdir()
+    start = (time.time() // 3600) * 3600 - 7200  # the start of an hour two hours ago
+    late = Writer(folder / "a-late.jsonl", "pi", start + 3000).prompt("deploy the flaky service", ago=0)
+    early = Writer(folder / "b-early.jsonl", "pi", start + 10).prompt("deploy the flaky service", ago=0)
+    assert late and early
+    catch_up(db, [str(folder / "a-late.jsonl")])  # the later one indexed first: a lower id in that hour
+    hits = search(db, "flaky", [str(folder)]).hits
+    assert [h.file.rsplit("/", 1)[-1] for h in hits] == ["a-late.jsonl", "b-early.jsonl"]
+
+
+def test_two_documents_of_one_hour_indexed_2_20_apart_both_keep_their_place(db, tmp_path):
+    from session_tui.model.search_index.database import SEQUENCE
+
+    folder = tmp_path / "same"
+    folder.mkdir()
+    when = time.time() - 7200
+    Writer(folder / "one.jsonl", "pi", when).prompt("first of the hour", ago=0)
+    catch_up(db, [str(folder)])
+    jump = db.execute("SELECT value FROM meta WHERE key='next_id'").fetchone()[0] + (1 << SEQUENCE) - 2
+    db.execute("UPDATE meta SET value = ? WHERE key = 'next_id'", (jump,))  # as if a million documents since
+    Writer(folder / "two.jsonl", "pi", when).prompt("second of the hour", ago=0)
+    catch_up(db, [str(folder)])
+    assert search(db, '"first of the hour"', [str(folder)]).total == 1
+    assert search(db, '"second of the hour"', [str(folder)]).total == 1
+    from session_tui.model.search_index.database import hour_of
+
+    ids = [row[0] for row in db.execute("SELECT id FROM docs")]
+    assert len(set(ids)) == len(ids) and len({hour_of(i) for i in ids}) == 1  # one hour, no id lost
+
+
 def test_the_json_contract(tmp_path):
     env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run(

@@ -18,25 +18,26 @@ from .query import Query, match_expression
 
 FIRST_PAGE = 256  # candidates read at first (each page twice the last, up to LAST_PAGE)
 LAST_PAGE = 4096
-COLUMNS = "f.path, f.format, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time"
+COLUMNS = "f.path, f.format, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time, d.id"
 TOP = (1 << 63) - 1  # the largest id there can be (ids stay below it)
 
 
 def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterator[tuple[Any, ...]]:
-    """Rows (path, format, line, offset, length, entry, role, kind, time), newest first."""
+    """Rows (path, format, line, offset, length, entry, role, kind, time, id), newest first (by id: by
+    hour, and in an hour as indexed; ``run_query`` puts the hits of one hour in order)."""
     where, args = _where(query, roots)
     expression = match_expression(query)
     below, size = TOP, FIRST_PAGE
     while True:
         if expression is None:
             rows = db.execute(
-                f"SELECT {COLUMNS}, d.id FROM docs d JOIN files f ON f.id = d.file "
+                f"SELECT {COLUMNS} FROM docs d JOIN files f ON f.id = d.file "
                 f"WHERE d.id < ? AND {where} ORDER BY d.id DESC LIMIT ?",
                 [below, *args, size],
             ).fetchall()
             if not rows:
                 return
-            yield from (row[:-1] for row in rows)
+            yield from rows
             below = rows[-1][-1]
         else:
             ids = [

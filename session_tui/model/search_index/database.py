@@ -36,8 +36,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(body, tokenize='trigram', co
 """
 
 
-TIMED = 1 << 44  # the ids of documents with a time start here (those without one are below, in index order)
-SEQUENCE = 20  # bits of an id below its time in milliseconds: the order of documents of the same millisecond
+SEQUENCE = 20  # bits of an id below its hour: documents of one hour in the order they were indexed
+TIMED = 1 << 38  # the ids of documents with a time start here (hour 2**18: 1999); those without one are below
 
 
 class OlderSchema(sqlite3.DatabaseError):
@@ -45,12 +45,38 @@ class OlderSchema(sqlite3.DatabaseError):
 
 
 def document_id(when: float | None, sequence: int) -> int:
-    """The id of a document: its time in milliseconds, then ``sequence``
-    (the index's running count), so that ids sort as the documents' times;
-    without a time, the sequence alone, below every timed one."""
+    """The id of a document: the hour of its time, then ``sequence`` (the
+    index's running count), so that ids sort as the documents' times to the
+    hour and, within a file, as its lines; without a time, the sequence
+    alone, below every timed id. (Hours, not milliseconds: the index stores
+    the gaps between ids, and a file's entries of one hour then differ by
+    one: the index stays as small as with ids in index order.) Two
+    documents of one hour indexed 2**20 apart would get the same id: the
+    indexer moves the later one up (``free_ids``)."""
     if when is None:
         return sequence
-    return max(int(when * 1000), TIMED >> SEQUENCE) << SEQUENCE | (sequence & ((1 << SEQUENCE) - 1))
+    return max(int(when // 3600), TIMED >> SEQUENCE) << SEQUENCE | (sequence & ((1 << SEQUENCE) - 1))
+
+
+def hour_of(doc_id: int) -> int:
+    """The hour part of an id (0: a document without a time)."""
+    return doc_id >> SEQUENCE if doc_id >= TIMED else 0
+
+
+def free_ids(db: sqlite3.Connection, ids: list[int]) -> list[int]:
+    """``ids`` with each one already taken (in the index, or earlier in
+    ``ids``) moved up to the next free one."""
+    taken: set[int] = set()
+    for k in range(0, len(ids), 500):
+        chunk = ids[k : k + 500]
+        taken.update(r[0] for r in db.execute(f"SELECT id FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+    out = []
+    for doc_id in ids:
+        while doc_id in taken:
+            doc_id += 1
+        taken.add(doc_id)
+        out.append(doc_id)
+    return out
 
 
 def open_database(cache_dir: str | None = None, notice: Callable[[str], None] | None = None) -> sqlite3.Connection:

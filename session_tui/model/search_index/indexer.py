@@ -18,7 +18,7 @@ from ..reading.records import BOM, BadLine, parse_object
 from ..reading.segment import LineBlocks
 from ..reading.source import is_url
 from ..reading.sources import open_source
-from .database import document_id
+from .database import document_id, free_ids
 from .documents import document
 from .marks import marks
 
@@ -196,12 +196,24 @@ def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str
     first = found[0] if found else 1
     db.execute("INSERT OR REPLACE INTO meta VALUES('next_id', ?)", (first + len(docs),))
     ids = [document_id(doc[TIME], first + k) for k, doc in enumerate(docs)]
+    if len(set(ids)) < len(ids):
+        ids = free_ids(db, ids)
     order = sorted(range(len(ids)), key=ids.__getitem__)  # (FTS5 writes a segment at each id lower than the last)
-    db.executemany(
-        "INSERT OR REPLACE INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(ids[k], *docs[k]) for k in order],
+    rows = [(ids[k], *docs[k]) for k in order]
+    insert = (
+        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
+    db.execute("SAVEPOINT documents")
+    try:
+        db.executemany(insert, rows)
+    except sqlite3.IntegrityError:  # an id of the same hour indexed 2**20 documents ago: moved up
+        db.execute("ROLLBACK TO documents")
+        ids = free_ids(db, ids)
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        rows = [(ids[k], *docs[k]) for k in order]
+        db.executemany(insert, rows)
+    db.execute("RELEASE documents")
     db.executemany("INSERT INTO grams(rowid, body) VALUES(?, ?)", [(ids[k], texts[k]) for k in order])
 
 

@@ -5,8 +5,12 @@ snippet cut around the match."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
+from array import array
+from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,9 +18,10 @@ from typing import Any
 from ..entries.view import iso_time
 from ..errors import SessionError, check_stop
 from ..reading.records import BadLine, parse_object
-from ..reading.source import Source
+from ..reading.source import Source, is_url
 from ..reading.sources import open_source
 from .candidates import candidates
+from .database import hour_of
 from .documents import string_values
 from .query import Query
 
@@ -64,27 +69,90 @@ def run_query(
     limit: int = 50,
     should_stop: Callable[[], bool] | None = None,
     redact: Callable[[str], str] | None = None,
+    mark_branches: bool = True,
 ) -> Found:
     """Hits of ``query`` among the indexed files under ``roots`` (all: none
     given), newest first; ``total`` counts them all (each checked), or,
     once the hits shown are found and COUNT_BUDGET is spent, those checked
-    so far (``exact`` False: at least that many)."""
+    so far (``exact`` False: at least that many). ``mark_branches``: whether
+    each hit shown is on its session's active branch is looked at (it reads
+    the session of each file with a hit)."""
     began = time.perf_counter()
     found = Found()
-    for path, fmt, line, entry, role, kind, when, parts, on_branch in _checked(
-        db, query, list(roots), should_stop, limit
-    ):
+    kept: list[_Hit] = []  # the newest so far
+    window = _Window()
+    for hit in _checked(db, query, list(roots), should_stop, window=window):
         found.total += 1
-        if len(found.hits) >= limit and time.perf_counter() - began > COUNT_BUDGET:
-            found.exact = False
-            break
-        if len(found.hits) < limit:
-            snippet = _snippet(parts, query)
-            found.hits.append(
-                Hit(path, line + 1, entry, role, kind, when, redact(snippet) if redact else snippet, fmt, on_branch)
+        if len(kept) < limit:
+            kept.append(hit)
+            if len(kept) == limit:  # (ids order hours; an hour's documents come as indexed)
+                window.hour, window.cutoff = hour_of(hit.doc_id) or None, _newest(kept, limit)[-1].time
+            continue
+        if window.hour is not None and hour_of(hit.doc_id) == window.hour and _newer(hit.time, window.cutoff):
+            kept = _newest([*kept, hit], limit)
+            window.cutoff = kept[-1].time
+        if not window.armed and time.perf_counter() - began > COUNT_BUDGET:
+            found.exact = False  # (counting stops; the rest of the last hour shown is looked through, unread)
+            if window.hour is None or hour_of(hit.doc_id) != window.hour:
+                break
+            window.armed = True
+    branches: dict[str, array[int] | None] = {}
+    for hit in _newest(kept, limit):
+        snippet = _snippet(hit.parts, query)
+        on_branch = _on_active_branch(branches, hit.path, hit.line) if mark_branches else None
+        found.hits.append(
+            Hit(
+                hit.path,
+                hit.line + 1,
+                hit.entry,
+                hit.role,
+                hit.kind,
+                hit.time,
+                redact(snippet) if redact else snippet,
+                hit.format,
+                on_branch,
             )
+        )
     found.took_ms = (time.perf_counter() - began) * 1000
     return found
+
+
+def _newer(when: float | None, cutoff: float | None) -> bool:
+    return when is not None and (cutoff is None or when > cutoff)
+
+
+def _newest(hits: list[_Hit], limit: int) -> list[_Hit]:
+    return sorted(hits, key=lambda h: (h.time is None, -(h.time or 0.0), -h.doc_id))[:limit]
+
+
+@dataclass
+class _Window:
+    """Once the hits to show are found: the hour of the last of them (the
+    index gives that hour's documents as indexed, so a newer one may come)
+    and the time a later one must beat."""
+
+    hour: int | None = None
+    cutoff: float | None = None
+    armed: bool = False  # counting has stopped: only a newer document of ``hour`` is still wanted
+
+    def passes_over(self, doc_id: int, when: float | None) -> bool:
+        return self.armed and not _newer(when, self.cutoff)
+
+    def ended(self, doc_id: int) -> bool:
+        return self.armed and hour_of(doc_id) != self.hour
+
+
+@dataclass
+class _Hit:
+    path: str
+    format: str
+    line: int  # 0-based
+    entry: str
+    role: str
+    kind: str
+    time: float | None
+    doc_id: int
+    parts: list[str]  # the record's strings
 
 
 def _checked(
@@ -92,21 +160,25 @@ def _checked(
     query: Query,
     roots: list[str],
     should_stop: Callable[[], bool] | None,
-    look_at_branch: int,
     skip: Callable[[str], bool] | None = None,
-) -> Iterator[tuple[str, str, int, str, str, str, float | None, list[str], bool | None]]:
-    """The candidates that hold every term: (path, format, 0-based line,
-    entry, role, kind, time, the record's strings, on the active branch or None). Whether
-    a hit is on its session's active branch is looked at for the first
-    ``look_at_branch`` hits (all with ``branch:active``); ``skip(path)``
-    passes over a file's candidates unread."""
+    window: _Window | None = None,
+) -> Iterator[_Hit]:
+    """The candidates that hold every term (and, with ``branch:active``, are
+    on their session's active branch), in the index's order; ``skip(path)``
+    passes over a file's candidates unread. Once ``window`` is armed (the
+    count stopped), a candidate of its hour no newer than its cutoff is
+    passed over unread, and the candidates end with that hour."""
     sources: dict[str, Source] = {}
-    branches: dict[str, set[int] | None] = {}
-    told = 0
+    branches: dict[str, array[int] | None] = {}
     try:
-        for n, (path, fmt, line, offset, length, entry, role, kind, when) in enumerate(candidates(db, query, roots)):
+        for n, row in enumerate(candidates(db, query, roots)):
+            path, fmt, line, offset, length, entry, role, kind, when, doc_id = row
             check_stop(should_stop, n)
             if skip is not None and skip(path):
+                continue
+            if window is not None and window.ended(doc_id):
+                return
+            if window is not None and window.passes_over(doc_id, when):
                 continue
             raw = _raw(sources, path, offset, length)
             if raw is None or not query.may_match(raw):
@@ -114,13 +186,9 @@ def _checked(
             parts = _strings(raw)
             if parts is None or not query.matches("\n".join(parts)):
                 continue
-            on_branch = None
-            if query.active_branch or told < look_at_branch:
-                on_branch = _on_active_branch(branches, path, line)
-                if query.active_branch and on_branch is False:
-                    continue
-            told += 1
-            yield path, fmt, line, entry, role, kind, when, parts, on_branch
+            if query.active_branch and _on_active_branch(branches, path, line) is False:
+                continue
+            yield _Hit(path, fmt, line, entry, role, kind, when, doc_id, parts)
     finally:
         for source in sources.values():
             source.close()
@@ -132,8 +200,8 @@ def matching_files(
     """The files under ``roots`` with at least one hit (the picker's rows),
     each with the 0-based line of its newest hit."""
     found: dict[str, int] = {}
-    for hit in _checked(db, query, list(roots), should_stop, 0, skip=found.__contains__):
-        found[hit[0]] = hit[2]
+    for hit in _checked(db, query, list(roots), should_stop, skip=found.__contains__):
+        found[hit.path] = hit.line
     return found
 
 
@@ -155,20 +223,47 @@ def _strings(raw: bytes) -> list[str] | None:
         return None
 
 
-def _on_active_branch(branches: dict[str, set[int] | None], path: str, line: int) -> bool | None:
+def _on_active_branch(branches: dict[str, array[int] | None], path: str, line: int) -> bool | None:
     """Whether the entry on 0-based ``line`` is on its session's active
-    branch (the session read once per query; None: not readable)."""
+    branch (None: not readable). Each session is read once per query, and
+    its active path kept for the next queries while the file is unchanged
+    (the picker asks again as you type)."""
     if path not in branches:
-        from ..session.session import Session  # (the format readers: only for a hit's branch)
-
-        try:
-            with Session(path) as session:
-                session.refresh()
-                branches[path] = {session.tree.entry_line[e] for e in session.active_path()}
-        except (SessionError, OSError):
-            branches[path] = None
+        branches[path] = _active_lines(path)
     lines = branches[path]
-    return None if lines is None else line in lines
+    if lines is None:
+        return None
+    at = bisect_left(lines, line)
+    return at < len(lines) and lines[at] == line
+
+
+_KEPT_PATHS: OrderedDict[tuple[str, int, int], array[int] | None] = OrderedDict()
+KEPT_PATHS = 16  # sessions whose active path is kept between queries (4 bytes an entry)
+
+
+def _active_lines(path: str) -> array[int] | None:
+    """The sorted lines of the entries on the session's active path."""
+    from ..session.session import Session  # (the format readers: only for a hit's branch)
+
+    try:
+        st = os.stat(path) if not is_url(path) else None
+    except OSError:
+        return None
+    key = (path, st.st_size, st.st_mtime_ns) if st is not None else None
+    if key is not None and key in _KEPT_PATHS:
+        _KEPT_PATHS.move_to_end(key)
+        return _KEPT_PATHS[key]
+    try:
+        with Session(path) as session:
+            session.refresh()
+            found: array[int] | None = array("q", sorted(session.tree.entry_line[e] for e in session.active_path()))
+    except (SessionError, OSError):
+        found = None
+    if key is not None:
+        _KEPT_PATHS[key] = found
+        while len(_KEPT_PATHS) > KEPT_PATHS:
+            _KEPT_PATHS.popitem(last=False)
+    return found
 
 
 def _snippet(parts: list[str], query: Query) -> str:
