@@ -359,9 +359,9 @@ def _stuck_after_option(parser: argparse.ArgumentParser) -> None:
 
 def _use_stuck_after(args: argparse.Namespace) -> None:
     """--stuck-after for this run: one setting read by the model, the store and the UI."""
-    from .model.session.live_state import STUCK_AFTER_ENV
-
     if getattr(args, "stuck_after", None) is not None:
+        from .model.session.live_state import STUCK_AFTER_ENV  # (only then: the search answers without it)
+
         os.environ[STUCK_AFTER_ENV] = str(max(0.0, args.stuck_after))
 
 

@@ -6,8 +6,6 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ..session.live_state import default_stuck_after
-
 LIVE_SECONDS = 5.0  # a file written this recently is live
 
 
@@ -52,6 +50,8 @@ class SessionInfo:
         if not self.last_time:  # no entry time: the file's own cannot tell an agent at work from a copy
             return False
         quiet = (time.time() if now is None else now) - self.written
+        from ..session.live_state import default_stuck_after  # (not for a search: it lists files only)
+
         return self.dangling and quiet < default_stuck_after()
 
     def problems(self, now: float | None = None) -> list[str]:
