@@ -5,7 +5,6 @@ picker's catalog, dry-run verdicts, usage): the user cache dir, or
 from __future__ import annotations
 
 import os
-import tempfile
 
 CACHE_ENV = "SESSION_TUI_CACHE_DIR"
 
@@ -22,6 +21,8 @@ def default_cache_dir() -> str:
 def write_cache_file(path: str, data: bytes) -> None:
     """Write a cache file atomically (temp file + ``os.replace``); one that
     cannot be written is only slower next time."""
+    import tempfile  # (not for a search that writes nothing)
+
     folder = os.path.dirname(path)
     try:
         os.makedirs(folder, exist_ok=True)

@@ -174,9 +174,10 @@ def grams(term: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def match_expression(query: Query) -> str | None:
-    """The FTS5 query: every trigram of every term, and the marks of the
-    fields filtered on (None: neither a term long enough nor such a filter)."""
+def index_grams(query: Query) -> list[str]:
+    """What the index is asked for: every trigram of every term, and the
+    marks of the fields filtered on (none: neither a term long enough nor
+    such a filter)."""
     found: list[str] = []
     for term in query.terms():
         found.extend(grams(term))
@@ -187,6 +188,9 @@ def match_expression(query: Query) -> str | None:
         found += [mark("error", "1"), mark("kind", "result")]
     if query.paths:
         found.append(mark("kind", "call"))
-    if not found:
-        return None
-    return " AND ".join('"' + g.replace('"', '""') + '"' for g in dict.fromkeys(found))
+    return list(dict.fromkeys(found))
+
+
+def match_expression(grams_wanted: list[str]) -> str:
+    """The FTS5 query that holds every one of ``grams_wanted``."""
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams_wanted)
