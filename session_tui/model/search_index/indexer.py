@@ -14,13 +14,9 @@ from typing import Any
 
 from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
-from ..reading.records import BOM, BadLine, parse_object
-from ..reading.segment import LineBlocks
 from ..reading.source import is_url
 from ..reading.sources import open_source
 from .database import document_id, free_ids
-from .documents import document
-from .marks import marks
 
 HEAD = 256  # bytes of a file's start that say it is still the same file
 BATCH = 20_000  # documents per transaction in a big file (a killed run resumes from the last)
@@ -112,7 +108,13 @@ def _index_file(
         else:
             _forget(db, path)  # replaced or truncated: all again
             row = None
-    from ..session.session import Session  # (the format readers: only when a file is to be read)
+    # (the format readers, the records: only when a file is to be read; a search that finds the index
+    # current answers without them)
+    from ..reading.records import BOM, BadLine, parse_object
+    from ..reading.segment import LineBlocks
+    from ..session.session import Session
+    from .documents import document
+    from .marks import marks
 
     with Session(path) as probe:
         fmt = probe.detect()  # (its first lines only)

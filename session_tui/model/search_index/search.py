@@ -15,15 +15,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..entries.view import iso_time
 from ..errors import SessionError, check_stop
 from ..reading.records import BadLine, parse_object
 from ..reading.source import Source, is_url
 from ..reading.sources import open_source
 from .candidates import candidates
 from .database import hour_of
-from .documents import string_values
 from .query import Query
+from .record_text import string_values
 
 SNIPPET = 60  # characters each side of the match
 COUNT_BUDGET = 0.05  # seconds spent checking candidates only to count them, once the hits shown are found
@@ -43,6 +42,8 @@ class Hit:
     active_branch: bool | None = None  # None: not looked at
 
     def as_json(self) -> dict[str, Any]:
+        from ..entries.view import iso_time  # (the entries' views: not needed to find the hits)
+
         return {
             "file": self.file,
             "line": self.line,
