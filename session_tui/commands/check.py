@@ -23,7 +23,7 @@ from ..model.session.live_state import live_state
 from ..model.session.problems import ERROR, ProblemKind, find_notes, find_problems
 from ..model.session.session import Session, open_session
 from ..model.session.usage import session_usage, usage_text
-from ..model.usage.totals import Usage, spent_text
+from ..model.usage.totals import SessionUsage, Usage, spent_text
 from ..model.usage.totals import session_usage as spent_by
 from ..model.words import plural
 
@@ -78,6 +78,7 @@ class Report:
     origin: str | None = None
     secrets: list[dict] | None = None  # with --secrets: [{line, entry, kind, preview}] (then in the JSON too)
     spent: Usage | None = None  # tokens and cost, sub-agents rolled up (the JSON's "usage")
+    subagents_spent: Usage | None = None  # for people: the sub-agents' part of it
 
     CONTRACT = (
         "path",
@@ -140,11 +141,30 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
         context_messages=len(resume_items(session)) if for_people else 0,  # as the TUI and export count it
         notes=find_notes(session),
         sidecar=_sidecar_summary(session),
-        usage=usage_text(session_usage(session)),
-        spent=spent_by(session).total,
+        usage=_span_and_tokens(session, (found := spent_by(session)).total),
+        spent=found.total,
+        subagents_spent=_subagents_part(found),
         title=session.title(),
         origin=session.origin(),
     )
+
+
+def _span_and_tokens(session: Session, spent: Usage) -> str:
+    """The span of the session's times, and its tokens where no response
+    records them in the form the cost line shows (that line says them then)."""
+    found = session_usage(session)
+    if spent.responses:
+        found.input_tokens = found.output_tokens = 0
+    return usage_text(found)
+
+
+def _subagents_part(found: SessionUsage) -> Usage | None:
+    if not found.subagents:
+        return None
+    part = Usage()
+    for usage in found.subagents.values():
+        part.add(usage)
+    return part
 
 
 def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:
@@ -193,6 +213,8 @@ def to_text(rep: Report) -> str:
         out.append(f"  {rep.usage}")
     if rep.spent is not None and rep.spent.responses:
         out.append(f"  {spent_text(rep.spent)}")
+    if rep.subagents_spent is not None:
+        out.append(f"    of which sub-agents: {spent_text(rep.subagents_spent)}")
     if rep.state_words:
         out.append(f"  agent: {rep.state_words}")
     if rep.dry_run is not None:

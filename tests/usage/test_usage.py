@@ -268,3 +268,13 @@ def test_usage_keeps_each_files_figures_until_the_file_changes(tmp_path):
     with open(path, "a") as f:  # the file changes: read again
         f.write("\n")
     assert total() == first
+
+
+def test_check_says_what_the_sub_agents_cost_apart(tmp_path):
+    shutil.copytree(SAMPLES / "claude", tmp_path / "claude")
+    path = tmp_path / "claude" / "5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80.jsonl"
+    done = subprocess.run([sys.executable, "-m", "session_tui", "check", str(path)], capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    total = next(line for line in lines if line.strip().startswith("cost $"))
+    apart = next(line for line in lines if "of which sub-agents: cost $" in line)
+    assert "4 responses" in total and "2 responses" in apart
