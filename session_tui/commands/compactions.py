@@ -40,6 +40,8 @@ def run_compactions(path: str, as_json: bool, format: str | None = None) -> int:
                         print(f"    its summary dropped {len(items)} {label}:")
                     for used in items:
                         print(f"      line {used['line']}: {inert_line(used['text'])[:200]}")
+    except BrokenPipeError:
+        raise  # (the reader went away, e.g. `| head`: the command line ends quietly)
     except (SessionError, OSError) as exc:
         print(f"session-tui compactions: {inert_line(exc)}", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ import sys
 
 from session_tui.model.session.session import open_session
 from session_tui.model.usage.compactions import CONTINUED, compactions
-from tests.support import SAMPLES
+from tests.support import REPO, SAMPLES
 from tests.usage.test_usage import claude_turn, claude_user, write
 
 
@@ -148,3 +148,11 @@ def test_tree_summary_spans_from_id_to_id_and_the_json_contract():
     summary_record = next(r for r in records if r.get("type") == "summary")
     assert only["span"]["first_line"] == ids.index(summary_record["fromId"]) + 1
     assert only["span"]["last_line"] == ids.index(summary_record["toId"]) + 1
+
+
+def test_a_reader_that_goes_away_ends_the_listing_quietly():
+    path = REPO / "tests" / "data" / "real" / "claude" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+    done = subprocess.run(
+        f"{sys.executable} -m session_tui compactions {path} | head -1", shell=True, capture_output=True, text=True
+    )
+    assert done.stdout.strip().endswith(".jsonl") and done.stderr == ""
