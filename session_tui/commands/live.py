@@ -41,14 +41,19 @@ def run_live(args: Any) -> int:
 def _json_lines(fleet) -> int:
     import time
 
-    from ..model.fleet.watch import follow
+    from ..model.fleet.watch import SNAPSHOT, follow
     from ..model.sanitize import json_escape_invisible
+    from ..model.search_index.feeder import IndexFeeder
+
+    feeder = IndexFeeder()  # (what changes is in the index by the next search)
 
     def emit(event: str, agents: list) -> None:
         now = time.time()
         for agent in agents:
             sys.stdout.write(json_escape_invisible(json.dumps(agent.as_json(event, now), ensure_ascii=False)) + "\n")
         sys.stdout.flush()
+        if event != SNAPSHOT:
+            feeder.changed(agent.path for agent in agents)
 
     try:
         follow(fleet, emit, lambda: False)
@@ -56,4 +61,5 @@ def _json_lines(fleet) -> int:
         pass
     finally:
         fleet.close()
+        feeder.close()
     return 0

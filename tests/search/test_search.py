@@ -303,3 +303,24 @@ def test_json_output_carries_no_byte_that_acts_on_a_terminal(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
     assert "\u202e" in json.loads(done.stdout)["hits"][0]["snippet"]  # the same value, escaped
+
+
+def test_the_live_views_feeder_puts_an_append_in_the_index_before_any_search(tmp_path):
+    from session_tui.model.search_index.feeder import IndexFeeder
+
+    folder = tmp_path / "live"
+    folder.mkdir()
+    writer = Writer(folder / "pi.jsonl", "pi", time.time()).prompt("first words", ago=5)
+    cache = str(tmp_path / "cache")
+    feeder = IndexFeeder(cache, spacing=0.05)
+    try:
+        feeder.changed([str(folder / "pi.jsonl")])
+        writer.prompt("an appended zebracorn", ago=0)
+        feeder.changed([str(folder / "pi.jsonl")])
+        db = open_database(cache)
+        deadline = time.monotonic() + 10
+        while run_query(db, parse("zebracorn"), [str(folder)]).total == 0:  # (no catch-up here: the feeder's)
+            assert time.monotonic() < deadline, "the feeder did not catch up"
+            time.sleep(0.02)
+    finally:
+        feeder.close()

@@ -14,7 +14,7 @@ from textual.worker import get_current_worker
 from ...model.fleet.alerts import NoticeGate
 from ...model.fleet.fleet import Agent, Fleet
 from ...model.fleet.observe import AgentState
-from ...model.fleet.watch import follow
+from ...model.fleet.watch import SNAPSHOT, follow
 from ...model.sanitize import inert, inert_line
 from ...model.session.live_state import ago
 from ...model.words import human_tokens
@@ -155,6 +155,9 @@ class FleetScreen(Screen):
         return self.query_one(FleetTable)
 
     def on_mount(self) -> None:
+        from ...model.search_index.feeder import IndexFeeder
+
+        self.feeder = IndexFeeder()  # (what changes is in the index by the next search, ctrl+f in the picker)
         self.table.focus()
         self.run_worker(self._watch, thread=True, exclusive=True, group="fleet", exit_on_error=False)
         self.set_interval(1.0, self._show)  # the durations move on, the tokens grow
@@ -174,6 +177,8 @@ class FleetScreen(Screen):
         self.table.show(self.fleet.shown, keep=selected[1].path if selected else None)
 
     def _changed(self, event: str, agents: list[Agent]) -> None:
+        if event != SNAPSHOT:
+            self.feeder.changed(agent.path for agent in agents)
         self._show()
         self.started = True
         self._summary()
@@ -225,3 +230,4 @@ class FleetScreen(Screen):
 
     def on_unmount(self) -> None:
         self.workers.cancel_group(self, "fleet")
+        self.feeder.close()
