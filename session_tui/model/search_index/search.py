@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from array import array
 from bisect import bisect_left
@@ -239,6 +240,7 @@ def _on_active_branch(branches: dict[str, array[int] | None], path: str, line: i
 
 
 _KEPT_PATHS: OrderedDict[tuple[str, int, int], array[int] | None] = OrderedDict()
+_KEPT_LOCK = threading.Lock()  # (the picker's searches run in threads)
 KEPT_PATHS = 16  # sessions whose active path is kept between queries (4 bytes an entry)
 
 
@@ -251,9 +253,10 @@ def _active_lines(path: str) -> array[int] | None:
     except OSError:
         return None
     key = (path, st.st_size, st.st_mtime_ns) if st is not None else None
-    if key is not None and key in _KEPT_PATHS:
-        _KEPT_PATHS.move_to_end(key)
-        return _KEPT_PATHS[key]
+    with _KEPT_LOCK:
+        if key is not None and key in _KEPT_PATHS:
+            _KEPT_PATHS.move_to_end(key)
+            return _KEPT_PATHS[key]
     try:
         with Session(path) as session:
             session.refresh()
@@ -261,9 +264,10 @@ def _active_lines(path: str) -> array[int] | None:
     except (SessionError, OSError):
         found = None
     if key is not None:
-        _KEPT_PATHS[key] = found
-        while len(_KEPT_PATHS) > KEPT_PATHS:
-            _KEPT_PATHS.popitem(last=False)
+        with _KEPT_LOCK:
+            _KEPT_PATHS[key] = found
+            while len(_KEPT_PATHS) > KEPT_PATHS:
+                _KEPT_PATHS.popitem(last=False)
     return found
 
 
