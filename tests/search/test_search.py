@@ -324,3 +324,26 @@ def test_the_live_views_feeder_puts_an_append_in_the_index_before_any_search(tmp
             time.sleep(0.02)
     finally:
         feeder.close()
+
+
+def test_a_build_read_by_the_worker_process_is_the_build_read_here(tmp_path, monkeypatch):
+    from session_tui.model.search_index import indexer
+
+    folder = tmp_path / "many"
+    for name in ("pi", "claude", "codex", "tree"):
+        shutil.copytree(SAMPLES / name, folder / name)
+    (folder / "tree" / "not-a-session.jsonl").write_bytes(b"\x00\x01 binary, not JSON\n" * 50)  # (read as bad)
+    builds = {}
+    for mode, threshold in (("here", 1 << 60), ("worker", 0)):
+        monkeypatch.setattr(indexer, "PARALLEL_BYTES", threshold)
+        db = open_database(str(tmp_path / f"cache-{mode}"))
+        done = catch_up(db, [str(folder)])
+        docs = set(
+            db.execute(
+                "SELECT f.path, d.line, d.entry, d.role, d.kind, d.tool, d.time FROM docs d JOIN files f ON f.id = d.file"
+            )
+        )
+        files = set(db.execute("SELECT path, format, indexed_to, lines FROM files"))
+        builds[mode] = (done.files, done.documents, docs, files)
+        db.close()
+    assert builds["worker"] == builds["here"] and builds["here"][1] > 100

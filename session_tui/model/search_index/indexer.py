@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +17,9 @@ from ..errors import Cancelled, SessionError, check_stop
 from ..reading.source import is_url
 from ..reading.sources import open_source
 from .database import document_id, free_ids
+from .reader import Batch, Worker, read_batches
 
 HEAD = 256  # bytes of a file's start that say it is still the same file
-BATCH = 20_000  # documents per transaction in a big file (a killed run resumes from the last)
 TIME = 9  # where a document's time is in the rows ``_insert`` takes
 KEPT_CALLS = 500  # call id → tool names kept between two runs on a file (a later result names its tool)
 
@@ -32,15 +32,6 @@ class CatchUp:
     removed: int = 0
 
 
-def _model(record: dict[str, Any]) -> str | None:
-    for holder in (record.get("message"), record.get("payload"), record):
-        if isinstance(holder, dict):
-            found = holder.get("model") or holder.get("modelId")
-            if isinstance(found, str) and found:
-                return found
-    return None
-
-
 def _head(path: str, size: int) -> bytes:
     source = open_source(path)
     try:
@@ -51,27 +42,97 @@ def _head(path: str, size: int) -> bytes:
 
 
 def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable[[], bool] | None = None) -> CatchUp:
-    """Bring the index up to date with the session files under ``roots``."""
+    """Bring the index up to date with the session files under ``roots``.
+    With much to read, a worker process reads the files' records while this
+    one writes their trigrams (about half of the work each)."""
     roots = [absolute(r) for r in roots]
     done = CatchUp()
     listed = list_session_files(roots)
     known = {row[0]: row for row in db.execute("SELECT path, id, size, mtime_ns, head, indexed_to FROM files")}
     present = set()
+    todo = []
     for n, (path, size, mtime_ns) in enumerate(listed):
         check_stop(should_stop, n)
         present.add(path)
         row = known.get(path)
-        if row is not None and row[2] == size and row[3] == mtime_ns:
-            continue
-        try:
-            _index_file(db, path, size, mtime_ns, row, done, should_stop)
-        except (SessionError, OSError):
-            _forget(db, path)  # no longer a readable session: out of the index
+        if row is None or row[2] != size or row[3] != mtime_ns:
+            todo.append((path, size, mtime_ns, row))
+    worker = Worker() if len(todo) >= 2 and sum(t[1] for t in todo) >= PARALLEL_BYTES else None
+    try:
+        plans: list[_Plan | None] = [None] * len(todo)
+        asked = -1
+        for n, (path, size, mtime_ns, row) in enumerate(todo):
+            check_stop(should_stop, n)
+            try:
+                plan = plans[n] or _plan(db, path, size, row)
+            except (SessionError, OSError):
+                _forget(db, path)
+                continue
+            batches: Iterator[Batch] | None = None
+            if worker is not None:
+                if asked < n:  # (the first file: asked now)
+                    worker.ask(path, plan.start, plan.lines, plan.model, plan.calls)
+                asked = _ask_next(db, worker, todo, plans, n)  # (it reads the next one while this one is written)
+                batches = worker.batches()
+            try:
+                _index_file(db, path, size, mtime_ns, plan, done, should_stop, batches)
+            except (SessionError, OSError):
+                _forget(db, path)  # no longer a readable session: out of the index
+            except BaseException:
+                if worker is not None:
+                    worker.close()  # (its answers are out of step now)
+                    worker = None
+                raise
+    finally:
+        if worker is not None:
+            worker.close()
     for path in known:
         if path not in present and any(_under(path, root) for root in roots):
             _forget(db, path)
             done.removed += 1
     return done
+
+
+PARALLEL_BYTES = 16 << 20  # this much to read across two files or more: a worker process reads it
+
+
+def _ask_next(
+    db: sqlite3.Connection, worker: Worker, todo: list[tuple[str, int, int, Any]], plans: list[_Plan | None], n: int
+) -> int:
+    """Ask the worker for the first readable file after ``n``; the index of the one asked."""
+    for k in range(n + 1, len(todo)):
+        path, size, _, row = todo[k]
+        try:
+            plans[k] = plan = _plan(db, path, size, row)
+        except (SessionError, OSError):
+            _forget(db, path)
+            continue
+        worker.ask(path, plan.start, plan.lines, plan.model, plan.calls)
+        return k
+    return len(todo)
+
+
+@dataclass
+class _Plan:
+    head: bytes
+    start: int
+    lines: int
+    model: str | None
+    calls: dict[str, str]
+    file_id: int | None  # None: a new file (or one replaced, forgotten)
+
+
+def _plan(db: sqlite3.Connection, path: str, size: int, row: tuple[Any, ...] | None) -> _Plan:
+    """From where the file is read: where the index stopped if it grew, else
+    its start (a replaced or truncated file forgotten first)."""
+    head = _head(path, size)
+    if row is not None:
+        _, file_id, _, _, old_head, indexed_to = row
+        saved = db.execute("SELECT lines, calls, model FROM files WHERE id=?", (file_id,)).fetchone()
+        if size >= (indexed_to or 0) and old_head is not None and head.startswith(old_head[: len(head)]):
+            return _Plan(head, indexed_to or 0, saved[0] or 0, saved[2], json.loads(saved[1] or "{}"), file_id)
+        _forget(db, path)  # replaced or truncated: all again
+    return _Plan(head, 0, 0, None, {}, None)
 
 
 def _under(path: str, root: str) -> bool:
@@ -92,101 +153,43 @@ def _index_file(
     path: str,
     size: int,
     mtime_ns: int,
-    row: tuple[Any, ...] | None,
+    plan: _Plan,
     done: CatchUp,
     should_stop: Callable[[], bool] | None,
+    batches: Iterator[Batch] | None = None,
 ) -> None:
-    head = _head(path, size)
-    start, lines, model = 0, 0, None
-    calls: dict[str, str] = {}
-    if row is not None:
-        _, file_id, _, _, old_head, indexed_to = row
-        saved = db.execute("SELECT lines, calls, model FROM files WHERE id=?", (file_id,)).fetchone()
-        if size >= (indexed_to or 0) and old_head is not None and head.startswith(old_head[: len(head)]):
-            start, lines, model = indexed_to or 0, saved[0] or 0, saved[2]  # grown: from where it stopped
-            calls = json.loads(saved[1] or "{}")
-        else:
-            _forget(db, path)  # replaced or truncated: all again
-            row = None
-    # (the format readers, the records: only when a file is to be read; a search that finds the index
-    # current answers without them)
-    from ..reading.records import BOM, BadLine, parse_object
-    from ..reading.segment import LineBlocks
-    from ..session.session import Session
-    from .documents import document
-    from .marks import marks
-
-    with Session(path) as probe:
-        fmt = probe.detect()  # (its first lines only)
-        view = probe.format.view
-    source = open_source(path)
+    """Write the file's documents from ``plan``'s start, a transaction per
+    batch (read here, or ``batches`` from the worker)."""
+    if batches is None:
+        batches = read_batches(path, plan.start, plan.lines, plan.model, plan.calls, should_stop)
+    db.execute("BEGIN")
     try:
-        stop = source.stat().size
-        db.execute("BEGIN")
-        try:
-            if row is None:
+        file_id = plan.file_id
+        for batch in batches:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if file_id is None:
                 cursor = db.execute(
                     "INSERT INTO files(path, format, size, mtime_ns, head, indexed_to, lines, model, calls) "
                     "VALUES(?, ?, ?, ?, ?, 0, 0, NULL, '{}')",
-                    (path, fmt, size, mtime_ns, head),
+                    (path, batch.fmt, size, mtime_ns, plan.head),
                 )
                 file_id = cursor.lastrowid
-            else:
-                file_id = row[1]
-            blocks = LineBlocks(source.reader, start, stop)
-            line, reached, docs, texts = lines, start, [], []
-            for block, starts, end in blocks:
-                if should_stop is not None and should_stop():
-                    raise Cancelled()
-                for raw, offset in zip(block, starts, strict=True):
-                    number, line = line, line + 1
-                    if number == 0 and raw.startswith(BOM):
-                        raw = raw[len(BOM) :]
-                        offset += len(BOM)
-                    try:
-                        record = parse_object(raw)
-                    except BadLine:
-                        continue
-                    model = _model(record) or model
-                    try:
-                        doc = document(number, offset, len(raw.rstrip(b"\r\n")), record, view(record), calls)
-                    except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view)
-                        continue
-                    docs.append(
-                        (
-                            file_id,
-                            doc.line,
-                            doc.offset,
-                            doc.length,
-                            doc.entry_id,
-                            doc.role,
-                            doc.kind,
-                            doc.tool,
-                            int(doc.error),
-                            doc.time,
-                            model,
-                        )
-                    )
-                    texts.append(doc.text + "\n" + marks(doc.role, doc.kind, doc.tool, doc.error, fmt))
-                reached = end
-                if len(docs) >= BATCH:  # a big file: commit what is done, resume from there if killed
-                    _insert(db, docs, texts)
-                    done.documents += len(docs)
-                    docs, texts = [], []
-                    _progress(db, file_id, -1, mtime_ns, head, reached, line, model, calls)  # (-1: not done)
-                    db.execute("COMMIT")
-                    db.execute("BEGIN")
-            _insert(db, docs, texts)
-            done.documents += len(docs)
-            _progress(db, file_id, size, mtime_ns, head, reached, line, model, calls)
+            _insert(db, [(file_id, *doc) for doc in batch.docs], batch.texts)
+            done.documents += len(batch.docs)
+            # (a big file: what is done committed, resumed from there if killed; -1: not done)
+            reached = (batch.reached, batch.lines, batch.model, batch.calls)
+            _progress(db, file_id, size if batch.last else -1, mtime_ns, plan.head, *reached)
             db.execute("COMMIT")
-        except BaseException:
+            if batch.last:
+                done.bytes_read += batch.bytes_read
+            else:
+                db.execute("BEGIN")
+    except BaseException:
+        if db.in_transaction:
             db.execute("ROLLBACK")
-            raise
-        done.files += 1
-        done.bytes_read += blocks.pos - start
-    finally:
-        source.close()
+        raise
+    done.files += 1
 
 
 def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str]) -> None:

@@ -1,0 +1,168 @@
+"""Reading a session file's documents for the index, a batch at a time:
+what the indexer writes. Pure reading (no index), so that a worker process
+can read the next batches while the indexer writes the ones before: the
+worker is a subprocess of its own (``python -c`` on ``serve``), never a fork
+of a process that may have threads, and never a re-run of the program."""
+
+from __future__ import annotations
+
+import pickle
+import struct
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..errors import Cancelled, SessionError
+from ..reading.sources import open_source
+
+BATCH = 20_000  # documents per batch (the indexer commits each: a killed run resumes from the last)
+_LENGTH = struct.Struct("<Q")
+
+
+@dataclass
+class Batch:
+    fmt: str
+    docs: list[tuple[Any, ...]]  # (line, offset, length, entry, role, kind, tool, error, time, model)
+    texts: list[str]  # what is indexed of each: its strings, then its fields' marks
+    reached: int  # the byte the file is read to
+    lines: int  # the lines read (the next one's number)
+    model: str | None
+    calls: dict[str, str] = field(default_factory=dict)  # call id → tool name, so far
+    last: bool = False
+    bytes_read: int = 0
+
+
+def read_batches(
+    path: str,
+    start: int,
+    lines: int,
+    model: str | None,
+    calls: dict[str, str],
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[Batch]:
+    """The documents of ``path`` from byte ``start`` (line ``lines``), a batch
+    of BATCH at a time, the last one marked."""
+    from ..reading.records import BOM, BadLine, parse_object
+    from ..reading.segment import LineBlocks
+    from ..session.session import Session
+    from .documents import document
+    from .marks import marks
+
+    with Session(path) as probe:
+        fmt = probe.detect()  # (its first lines only)
+        view = probe.format.view
+    source = open_source(path)
+    try:
+        stop = source.stat().size
+        blocks = LineBlocks(source.reader, start, stop)
+        line, reached, docs, texts = lines, start, [], []
+        for block, starts, end in blocks:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            for raw, offset in zip(block, starts, strict=True):
+                number, line = line, line + 1
+                if number == 0 and raw.startswith(BOM):
+                    raw = raw[len(BOM) :]
+                    offset += len(BOM)
+                try:
+                    record = parse_object(raw)
+                except BadLine:
+                    continue
+                model = _model(record) or model
+                try:
+                    doc = document(number, offset, len(raw.rstrip(b"\r\n")), record, view(record), calls)
+                except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view)
+                    continue
+                docs.append(
+                    (doc.line, doc.offset, doc.length, doc.entry_id, doc.role, doc.kind, doc.tool, int(doc.error))
+                    + (doc.time, model)
+                )
+                texts.append(doc.text + "\n" + marks(doc.role, doc.kind, doc.tool, doc.error, fmt))
+            reached = end
+            if len(docs) >= BATCH:
+                yield Batch(fmt, docs, texts, reached, line, model, dict(calls), bytes_read=blocks.pos - start)
+                docs, texts = [], []
+        yield Batch(fmt, docs, texts, reached, line, model, dict(calls), last=True, bytes_read=blocks.pos - start)
+    finally:
+        source.close()
+
+
+def _model(record: dict[str, Any]) -> str | None:
+    for holder in (record.get("message"), record.get("payload"), record):
+        if isinstance(holder, dict):
+            found = holder.get("model") or holder.get("modelId")
+            if isinstance(found, str) and found:
+                return found
+    return None
+
+
+# -- the worker -----------------------------------------------------------------------
+def _send(stream: IO[bytes], value: object) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_LENGTH.pack(len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    head = stream.read(_LENGTH.size)
+    if len(head) < _LENGTH.size:
+        raise EOFError("the reader went away")
+    size = _LENGTH.unpack(head)[0]
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("the reader went away")
+    return pickle.loads(data)  # (from our own subprocess, over its pipe)
+
+
+def serve() -> None:
+    """The worker: for each request (path, start, lines, model, calls) read
+    from stdin, its batches to stdout, or ("error", message)."""
+    requests, answers = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            request = _receive(requests)
+        except EOFError:
+            return
+        try:
+            for batch in read_batches(*request):
+                _send(answers, batch)
+        except (SessionError, OSError) as exc:
+            _send(answers, ("error", str(exc)))
+
+
+class Worker:
+    """A reader in a subprocess of its own: ``ask`` a file, then take its
+    batches with ``batches`` (ask the next one first: it reads while this
+    process writes)."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from session_tui.model.search_index.reader import serve; serve()"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def ask(self, path: str, start: int, lines: int, model: str | None, calls: dict[str, str]) -> None:
+        assert self.process.stdin is not None
+        _send(self.process.stdin, (path, start, lines, model, calls))
+
+    def batches(self) -> Iterator[Batch]:
+        """The batches of the file asked first and not yet taken (SessionError: it cannot be read)."""
+        assert self.process.stdout is not None
+        while True:
+            found = _receive(self.process.stdout)
+            if isinstance(found, tuple):
+                raise SessionError(found[1])
+            yield found
+            if found.last:
+                return
+
+    def close(self) -> None:
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+        self.process.kill()
+        self.process.wait()
