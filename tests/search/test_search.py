@@ -338,11 +338,8 @@ def test_a_build_read_by_the_worker_process_is_the_build_read_here(tmp_path, mon
         monkeypatch.setattr(indexer, "PARALLEL_BYTES", threshold)
         db = open_database(str(tmp_path / f"cache-{mode}"))
         done = catch_up(db, [str(folder)])
-        docs = set(
-            db.execute(
-                "SELECT f.path, d.line, d.entry, d.role, d.kind, d.tool, d.time FROM docs d JOIN files f ON f.id = d.file"
-            )
-        )
+        columns = "f.path, d.line, d.entry, d.role, d.kind, d.tool, d.time"
+        docs = set(db.execute(f"SELECT {columns} FROM docs d JOIN files f ON f.id = d.file"))
         files = set(db.execute("SELECT path, format, indexed_to, lines FROM files"))
         builds[mode] = (done.files, done.documents, docs, files)
         db.close()
