@@ -344,3 +344,27 @@ def test_a_build_read_by_the_worker_process_is_the_build_read_here(tmp_path, mon
         builds[mode] = (done.files, done.documents, docs, files)
         db.close()
     assert builds["worker"] == builds["here"] and builds["here"][1] > 100
+
+
+def test_a_worker_that_dies_mid_build_leaves_the_rest_read_here(tmp_path, monkeypatch):
+    from session_tui.model.search_index import indexer, reader
+
+    folder = tmp_path / "many"
+    for name in ("pi", "claude", "tree"):
+        shutil.copytree(SAMPLES / name, folder / name)
+    monkeypatch.setattr(indexer, "PARALLEL_BYTES", 0)
+    asked = []
+    ask = reader.Worker.ask
+
+    def ask_then_die(self, *request):
+        asked.append(request[0])
+        ask(self, *request)
+        if len(asked) == 3:
+            self.process.kill()  # (killed: as the OOM killer would)
+
+    monkeypatch.setattr(reader.Worker, "ask", ask_then_die)
+    db = open_database(str(tmp_path / "cache"))
+    done = catch_up(db, [str(folder)])
+    files = len(list(folder.rglob("*.jsonl")))
+    assert len(asked) >= 3 and done.files == files
+    assert search(db, "rounding", [str(folder)]).total > 0

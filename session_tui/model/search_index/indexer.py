@@ -75,7 +75,13 @@ def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable
                 asked = _ask_next(db, worker, todo, plans, n)  # (it reads the next one while this one is written)
                 batches = worker.batches()
             try:
-                _index_file(db, path, size, mtime_ns, plan, done, should_stop, batches)
+                try:
+                    _index_file(db, path, size, mtime_ns, plan, done, should_stop, batches)
+                except EOFError:  # the worker went away: this file and the rest read here
+                    if worker is not None:
+                        worker.close()
+                    worker = None
+                    _index_file(db, path, size, mtime_ns, plan, done, should_stop)
             except (SessionError, OSError):
                 _forget(db, path)  # no longer a readable session: out of the index
             except BaseException:

@@ -143,11 +143,15 @@ class Worker:
             [sys.executable, "-c", "from session_tui.model.search_index.reader import serve; serve()"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # (never over the TUI's screen: a failure is an end of its answers)
         )
 
     def ask(self, path: str, start: int, lines: int, model: str | None, calls: dict[str, str]) -> None:
         assert self.process.stdin is not None
-        _send(self.process.stdin, (path, start, lines, model, calls))
+        try:
+            _send(self.process.stdin, (path, start, lines, model, calls))
+        except OSError:  # (it went away: ``batches`` says so)
+            pass
 
     def batches(self) -> Iterator[Batch]:
         """The batches of the file asked first and not yet taken (SessionError: it cannot be read)."""
@@ -161,8 +165,11 @@ class Worker:
                 return
 
     def close(self) -> None:
-        for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
-                stream.close()
         self.process.kill()
         self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
