@@ -126,7 +126,9 @@ def bare_loop(folder: Path) -> float:
 
 
 def session_tui_search(query: str, folder: Path, cache: Path) -> tuple[float, dict]:
-    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
+    # (bytecode written as on a user's machine: a sandbox's PYTHONDONTWRITEBYTECODE would compile every module each run)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["SESSION_TUI_CACHE_DIR"] = str(cache)
     began = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "session_tui", "search", query, str(folder), "--json", "--limit", "20"],

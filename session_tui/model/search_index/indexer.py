@@ -10,14 +10,16 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
 from ..reading.source import is_url
 from ..reading.sources import open_source
 from .database import document_id, free_ids
-from .reader import Batch, Worker, read_batches
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .reader import Batch, Worker
 
 HEAD = 256  # bytes of a file's start that say it is still the same file
 TIME = 9  # where a document's time is in the rows ``_insert`` takes
@@ -57,6 +59,10 @@ def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable
         row = known.get(path)
         if row is None or row[2] != size or row[3] != mtime_ns:
             todo.append((path, size, mtime_ns, row))
+    if not todo:  # (the index is current: nothing of the readers imported)
+        return _removed(db, known, present, roots, done)
+    from .reader import Worker
+
     worker = Worker() if len(todo) >= 2 and sum(t[1] for t in todo) >= PARALLEL_BYTES else None
     try:
         plans: list[_Plan | None] = [None] * len(todo)
@@ -92,6 +98,13 @@ def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable
     finally:
         if worker is not None:
             worker.close()
+    return _removed(db, known, present, roots, done)
+
+
+def _removed(
+    db: sqlite3.Connection, known: dict[str, Any], present: set[str], roots: list[str], done: CatchUp
+) -> CatchUp:
+    """The files gone from the folders out of the index."""
     for path in known:
         if path not in present and any(_under(path, root) for root in roots):
             _forget(db, path)
@@ -167,6 +180,8 @@ def _index_file(
     """Write the file's documents from ``plan``'s start, a transaction per
     batch (read here, or ``batches`` from the worker)."""
     if batches is None:
+        from .reader import read_batches
+
         batches = read_batches(path, plan.start, plan.lines, plan.model, plan.calls, should_stop)
     db.execute("BEGIN")
     try:
