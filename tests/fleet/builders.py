@@ -89,6 +89,31 @@ class Writer:
             self._line(message)
         self.last = entry_id
 
+    def _reply(self, content: list[dict], usage: int, ago: float) -> None:
+        """A model response of Claude Code or pi, its usage as each records it."""
+        if self.fmt == "claude":
+            message = {
+                "role": "assistant",
+                "id": f"msg_{self.n}",
+                "model": "claude-sonnet-4-5",
+                "content": content,
+                "usage": {
+                    "input_tokens": usage,
+                    "output_tokens": 20,
+                    "cache_read_input_tokens": 0,
+                    "cache_creation_input_tokens": 0,
+                },
+            }
+        else:
+            message = {
+                "role": "assistant",
+                "content": content,
+                "model": "claude-sonnet-4-5",
+                "provider": "anthropic",
+                "usage": {"input": usage, "output": 20, "cacheRead": 0, "cacheWrite": 0},
+            }
+        self._entry(message, ago)
+
     def prompt(self, text: str, ago: float = 1.0) -> Writer:
         if self.fmt == "codex":
             self._line(
@@ -126,36 +151,13 @@ class Writer:
                 {"type": "tool_use", "id": c, "name": n, "input": {"command": "pytest -q"}}
                 for c, n in zip(ids, names, strict=True)
             ]
-            self._entry(
-                {
-                    "role": "assistant",
-                    "id": f"msg_{self.n}",
-                    "model": "claude-sonnet-4-5",
-                    "content": content,
-                    "usage": {
-                        "input_tokens": usage,
-                        "output_tokens": 20,
-                        "cache_read_input_tokens": 0,
-                        "cache_creation_input_tokens": 0,
-                    },
-                },
-                ago,
-            )
+            self._reply(content, usage, ago)
         elif self.fmt == "pi":
             content = [
                 {"type": "toolCall", "id": c, "name": n, "arguments": {"command": "pytest -q"}}
                 for c, n in zip(ids, names, strict=True)
             ]
-            self._entry(
-                {
-                    "role": "assistant",
-                    "content": content,
-                    "model": "claude-sonnet-4-5",
-                    "provider": "anthropic",
-                    "usage": {"input": usage, "output": 20, "cacheRead": 0, "cacheWrite": 0},
-                },
-                ago,
-            )
+            self._reply(content, usage, ago)
         else:
             calls = [
                 {
@@ -222,33 +224,8 @@ class Writer:
                     },
                 }
             )
-        elif self.fmt == "claude":
-            self._entry(
-                {
-                    "role": "assistant",
-                    "id": f"msg_{self.n}",
-                    "model": "claude-sonnet-4-5",
-                    "content": [{"type": "text", "text": text}],
-                    "usage": {
-                        "input_tokens": usage,
-                        "output_tokens": 20,
-                        "cache_read_input_tokens": 0,
-                        "cache_creation_input_tokens": 0,
-                    },
-                },
-                ago,
-            )
-        elif self.fmt == "pi":
-            self._entry(
-                {
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": text}],
-                    "model": "claude-sonnet-4-5",
-                    "provider": "anthropic",
-                    "usage": {"input": usage, "output": 20, "cacheRead": 0, "cacheWrite": 0},
-                },
-                ago,
-            )
+        elif self.fmt in ("claude", "pi"):
+            self._reply([{"type": "text", "text": text}], usage, ago)
         else:
             self._entry({"role": "assistant", "content": text}, ago)
         return self
