@@ -17,14 +17,20 @@ from .pilot_support import cursor_line, session_screen, wait_for
 REAL = REPO / "tests" / "data" / "real" / "claude" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 
 
+async def at_line(pilot, line: int):
+    """The session view, indexed, its cursor on ``line``."""
+    screen = await session_screen(pilot)
+    await wait_for(pilot, lambda: not screen.indexing, what="the index")
+    screen.jump_to_entry(screen.entry_for_line(line))
+    await wait_for(pilot, lambda: cursor_line(screen) == line, what=f"line {line}")
+    return screen
+
+
 async def test_enter_on_a_compaction_lists_what_its_summary_dropped_and_jumps_to_it(tmp_path):
     path = tmp_path / REAL.name
     shutil.copy(REAL, path)
     async with SessionApp(str(path), watch=False).run_test(size=(140, 40)) as pilot:
-        screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: not screen.indexing, what="the index")
-        screen.jump_to_entry(screen.entry_for_line(714))
-        await wait_for(pilot, lambda: cursor_line(screen) == 714, what="the compaction")
+        screen = await at_line(pilot, 714)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompactionScreen), what="the inspector")
         inspector = pilot.app.screen
@@ -44,10 +50,8 @@ async def test_enter_on_a_plain_message_does_not_open_it(tmp_path):
     path = tmp_path / REAL.name
     shutil.copy(REAL, path)
     async with SessionApp(str(path), watch=False).run_test(size=(140, 40)) as pilot:
-        screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: not screen.indexing, what="the index")
-        screen.jump_to_entry(screen.entry_for_line(713))
-        await wait_for(pilot, lambda: cursor_line(screen) == 713, what="line 713")
+        screen = await at_line(pilot, 713)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await pilot.pause()  # (the key and the message it posts handled)
         assert pilot.app.screen is screen
+        assert not [w for w in screen.workers if w.group == "compaction"]  # (no inspector on its way)
