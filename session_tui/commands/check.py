@@ -23,8 +23,7 @@ from ..model.session.live_state import live_state
 from ..model.session.problems import ERROR, ProblemKind, find_notes, find_problems
 from ..model.session.session import Session, open_session
 from ..model.session.usage import session_usage, usage_text
-from ..model.usage.totals import SessionUsage, Usage, spent_text
-from ..model.usage.totals import session_usage as spent_by
+from ..model.usage.totals import Usage, spending, spent_text
 from ..model.words import plural
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -141,9 +140,9 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
         context_messages=len(resume_items(session)) if for_people else 0,  # as the TUI and export count it
         notes=find_notes(session),
         sidecar=_sidecar_summary(session),
-        usage=_span_and_tokens(session, (found := spent_by(session)).total),
-        spent=found.total,
-        subagents_spent=_subagents_part(found),
+        usage=_span_and_tokens(session, (spent := spending(session)).total),
+        spent=spent.total,
+        subagents_spent=spent.subagents_total,
         title=session.title(),
         origin=session.origin(),
     )
@@ -156,15 +155,6 @@ def _span_and_tokens(session: Session, spent: Usage) -> str:
     if spent.responses:
         found.input_tokens = found.output_tokens = 0
     return usage_text(found)
-
-
-def _subagents_part(found: SessionUsage) -> Usage | None:
-    if not found.subagents:
-        return None
-    part = Usage()
-    for usage in found.subagents.values():
-        part.add(usage)
-    return part
 
 
 def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:

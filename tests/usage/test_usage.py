@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from session_tui.model.session.session import Session
-from session_tui.model.usage.totals import session_usage
+from session_tui.model.usage.totals import spending
 from tests.support import SAMPLES
 
 # per million tokens, from the providers' price pages: (input, cache read, cache write, output)
@@ -75,7 +75,7 @@ def claude_user(n, parent, text="go"):
 def usage(path):
     with Session(str(path)) as session:
         session.refresh()
-        return session_usage(session)
+        return spending(session)
 
 
 def test_claude_a_response_over_several_lines_and_its_parallel_calls_is_counted_once(tmp_path):

@@ -33,7 +33,7 @@ from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.usage import session_usage
 from ..usage.over_time import last_context
-from ..usage.prices import PROVIDERS, context_window
+from ..usage.prices import context_window, provider_for
 
 TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
 IDLE_AFTER = 900.0
@@ -166,7 +166,7 @@ def observe(
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         context_tokens=context,
-        context_window=context_window(kept.model, PROVIDERS.get(session.format.name)) if kept.model else None,
+        context_window=context_window(kept.model, provider_for(None, session.format.name)) if kept.model else None,
         failed_in_a_row=_failed_in_a_row(session, leaf),
         compacted_at=_compacted_at(session, leaf),
         problems=kept.problems,

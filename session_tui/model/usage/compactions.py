@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import check_stop
+from .totals import responses_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
@@ -76,8 +77,6 @@ def compactions(
     session: Session, should_stop: Callable[[], bool] | None = None, entries: Iterable[int] | None = None
 ) -> list[Compaction]:
     """Every compaction of the file, in file order (of ``entries`` only, where given)."""
-    from .totals import responses_of
-
     name = session.format.name
     found: list[Compaction] = []
     responses = sorted(responses_of(session, should_stop), key=lambda r: r.entry)

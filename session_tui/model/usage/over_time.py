@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from ..entries.pairing import partner
 from ..entries.view import parse_time
 from ..errors import check_stop
-from .prices import PROVIDER_NAMES, PROVIDERS, context_window, response_cost
+from .prices import context_window, provider_for, response_cost
+from .totals import responses_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
@@ -47,7 +48,7 @@ class ContextOverTime:
 def context_over_time(session: Session, should_stop: Callable[[], bool] | None = None) -> ContextOverTime:
     path = list(session.active_path())
     on_path = set(path)
-    responses = [r for r in session.format.responses(session, should_stop) if r.entry in on_path]
+    responses = [r for r in responses_of(session, should_stop) if r.entry in on_path]
     order = {entry: k for k, entry in enumerate(path)}
     responses.sort(key=lambda r: order[r.entry])
     out = ContextOverTime()
@@ -71,8 +72,7 @@ def context_over_time(session: Session, should_stop: Callable[[], bool] | None =
             (out.compactions if kind == "compaction" else out.branch_points).append(index)
     if responses and responses[-1].model:
         last = responses[-1]
-        provider = PROVIDER_NAMES.get(last.provider or "", last.provider) or PROVIDERS.get(session.format.name)
-        out.model, out.window = last.model, context_window(last.model, provider)
+        out.model, out.window = last.model, context_window(last.model, provider_for(last.provider, session.format.name))
     return out
 
 
@@ -116,7 +116,7 @@ def context_fill(session: Session) -> str | None:
     record = session.record(found[0])
     holder = record.get("message") if isinstance(record.get("message"), dict) else record
     model = holder.get("model") if isinstance(holder, dict) else None
-    window = context_window(model, PROVIDERS.get(session.format.name)) if isinstance(model, str) else None
+    window = context_window(model, provider_for(None, session.format.name)) if isinstance(model, str) else None
     used = human_tokens(found[1])
     return f"ctx {used}/{human_tokens(window)}" if window else f"ctx {used}"
 

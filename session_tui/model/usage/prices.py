@@ -57,8 +57,14 @@ def response_cost(response: Response, format_name: str) -> float | None:
     return None
 
 
+def provider_for(recorded: str | None, format_name: str) -> str | None:
+    """The table's provider of a response: the one the file records (by the
+    table's name for it), else its format's."""
+    return PROVIDER_NAMES.get(recorded or "", recorded) or PROVIDERS.get(format_name)
+
+
 def _providers(response: Response, format_name: str) -> list[str | None]:
-    named = PROVIDER_NAMES.get(response.provider or "", response.provider) or PROVIDERS.get(format_name)
+    named = provider_for(response.provider, format_name)
     return [named, None] if named else [None]
 
 

@@ -101,17 +101,29 @@ def usage_of(responses: Iterable[Response], format_name: str) -> Usage:
 
 
 @dataclass
-class SessionUsage:
-    own: Usage  # the session's own responses
+class Spending:
+    """What a session spent: its own responses, and each sub-agent's apart."""
+
+    own: Usage
     subagents: dict[str, Usage]  # each sub-agent transcript's, by path
+
+    @property
+    def subagents_total(self) -> Usage | None:
+        """The sub-agents' part (None: it has none)."""
+        if not self.subagents:
+            return None
+        out = Usage()
+        for usage in self.subagents.values():
+            out.add(usage)
+        return out
 
     @property
     def total(self) -> Usage:
         """The session with its sub-agents rolled up."""
         out = Usage()
         out.add(self.own)
-        for usage in self.subagents.values():
-            out.add(usage)
+        if (part := self.subagents_total) is not None:
+            out.add(part)
         return out
 
 
@@ -152,7 +164,7 @@ def subagent_files(session: Session) -> list[str]:
     return sorted(found)
 
 
-def session_usage(session: Session, should_stop: Callable[[], bool] | None = None) -> SessionUsage:
+def spending(session: Session, should_stop: Callable[[], bool] | None = None) -> Spending:
     """The session's usage and each of its sub-agents' (Claude Code's
     transcripts beside it), counted once each."""
     from ..session.session import Session as Opened
@@ -164,7 +176,7 @@ def session_usage(session: Session, should_stop: Callable[[], bool] | None = Non
         try:
             with Opened(path) as sub:
                 sub.refresh()
-                subagents[path] = usage_of(sub.format.responses(sub, should_stop), sub.format.name)
+                subagents[path] = usage_of(responses_of(sub, should_stop), sub.format.name)
         except (OSError, ValueError):
             continue
-    return SessionUsage(own, subagents)
+    return Spending(own, subagents)

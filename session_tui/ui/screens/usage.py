@@ -21,7 +21,7 @@ from ...model.words import human_seconds, human_tokens, plural
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.session.session import Session
     from ...model.usage.over_time import ContextOverTime, ToolStats
-    from ...model.usage.totals import SessionUsage
+    from ...model.usage.totals import Spending
 
 
 class UsageScreen(ModalScreen[None]):
@@ -53,19 +53,19 @@ class UsageScreen(ModalScreen[None]):
         from textual.worker import get_current_worker
 
         from ...model.usage.over_time import context_over_time, tool_stats
-        from ...model.usage.totals import session_usage
+        from ...model.usage.totals import spending
 
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731
         try:
             over_time = context_over_time(self.session, stop)
             tools = tool_stats(self.session, stop)
-            spent = session_usage(self.session, stop)
+            spent = spending(self.session, stop)
         except Cancelled:
             return
         self.app.call_from_thread(self.draw, over_time, tools, spent)
 
-    def draw(self, over_time: ContextOverTime, tools: list[ToolStats], spent: SessionUsage) -> None:
+    def draw(self, over_time: ContextOverTime, tools: list[ToolStats], spent: Spending) -> None:
         from ...model.usage.totals import spent_text
 
         total = spent.total
