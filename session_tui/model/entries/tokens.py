@@ -16,17 +16,19 @@ def tokens_of(view: EntryView) -> tuple[int, int]:
     return usage_counts(view.tokens or {})
 
 
+def first_count(usage: Mapping[str, object], keys: Iterable[str]) -> int:
+    """The first of ``keys`` that ``usage`` holds a count under (a negative
+    or non-integer count is none); 0 without one."""
+    for key in keys:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return 0
+
+
 def usage_counts(usage: Mapping[str, object]) -> tuple[int, int]:
-    """(input, output) of a usage record (a negative or non-integer count is none)."""
-
-    def first(keys: Iterable[str]) -> int:
-        for key in keys:
-            value = usage.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-        return 0
-
-    return first(IN_KEYS), first(OUT_KEYS)
+    """(input, output) of a usage record."""
+    return first_count(usage, IN_KEYS), first_count(usage, OUT_KEYS)
 
 
 @dataclass
@@ -84,8 +86,7 @@ class Response:
 def hour_cache_writes(usage: Mapping[str, object]) -> int:
     """Cache writes kept for an hour (Claude's ``cache_creation.ephemeral_1h_input_tokens``)."""
     detail = usage.get("cache_creation")
-    found = detail.get("ephemeral_1h_input_tokens") if isinstance(detail, Mapping) else None
-    return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else 0
+    return first_count(detail, ("ephemeral_1h_input_tokens",)) if isinstance(detail, Mapping) else 0
 
 
 def response_counts(usage: Mapping[str, object]) -> tuple[int, int, int, int]:
@@ -94,20 +95,13 @@ def response_counts(usage: Mapping[str, object]) -> tuple[int, int, int, int]:
     it, Codex's, OpenAI's), the cache is taken out; an ``uncached_input_tokens``
     (pi's) is used as it is."""
 
-    def first(keys: Iterable[str], where: Mapping[str, object] = usage) -> int:
-        for key in keys:
-            value = where.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-        return 0
-
-    cache_read = first(CACHE_READ_KEYS)
+    cache_read = first_count(usage, CACHE_READ_KEYS)
     for nested in ("prompt_tokens_details", "input_tokens_details"):
         details = usage.get(nested)
         if not cache_read and isinstance(details, Mapping):
-            cache_read = first(CACHE_READ_KEYS, details)
-    cache_write = first(CACHE_WRITE_KEYS)
-    output = first(OUT_KEYS)
+            cache_read = first_count(details, CACHE_READ_KEYS)
+    cache_write = first_count(usage, CACHE_WRITE_KEYS)
+    output = first_count(usage, OUT_KEYS)
     if isinstance(usage.get("uncached_input_tokens"), int):
-        return first(("uncached_input_tokens",)), output, cache_read, cache_write
-    return max(0, first(IN_KEYS) - cache_read - cache_write), output, cache_read, cache_write
+        return first_count(usage, ("uncached_input_tokens",)), output, cache_read, cache_write
+    return max(0, first_count(usage, IN_KEYS) - cache_read - cache_write), output, cache_read, cache_write

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from ..entries.view import call_summary, parse_time
 from ..errors import SessionError
@@ -230,14 +229,6 @@ def _path_back(session: Session, leaf: int) -> list[int]:
         out.append(node)
         node = session.tree.parent[node]
     return out
-
-
-def _first_int(usage: Mapping[str, Any], *keys: str) -> int:
-    for key in keys:
-        value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return 0
 
 
 def _failed_in_a_row(session: Session, leaf: int) -> int:

@@ -137,7 +137,7 @@ class _Window:
     cutoff: float | None = None
     armed: bool = False  # counting has stopped: only a newer document of ``hour`` is still wanted
 
-    def passes_over(self, doc_id: int, when: float | None) -> bool:
+    def passes_over(self, when: float | None) -> bool:
         return self.armed and not _newer(when, self.cutoff)
 
     def ended(self, doc_id: int) -> bool:
@@ -180,7 +180,7 @@ def _checked(
                 continue
             if window is not None and window.ended(doc_id):
                 return
-            if window is not None and window.passes_over(doc_id, when):
+            if window is not None and window.passes_over(when):
                 continue
             raw = _raw(sources, path, offset, length)
             if raw is None or not query.may_match(raw):
