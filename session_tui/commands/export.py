@@ -19,7 +19,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..model.entries.view import EntryView, parse_time
+from ..model.entries.view import EntryView, model_named, parse_time
 from ..model.reading import json_text
 from ..model.sanitize import inert, json_escape_invisible
 from ..model.session.context import context_items, resume_items
@@ -99,7 +99,7 @@ def _facts(
     if times:
         start = datetime.fromtimestamp(min(times), UTC).strftime("%Y-%m-%d %H:%M UTC")
         facts.append(("time", f"{start}, {human_seconds(max(times) - min(times))}"))
-    models = list(dict.fromkeys(m for r in records if (m := _model_of(r))))
+    models = list(dict.fromkeys(m for r in records if (m := model_named(r, ("model",)))))
     if models:
         facts.append(("models", ", ".join(models)))
     usage = session_usage(session)
@@ -112,14 +112,6 @@ def _facts(
     if failed:
         facts.append(("failed tool results", f"{failed:,}"))
     return facts
-
-
-def _model_of(record: dict) -> str | None:
-    """The model a record names: Claude Code's and pi's ``message.model``, a Codex ``turn_context``'s."""
-    for holder in (record.get("message"), record.get("payload"), record):
-        if isinstance(holder, dict) and isinstance(holder.get("model"), str) and holder["model"]:
-            return holder["model"]
-    return None
 
 
 def save(path: str, text: str, *, force: bool = False, source: str | None = None) -> None:

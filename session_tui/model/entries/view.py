@@ -135,6 +135,19 @@ def call_summary(name: str, arguments: str, limit: int = 100) -> str:
 LATEST = 253402300800.0  # 10000-01-01: no time is later (datetime's range)
 
 
+def model_named(record: dict[str, Any], keys: tuple[str, ...] = ("model", "modelId")) -> str | None:
+    """The model a record names: Claude Code's and pi's ``message.model``, a
+    Codex ``turn_context``'s ``payload.model``, pi's ``modelId`` (its model
+    changes), a plain record's ``model``."""
+    for holder in (record.get("message"), record.get("payload"), record):
+        if isinstance(holder, dict):
+            for key in keys:
+                found = holder.get(key)
+                if isinstance(found, str) and found:
+                    return found
+    return None
+
+
 def parse_time(value: object) -> float | None:
     """Seconds since the epoch from an ISO 8601 string, or a number of Unix
     seconds or (above 1e11, i.e. after 1973 in ms) milliseconds; None for

@@ -44,6 +44,7 @@ def read_batches(
 ) -> Iterator[Batch]:
     """The documents of ``path`` from byte ``start`` (line ``lines``), a batch
     of BATCH at a time, the last one marked."""
+    from ..entries.view import model_named
     from ..reading.records import BOM, BadLine, parse_object
     from ..reading.segment import LineBlocks
     from ..session.session import Session
@@ -70,7 +71,7 @@ def read_batches(
                     record = parse_object(raw)
                 except BadLine:
                     continue
-                model = _model(record) or model
+                model = model_named(record) or model
                 try:
                     doc = document(number, offset, len(raw.rstrip(b"\r\n")), record, view(record), calls)
                 except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view)
@@ -87,15 +88,6 @@ def read_batches(
         yield Batch(fmt, docs, texts, reached, line, model, dict(calls), last=True, bytes_read=blocks.pos - start)
     finally:
         source.close()
-
-
-def _model(record: dict[str, Any]) -> str | None:
-    for holder in (record.get("message"), record.get("payload"), record):
-        if isinstance(holder, dict):
-            found = holder.get("model") or holder.get("modelId")
-            if isinstance(found, str) and found:
-                return found
-    return None
 
 
 # -- the worker -----------------------------------------------------------------------

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..entries.pairing import partner
-from ..entries.view import parse_time
+from ..entries.view import model_named, parse_time
 from ..errors import check_stop
 from .prices import context_window, provider_for, response_cost
 from .totals import responses_of
@@ -113,10 +113,8 @@ def context_fill(session: Session) -> str | None:
     found = last_response(session, leaf) if leaf >= 0 else None
     if found is None:
         return None
-    record = session.record(found[0])
-    holder = record.get("message") if isinstance(record.get("message"), dict) else record
-    model = holder.get("model") if isinstance(holder, dict) else None
-    window = context_window(model, provider_for(None, session.format.name)) if isinstance(model, str) else None
+    model = model_named(session.record(found[0]), ("model",))
+    window = context_window(model, provider_for(None, session.format.name)) if model else None
     used = human_tokens(found[1])
     return f"ctx {used}/{human_tokens(window)}" if window else f"ctx {used}"
 
