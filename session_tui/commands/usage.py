@@ -11,7 +11,7 @@ from functools import partial
 
 from ..model.catalog.cache import list_session_files
 from ..model.catalog.known import default_paths
-from ..model.catalog.session_info import is_subagent
+from ..model.catalog.session_info import is_subagent, parent_of
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.resume.clients import client_for, recorded_cwd
@@ -38,8 +38,8 @@ def run_usage(paths: list[str], by: str, as_json: bool) -> int:
     rows: dict[str, Usage] = {}
     skipped = 0
     for path, size, mtime_ns in listed:
-        owner = _owner(path)
-        if owner in present and owner != path:
+        owner = parent_of(path)
+        if owner is not None and owner in present:
             continue  # (counted with its session)
         try:
             found = ledger.usage(path, size, mtime_ns, partial(_work_out, path, None))
@@ -87,14 +87,6 @@ def run_usage(paths: list[str], by: str, as_json: bool) -> int:
     )
     print(f"{len(listed)} files · priced by {priced_by()}{tail}")
     return 0
-
-
-def _owner(path: str) -> str:
-    """The session file a sub-agent transcript belongs to (itself otherwise)."""
-    if not is_subagent(path):
-        return path
-    folder = os.path.dirname(os.path.dirname(path))
-    return folder + ".jsonl"
 
 
 def _work_out(path: str, project: str | None) -> FileUsage:

@@ -83,3 +83,10 @@ class SessionInfo:
 def is_subagent(path: str) -> bool:
     """A Claude Code sub-agent transcript: ``<id>/subagents/agent-*.jsonl``."""
     return os.path.basename(os.path.dirname(path)) == "subagents" and os.path.basename(path).startswith("agent-")
+
+
+def parent_of(path: str) -> str | None:
+    """The session a Claude Code sub-agent transcript belongs to: ``<id>/subagents/agent-*.jsonl`` → ``<id>.jsonl``."""
+    if not is_subagent(path):
+        return None
+    return os.path.dirname(os.path.dirname(path)) + ".jsonl"

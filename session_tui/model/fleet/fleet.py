@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog.cache import list_session_files
-from ..catalog.session_info import is_subagent
+from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
 from ..reading.open_writers import agent_running_in
@@ -55,13 +55,6 @@ class Agent:
             "context_window": seen.context_window,
             "alerts": list(self.alerts),
         }
-
-
-def parent_of(path: str) -> str | None:
-    """The session a Claude Code sub-agent transcript belongs to: ``<id>/subagents/agent-*.jsonl`` → ``<id>.jsonl``."""
-    if not is_subagent(path):
-        return None
-    return os.path.dirname(os.path.dirname(path)) + ".jsonl"
 
 
 class Fleet:
