@@ -35,13 +35,6 @@ class FileUsage:
     project: str
     groups: list[tuple[str, str, Usage]]  # (day, model, usage)
 
-    @property
-    def total(self) -> Usage:
-        out = Usage()
-        for _, _, usage in self.groups:
-            out.add(usage)
-        return out
-
 
 def file_usage(session: Session, project: str) -> FileUsage:
     """The session's responses by (local day, model), priced."""
