@@ -19,7 +19,7 @@ from ..cache_dir import default_cache_dir, write_cache_file
 from ..entries.tokens import Response
 from ..entries.view import parse_time
 from .prices import priced_by
-from .totals import Usage, responses_of, usage_of
+from .totals import NO_MODEL, Usage, responses_of, usage_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
 NAME = "usage.json"
 VERSION = 1
 NO_TIME = "(no time)"
-NO_MODEL = "(no model recorded)"
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from ..entries.tokens import Response
 from .prices import priced_by, response_cost
 
+NO_MODEL = "(no model recorded)"  # the name of a response's model that none is recorded for
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
 
@@ -93,7 +95,7 @@ def usage_of(responses: Iterable[Response], format_name: str) -> Usage:
         cost = response_cost(response, format_name)
         if cost is None:
             total.unpriced_responses += 1
-            unpriced.add(response.model or "(no model recorded)")
+            unpriced.add(response.model or NO_MODEL)
         else:
             total.cost_usd = _plus(total.cost_usd, cost)
     total.unpriced_models = sorted(unpriced)
