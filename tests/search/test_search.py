@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -34,12 +35,18 @@ def search(db, text, roots, limit=50):
     return run_query(db, parse(text), roots, limit)
 
 
+# The archive's clock, pinned: ``after:``/``before:`` take a date, and a
+# "now" read at run time put the day between two sessions only in the
+# afternoon (UTC); its sessions are at noon, a day apart.
+NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC).timestamp()
+
+
 @pytest.fixture
 def archive(tmp_path):
-    """Three agents' sessions of three formats, written a day apart."""
+    """Three agents' sessions of three formats, written a day apart (at noon UTC)."""
     folder = tmp_path / "sessions"
     folder.mkdir()
-    now = time.time()
+    now = NOON
     claude = Writer(folder / "claude.jsonl", "claude", now).prompt("Run alembic downgrade -1 on staging", ago=3 * 86400)
     claude.calls_made("Bash", ago=3 * 86400 - 1).result(0, ago=3 * 86400 - 2, error=True)
     pi = Writer(folder / "pi.jsonl", "pi", now).prompt("Read src/invoice_tools/totals.py — café ☕", ago=2 * 86400)
@@ -80,7 +87,7 @@ def test_every_filter(db, archive):
     }
     assert {h.file.rsplit("/", 1)[-1] for h in search(db, "model:sonnet", roots).hits} <= {"claude.jsonl", "pi.jsonl"}
     assert {h.file.rsplit("/", 1)[-1] for h in search(db, "0a1b format:codex", roots).hits} == {"codex.jsonl"}
-    day = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 1.5 * 86400))
+    day = "2026-03-13T00:00Z"  # between pi (the 12th, noon) and codex (the 13th, noon)
     assert {h.file.rsplit("/", 1)[-1] for h in search(db, f"after:{day} role:user", roots).hits} == {"codex.jsonl"}
     assert "codex.jsonl" not in {h.file.rsplit("/", 1)[-1] for h in search(db, f"before:{day} role:user", roots).hits}
     assert search(db, f"role:user in:{archive}", roots).total == 3
