@@ -8,6 +8,13 @@ the client's program: HOME, the client's config dir and its sessions folder
 are a new temporary directory, removed afterwards; the key is fake; the
 switches that turn off telemetry, error reports and update checks are set;
 the API answers "ok" as text, so the client runs no tool.
+
+Sealed where the kernel allows: the client runs in a network namespace of
+its own with only loopback (``unshare -n``, or ``unshare -rn`` unprivileged),
+where a launcher binds the fake API's socket and hands it to this process
+before it becomes the client; otherwise only the environment turns off what
+the clients reach out for. The verdict says which held. The client runs in a
+process group of its own, killed whole at the end (no orphans).
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +40,7 @@ from ..model.errors import Cancelled, SessionError
 from ..model.reading.codex_thread import thread_files
 from ..model.resume.api_rules import RESPONSES
 from ..model.resume.clients import Client, claude_project, client_for, session_id_of
+from ..model.resume.paths import checked_name, inside
 from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
 from ..model.resume.verdicts import remember
@@ -77,6 +87,7 @@ class Report:
     request: list[Any]
     agrees: bool
     differences: list[str]
+    sealed: str = ""  # which guarantee held: "sealed: …" or "unsealed: …"
     sent: list[Step] = field(default_factory=list)  # the request as steps, the new turn left out
     added: set[int] = field(default_factory=set)  # indexes of ``sent`` not in the file's own context
     notes: list[str] = field(default_factory=list)
@@ -92,10 +103,11 @@ class Report:
             "request": self.request,
             "agrees": self.agrees,
             "differences": self.differences,
+            "sealed": self.sealed,
         }
 
     def text(self) -> str:
-        out = [f"{self.client.title} {self.client_version}, model {self.model or '?'}"]
+        out = [f"{self.client.title} {self.client_version}, model {self.model or '?'}", self.sealed]
         if self.accepted:
             out.append("accepted: the API takes this conversation")
         else:
@@ -125,10 +137,16 @@ def find_program(client: Client, given: str | None) -> str:
     return found
 
 
-def client_version(program: str, env: dict[str, str], client: Client) -> str:
+def client_version(program: str, env: dict[str, str], client: Client, seal: list[str] | None = None) -> str:
     try:
         done = subprocess.run(
-            [program, "--version"], env=env, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+            [*(seal or []), program, "--version"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise DryRunFailed(f"{program} --version did not answer: {exc}") from None
@@ -150,14 +168,14 @@ def _setup(
     notes: list[str] = []
     source = Path(session.path)
     if client.name == "claude":
-        sid = session_id_of(client, session) or str(uuid.uuid4())
-        folder = run / ".claude" / "projects" / claude_project(str(work))
+        sid = session_id_of(client, session) or str(uuid.uuid4())  # (a UUID, or refused)
+        folder = Path(inside(str(run), ".claude", "projects", claude_project(str(work))))
         folder.mkdir(parents=True)
-        copy = folder / f"{sid}.jsonl"
+        copy = Path(inside(str(folder), checked_name(f"{sid}.jsonl", session.path)))
         shutil.copyfile(source, copy)
         beside = source.with_suffix("")
-        if beside.is_dir():  # its sub-agents' transcripts
-            shutil.copytree(beside, folder / sid)
+        if beside.is_dir() and not beside.is_symlink():  # its sub-agents' transcripts (no links followed)
+            shutil.copytree(beside, inside(str(folder), sid), ignore=_links)
         return copy, {"ANTHROPIC_BASE_URL": url, "CLAUDE_CONFIG_DIR": str(run / ".claude")}, notes
     if client.name == "codex":
         home = run / ".codex"
@@ -166,7 +184,7 @@ def _setup(
         folder = home.joinpath("sessions", *day)
         folder.mkdir(parents=True)
         for part in thread_files(str(source)):
-            shutil.copyfile(part, folder / Path(part).name)
+            shutil.copyfile(part, inside(str(folder), checked_name(Path(part).name, part)))
         config = [
             f'model = "{model}"' if model else "",
             'model_provider = "openai"',
@@ -182,9 +200,12 @@ def _setup(
             "enabled = false",
         ]
         (home / "config.toml").write_text("\n".join(config) + "\n")
-        copy = folder / source.name
+        copy = Path(inside(str(folder), checked_name(source.name, session.path)))
         if not source.name.startswith("rollout-"):  # Codex finds a rollout by the id in its name
-            named = folder / f"rollout-{'-'.join(day)}T00-00-00-{session_id_of(client, session)}.jsonl"
+            thread = session_id_of(client, session)
+            if thread is None:
+                raise DryRunFailed(f"{session.path}: its session_meta records no thread id: Codex cannot resume it")
+            named = Path(inside(str(folder), f"rollout-{'-'.join(day)}T00-00-00-{thread}.jsonl"))
             copy = copy.rename(named)
             notes.append(f"the copy was named {named.name}: Codex finds a rollout by the id in its name")
         return copy, {"CODEX_HOME": str(home)}, notes
@@ -194,7 +215,7 @@ def _setup(
     (agent / "models.json").write_text(json.dumps({"providers": providers}))
     folder = run / "sessions"
     folder.mkdir()
-    copy = folder / source.name
+    copy = Path(inside(str(folder), checked_name(source.name, session.path)))
     data = source.read_bytes()
     head, newline, rest = data.partition(b"\n")
     try:
@@ -209,13 +230,23 @@ def _setup(
     return copy, {"PI_CODING_AGENT_DIR": str(agent)}, notes
 
 
+def _links(folder: str, names: list[str]) -> set[str]:
+    """``copytree``'s ignore: the symbolic links (a hostile folder's way out)."""
+    return {name for name in names if os.path.islink(os.path.join(folder, name))}
+
+
 def _argv(client: Client, program: str, session_id: str, path: str, model: str | None) -> list[str]:
+    """The client's command; the id a UUID (``Client.argv`` refuses any other),
+    Codex's positionals after ``--``, pi's path absolute: no value reads as a flag."""
+    if model is not None and model.startswith("-"):
+        raise DryRunFailed(f"--model {model}: not a model name")
+    resume = client.argv(session_id, path)[1:]
     if client.name == "claude":
-        return [program, "-p", "--resume", session_id, *(["--model", model] if model else []), PROMPT]
+        return [program, "-p", *resume, *(["--model", model] if model else []), PROMPT]
     if client.name == "codex":
         extra = ["-m", model] if model else []
-        return [program, "exec", "--skip-git-repo-check", "--color", "never", *extra, "resume", session_id, PROMPT]
-    return [program, *(["--model", model] if model else []), "--session", path, "-p", PROMPT]
+        return [program, "exec", "--skip-git-repo-check", "--color", "never", *extra, *resume, PROMPT]
+    return [program, *(["--model", model] if model else []), *resume, "-p", PROMPT]
 
 
 def _last_user_text(wire: str, messages: list[Any]) -> str:
@@ -270,27 +301,31 @@ def dry_run(
         program = find_program(client, program)
         model = model or DEFAULT_MODEL.get(client.name)
         run = Path(tempfile.mkdtemp(prefix="session-tui-dry-run-"))
-        server = FakeAPI()
+        output = tempfile.TemporaryFile()
+        seal = seal_prefix()
+        box = Box.open(seal, output)
         try:
             work = run / "work"
             work.mkdir()
             base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(run), **QUIET_ENV}
-            version = client_version(program, base, client)
-            copy, extra, notes = _setup(client, session, run, work, server.url, model)
+            version = client_version(program, base, client, seal if box.sealed else None)
+            copy, extra, notes = _setup(client, session, run, work, box.server.url, model)
             env = {**base, **extra}
             resumed, session_id = _at_leaf(client, copy, session, leaf)
             with open_session(resumed, session.format.name) as again:  # before the client adds its turn
                 ours = json.loads(export(again, "json", context=True))
                 own = [s.message for s in _plain_context(again)]
-            returncode, output = _run(
-                _argv(client, program, session_id, str(resumed), model), work, env, timeout, client, should_stop
-            )
-            request = main_request(server.requests())
+            argv = _argv(client, program, session_id, str(resumed), model)
+            returncode = _wait(box.start(argv, work, env), timeout, client, should_stop)
+            output.seek(0)
+            said = output.read()[-8192:].decode("utf-8", "replace")
+            request = main_request(box.server.requests())
             if request is None:
-                tail = output.strip().splitlines()[-1:] or ["no output"]
+                tail = said.strip().splitlines()[-1:] or ["no output"]
                 raise DryRunFailed(f"{client.title} sent no model request (exit {returncode}: {tail[0][:200]})")
         finally:
-            server.stop()
+            box.close()
+            output.close()
             shutil.rmtree(run, ignore_errors=True)
     wire = request.wire or ""
     conversation = _conversation(request)
@@ -309,43 +344,159 @@ def dry_run(
         conversation,
         not found,
         found,
+        SEALED if box.sealed else UNSEALED,
         sent,
         _added(plain, sent),
         notes,
     )
 
 
-def _run(
-    argv: list[str],
-    cwd: Path,
-    env: dict[str, str],
+SEALED = "sealed: network namespace, loopback only"
+UNSEALED = "unsealed: update checks and telemetry turned off by environment (no network namespace here)"
+
+#: run inside the new network namespace: loopback up, the fake API's socket
+#: bound there and handed over (SCM_RIGHTS) on fd argv[1], then the job read
+#: from it (argv, cwd, env) and exec'd: the launcher becomes the client
+LAUNCHER = r"""
+import fcntl, json, os, socket, struct, sys
+channel = socket.socket(fileno=int(sys.argv[1]))
+with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # lo up: IFF_UP | IFF_LOOPBACK | IFF_RUNNING
+    fcntl.ioctl(s, 0x8914, struct.pack("16sH22x", b"lo", 0x1 | 0x8 | 0x40))
+server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+server.bind(("127.0.0.1", 0))
+server.listen(64)
+socket.send_fds(channel, [b"bound"], [server.fileno()])
+server.close()
+data = b""
+while chunk := channel.recv(1 << 16):
+    data += chunk
+channel.close()
+if not data:
+    sys.exit(0)
+job = json.loads(data)
+os.chdir(job["cwd"])
+os.execve(job["argv"][0], job["argv"], job["env"])
+"""
+
+
+def seal_prefix() -> list[str] | None:
+    """The command prefix that runs a program in a new network namespace
+    with only loopback (None: the kernel, or no unshare, does not allow it)."""
+    found = shutil.which("unshare")
+    if found is None:
+        return None
+    for prefix in ([found, "-n", "--"], [found, "-rn", "--"]) if os.geteuid() == 0 else ([found, "-rn", "--"],):
+        try:
+            done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return prefix
+    return None
+
+
+@dataclass
+class Box:
+    """The fake API and where the client will run: in the launcher waiting in
+    its namespace (sealed), or here (unsealed)."""
+
+    server: FakeAPI
+    output: Any
+    launcher: subprocess.Popen[bytes] | None = None
+    channel: socket.socket | None = None
+    child: subprocess.Popen[bytes] | None = None
+
+    @property
+    def sealed(self) -> bool:
+        return self.launcher is not None
+
+    @classmethod
+    def open(cls, seal: list[str] | None, output: Any) -> Box:
+        if seal is not None:
+            ours, theirs = socket.socketpair()
+            try:
+                launcher = subprocess.Popen(
+                    [*seal, sys.executable, "-I", "-c", LAUNCHER, str(theirs.fileno())],
+                    pass_fds=(theirs.fileno(),),
+                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            except OSError:
+                ours.close()
+            else:
+                theirs.close()
+                ours.settimeout(15)
+                try:
+                    _, fds, _, _ = socket.recv_fds(ours, 64, 1)
+                except OSError:
+                    fds = []
+                if fds:
+                    ours.settimeout(None)
+                    return cls(FakeAPI(socket.socket(fileno=fds[0])), output, launcher, ours)
+                ours.close()
+                _kill_group(launcher)
+        return cls(FakeAPI(), output)
+
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Run the client: the launcher becomes it (sealed), or a new process."""
+        if self.launcher is not None and self.channel is not None:
+            self.channel.sendall(json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode())
+            self.channel.close()
+            self.channel = None
+            self.child = self.launcher
+        else:
+            self.child = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=self.output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        return self.child
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+        for process in (self.launcher, self.child):
+            if process is not None:
+                _kill_group(process)
+        self.server.stop()
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process's whole group (it leads one of its own) and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+def _wait(
+    child: subprocess.Popen[bytes],
     timeout: float,
     client: Client,
     should_stop: Callable[[], bool] | None,
-) -> tuple[int, str]:
-    """Run the client to its end: (exit status, its output). Stopped at the
-    time limit (DryRunFailed) or when ``should_stop`` says so (Cancelled)."""
-    with tempfile.TemporaryFile() as output:
-        child = subprocess.Popen(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT
-        )
-        deadline = time.monotonic() + timeout
+) -> int:
+    """Wait for the client's end: its exit status. Stopped at the time limit
+    (DryRunFailed) or when ``should_stop`` says so (Cancelled); its process
+    group is killed whole either way (``Box.close``)."""
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            while True:
-                try:
-                    returncode = child.wait(timeout=0.1)
-                    break
-                except subprocess.TimeoutExpired:
-                    if should_stop is not None and should_stop():
-                        raise Cancelled() from None
-                    if time.monotonic() > deadline:
-                        raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-        output.seek(0)
-        return returncode, output.read()[-8192:].decode("utf-8", "replace")
+            return child.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            if should_stop is not None and should_stop():
+                raise Cancelled() from None
+            if time.monotonic() > deadline:
+                raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
 
 
 def _plain_context(session: Session) -> list[Any]:

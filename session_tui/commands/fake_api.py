@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import socket
 import threading
 import time
 import zlib
@@ -188,8 +189,16 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeAPI(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__((HOST, 0), _Handler)
+    def __init__(self, listening: socket.socket | None = None) -> None:
+        """``listening``: a socket already bound to loopback and listening (one
+        made inside a dry run's network namespace); else a new one here."""
+        super().__init__((HOST, 0), _Handler, bind_and_activate=listening is None)
+        if listening is not None:
+            self.socket.close()
+            self.socket = listening
+            self.server_address = listening.getsockname()
+            if self.server_address[0] != HOST:
+                raise OSError(f"the fake API's socket is not bound to {HOST}")
         self.captured: list[Captured] = []
         self._lock = threading.Lock()
         threading.Thread(target=self.serve_forever, daemon=True).start()

@@ -1,11 +1,13 @@
 """`session-tui resume FILE`: how to continue a session at a leaf with its
-own client; what must be written first, written through the store; the
-command, printed or run (``--exec``). ``--dry-run``: see ``dry_run``."""
+own client; what must be written first, said, and written through the
+store only when asked (``--write``, or ``--exec``); the command, printed or
+run (``--exec``). ``--dry-run``: see ``dry_run``."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass
@@ -13,6 +15,7 @@ from typing import Any
 
 from ..model.errors import SessionError
 from ..model.resume.clients import Client, new_file_id
+from ..model.resume.paths import inside
 from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.problems import ERROR, find_problems
@@ -29,7 +32,8 @@ class Resume:
     session_id: str
     cwd: str | None
     wrote: dict[str, str] | None  # {"kind": "fork"|"set-leaf", "path": …}
-    summary: str | None  # what was written, one line
+    summary: str | None  # what was (or would be) written, one line
+    would_write: dict[str, str] | None = None  # as ``wrote``, when not asked to write
 
     @property
     def argv(self) -> list[str]:
@@ -40,30 +44,41 @@ class Resume:
             "client": self.client.name,
             "file": self.file,
             "wrote": self.wrote,
+            "would_write": self.would_write,
             "session_id": self.session_id,
             "cwd": self.cwd or os.getcwd(),
             "argv": self.argv,
         }
 
 
-def make_ready(session: Session, plan: ResumePlan, force: bool = False) -> Resume:
+def make_ready(session: Session, plan: ResumePlan, force: bool = False, write: bool = True) -> Resume:
     """Carry out ``plan``'s write (a fork where the client looks, or pi's
-    leaf move) through the store; the resume it leaves."""
+    leaf move) through the store; the resume it leaves. ``write=False``:
+    only what it would write (``would_write``; a fork's new id is drawn
+    anew each time)."""
     client = plan.client
     if plan.write == FORK:
-        if plan.folder is not None:
+        if plan.folder is not None and write:
             os.makedirs(plan.folder, mode=0o700, exist_ok=True)
         store_plan = edits.plan_fork(session, plan.leaf, folder=plan.folder)
         path, data = store_plan.new_files[0]
+        if plan.folder is not None and inside(plan.folder, os.path.basename(path)) != os.path.realpath(path):
+            raise ResumeRefused(f"{path}: not inside {plan.folder}: refused")
+        fork_id = new_file_id(client, path, data)
+        client.argv(fork_id, path)  # (refuses an id that is no UUID before anything is written)
+        done = {"kind": FORK, "path": path}
+        if not write:
+            return Resume(client, path, fork_id, plan.cwd, None, store_plan.summary, done)
         edits.apply(store_plan, force=force)
-        return Resume(
-            client, path, new_file_id(client, path, data), plan.cwd, {"kind": FORK, "path": path}, store_plan.summary
-        )
+        return Resume(client, path, fork_id, plan.cwd, done, store_plan.summary)
+    own_id = plan.session_id or session.path
     if plan.write == SET_LEAF:
         store_plan = edits.plan_set_leaf(session, plan.leaf)
+        done = {"kind": SET_LEAF, "path": session.path}
+        if not write:
+            return Resume(client, session.path, own_id, plan.cwd, None, store_plan.summary, done)
         edits.apply(store_plan, force=force)
-        wrote = {"kind": SET_LEAF, "path": session.path}
-        return Resume(client, session.path, plan.session_id or session.path, plan.cwd, wrote, store_plan.summary)
+        return Resume(client, session.path, own_id, plan.cwd, done, store_plan.summary)
     return Resume(client, session.path, plan.session_id or session.path, plan.cwd, None, None)
 
 
@@ -107,7 +122,8 @@ def run_resume(args: Any) -> int:
                             f"warning: line {problem.line}: {inert_line(problem.message)} (--fix repairs it first)",
                             file=sys.stderr,
                         )
-            ready = make_ready(session, plan, args.force)
+            ready = make_ready(session, plan, args.force, write=args.write or args.exec)
+            _ = ready.argv  # (refuses an id that is no UUID, in one line)
     except (SessionError, ResumeRefused) as exc:
         print(f"session-tui resume: {inert_line(exc)}", file=sys.stderr)
         return 2
@@ -125,11 +141,13 @@ def run_resume(args: Any) -> int:
         print(f"client: {ready.client.title}")
         for reason in plan.reasons:
             print(f"because: {inert_line(reason)}")
-        print(
-            f"wrote: {inert_line(ready.summary)}"
-            if ready.summary
-            else "wrote: nothing (the client continues there by itself)"
-        )
+        if ready.wrote:
+            print(f"wrote: {inert_line(ready.summary)}")
+            print(f"wrote into: {inert_line(ready.wrote['path'])}")
+        elif ready.would_write:
+            print(f"would write: {inert_line(ready.summary)} (not written: --write writes it, --exec writes and runs)")
+        else:
+            print("wrote: nothing (the client continues there by itself)")
         print(f"directory: {inert_line(ready.cwd or os.getcwd())}")
         print(f"session: {inert_line(ready.session_id)}")
         print(f"run: {inert_line(shell_line(ready))}")
@@ -139,10 +157,8 @@ def run_resume(args: Any) -> int:
 
 
 def shell_line(ready: Resume) -> str:
-    import shlex
-
     command = shlex.join(ready.argv)
-    return f"cd {shlex.quote(ready.cwd)} && {command}" if ready.cwd else command
+    return f"cd -- {shlex.quote(ready.cwd)} && {command}" if ready.cwd else command
 
 
 def exec_client(ready: Resume) -> int:
@@ -159,6 +175,9 @@ def exec_client(ready: Resume) -> int:
         except OSError as exc:
             print(f"session-tui resume: cannot run in {inert_line(ready.cwd)}: {exc.strerror}", file=sys.stderr)
             return 2
+    argv = [program, *ready.argv[1:]]
+    print(f"running: {inert_line(shlex.join(argv))}", file=sys.stderr)
     sys.stdout.flush()
-    os.execv(program, ready.argv)
+    sys.stderr.flush()
+    os.execv(program, argv)
     return 0  # (not reached)

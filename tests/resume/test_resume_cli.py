@@ -56,14 +56,25 @@ def context_of(path, leaf_id: str | None = None) -> list:
         return context_at(session, None if leaf_id is None else session.find(leaf_id))
 
 
-def test_a_claude_copy_is_forked_into_its_project_folder_and_the_json_says_so(tmp_path):
+def test_a_claude_copy_is_only_said_without_write_and_json_says_what_it_would_write(tmp_path):
     source = shutil.copy(CLAUDE, tmp_path)
-    before = Path(source).read_bytes()
     done = resume(source, "--json", home=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
+    assert out["wrote"] is None and out["would_write"]["kind"] == "fork"
+    assert not (tmp_path / ".claude").exists()  # nothing written where the client looks
+    text = resume(source, home=tmp_path)
+    assert "would write: " in text.stdout and "--write" in text.stdout and not (tmp_path / ".claude").exists()
+
+
+def test_a_claude_copy_is_forked_into_its_project_folder_with_write_and_the_json_says_so(tmp_path):
+    source = shutil.copy(CLAUDE, tmp_path)
+    before = Path(source).read_bytes()
+    done = resume(source, "--json", "--write", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
     folder = tmp_path / ".claude" / "projects" / claude_project(CLAUDE_CWD)
-    assert set(out) == {"client", "file", "wrote", "session_id", "cwd", "argv"}
+    assert set(out) == {"client", "file", "wrote", "would_write", "session_id", "cwd", "argv"}
     assert out["client"] == "claude" and out["cwd"] == CLAUDE_CWD
     assert out["file"] == str(folder / f"{out['session_id']}.jsonl") and out["wrote"] == {
         "kind": "fork",
@@ -82,15 +93,15 @@ def test_leaf_b_of_an_in_place_claude_session_is_a_fork_with_leaf_bs_context(tmp
     at_own = json.loads(resume(source, "--json", home=tmp_path).stdout)
     assert at_own["wrote"] is None and at_own["file"] == source and at_own["session_id"] == CLAUDE.stem
     _, other = leaves(source)
-    out = json.loads(resume(source, "--leaf", other, "--json", home=tmp_path).stdout)
+    out = json.loads(resume(source, "--leaf", other, "--json", "--write", home=tmp_path).stdout)
     assert out["wrote"]["kind"] == "fork" and Path(out["file"]).parent == folder
     assert context_of(out["file"]) == context_of(source, other)
 
 
 def test_codex_forks_into_todays_sessions_folder(tmp_path):
     source = shutil.copy(CODEX, tmp_path)
-    out = json.loads(resume(source, "--json", home=tmp_path).stdout)
-    assert out["client"] == "codex" and out["argv"] == ["codex", "resume", out["session_id"]]
+    out = json.loads(resume(source, "--json", "--write", home=tmp_path).stdout)
+    assert out["client"] == "codex" and out["argv"] == ["codex", "resume", "--", out["session_id"]]
     day = Path(out["file"]).parent
     assert day.relative_to(tmp_path / ".codex" / "sessions").parts[0].isdigit() and len(day.parts) > 3
     first = json.loads(Path(out["file"]).read_text().splitlines()[0])
@@ -102,9 +113,9 @@ def test_pi_moves_its_leaf_in_place_through_the_store(tmp_path):
     source = shutil.copy(PI, tmp_path)
     before = Path(source).read_bytes()
     _, other = leaves(source)
-    done = resume(source, "--leaf", other, home=tmp_path)
+    done = resume(source, "--leaf", other, "--write", home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "wrote: make line" in done.stdout and "run: cd " in done.stdout and "pi --session" in done.stdout
+    assert "wrote: make line" in done.stdout and f"wrote into: {source}" in done.stdout and "run: cd -- " in done.stdout and "pi --session" in done.stdout
     after = Path(source).read_bytes()
     assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1  # one record appended
     assert context_of(source) == context_of(PI, other)
@@ -116,7 +127,7 @@ def test_a_line_number_names_the_leaf_too(tmp_path):
     _, other = leaves(source)
     with open_session(source) as session:
         line = session.line_of(session.find(other))
-    out = json.loads(resume(source, "--leaf", f"L{line}", "--json", home=tmp_path).stdout)
+    out = json.loads(resume(source, "--leaf", f"L{line}", "--json", "--write", home=tmp_path).stdout)
     assert out["wrote"]["kind"] == "set-leaf" and context_of(source) == context_of(PI, other)
 
 
@@ -212,7 +223,9 @@ def test_a_dry_run_posts_to_loopback_in_a_throwaway_home_and_agrees(tmp_path):
         "request",
         "agrees",
         "differences",
+        "sealed",
     }
+    assert out["sealed"].startswith(("sealed: network namespace", "unsealed: "))
     assert (out["client"], out["client_version"], out["wire"]) == ("claude", "2.1.328", "anthropic")
     assert out["accepted"] is True and out["rejection"] is None and out["agrees"] is True and out["differences"] == []
     assert out["request"] == json.loads(RECORDED.read_text())["messages"]

@@ -17,11 +17,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..reading.records import BadLine, parse_object
+from .paths import UUID, checked_id, inside
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
-
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass(frozen=True)
@@ -33,12 +32,14 @@ class Client:
     moves_leaf: bool  # the leaf can move in place (an appended record); else a fork at the leaf
 
     def argv(self, session_id: str, path: str) -> list[str]:
-        """The command that resumes the session ``session_id`` (pi: the file at ``path``)."""
+        """The command that resumes the session ``session_id`` (pi: the file at
+        ``path``, made absolute). No value starts with "-": the id is a UUID,
+        Codex's comes after ``--`` (clap), pi's path begins with "/"."""
         if self.name == "claude":
-            return [self.program, "--resume", session_id]
+            return [self.program, "--resume", checked_id(session_id, "the session id", path)]
         if self.name == "codex":
-            return [self.program, "resume", session_id]
-        return [self.program, "--session", path]
+            return [self.program, "resume", "--", checked_id(session_id, "the thread id", path)]
+        return [self.program, "--session", os.path.abspath(path)]
 
 
 CLIENTS = {
@@ -69,28 +70,30 @@ def sessions_folder(client: Client, cwd: str | None, env: Mapping[str, str], now
     """Where ``client`` looks for a new session it is asked to resume
     (None: anywhere, it takes a path)."""
     if client.name == "claude":
-        return os.path.join(claude_home(env), "projects", claude_project(cwd or os.getcwd()))
+        return inside(os.path.join(claude_home(env), "projects"), claude_project(cwd or os.getcwd()))
     if client.name == "codex":
         day = (now or datetime.now()).strftime("%Y/%m/%d")
-        return os.path.join(codex_home(env), "sessions", *day.split("/"))
+        return inside(os.path.join(codex_home(env), "sessions"), *day.split("/"))
     return None
 
 
 def found_in_place(client: Client, path: str, session_id: str | None, cwd: str | None, env: Mapping[str, str]) -> bool:
     """Whether ``client`` finds the file at ``path`` by the id it resumes."""
-    path = os.path.abspath(path)
+    path = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))
     if client.name == "claude":
         folder = sessions_folder(client, cwd, env)
         name = os.path.basename(path)
-        return folder is not None and os.path.dirname(path) == os.path.abspath(folder) and name == f"{session_id}.jsonl"
+        return folder is not None and os.path.dirname(path) == folder and name == f"{session_id}.jsonl"
     if client.name == "codex":  # (it finds a rollout by the id in its name)
-        root = os.path.join(os.path.abspath(codex_home(env)), "sessions", "")
+        root = os.path.join(os.path.realpath(codex_home(env)), "sessions", "")
         return path.startswith(root) and bool(session_id) and str(session_id) in os.path.basename(path)
     return True
 
 
 def session_id_of(client: Client, session: Session) -> str | None:
-    """The id ``client`` resumes the session by."""
+    """The id ``client`` resumes the session by (None: it records none).
+    An id that is not a UUID, as the clients write them, is refused
+    (ResumeRefused): the file is hostile, the id names files and goes in argv."""
     if client.name == "claude":
         stem = os.path.basename(session.path).removesuffix(".jsonl")
         if UUID.fullmatch(stem):
@@ -98,7 +101,7 @@ def session_id_of(client: Client, session: Session) -> str | None:
         for entry in range(min(session.tree.count, 50)):
             found = session.record(entry).get("sessionId")
             if isinstance(found, str):
-                return found
+                return checked_id(found, "its sessionId", session.path)
         return None
     header = session.header or {}
     if client.name == "codex":
@@ -106,7 +109,7 @@ def session_id_of(client: Client, session: Session) -> str | None:
         found = payload.get("id") if isinstance(payload, dict) else None
     else:
         found = header.get("id")
-    return found if isinstance(found, str) else None
+    return checked_id(found, "its session id", session.path) if isinstance(found, str) else None
 
 
 def new_file_id(client: Client, path: str, data: bytes) -> str:
@@ -121,10 +124,10 @@ def new_file_id(client: Client, path: str, data: bytes) -> str:
             payload = None
         found = payload.get("id") if isinstance(payload, dict) else None
         if isinstance(found, str):
-            return found
+            return checked_id(found, "its thread id", path)
         match = UUID.search(os.path.basename(path))
         return match.group(0) if match else ""
-    return path
+    return os.path.abspath(path)
 
 
 def recorded_cwd(client: Client, session: Session, leaf: int) -> str | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .clients import CLIENTS, Client, client_for, found_in_place, recorded_cwd, session_id_of, sessions_folder
+from .paths import ResumeRefused as ResumeRefused  # (where callers take it from)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
@@ -30,10 +31,6 @@ _OWN_LEAF = {
     "codex": "the end of the rollout",
     "pi": "its last entry or leaf pointer",
 }
-
-
-class ResumeRefused(Exception):
-    """No resume of this session here; ``str()`` says why, in one line."""
 
 
 @dataclass

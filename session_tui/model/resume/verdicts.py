@@ -1,13 +1,17 @@
 """What the last dry run of a file found, kept in the cache dir: whether
 its client accepts the file as it is (only while the file is unchanged:
-same size and modification time)."""
+same size and modification time). Only a file of this user's own is read
+(owned by them, a regular file, mode 0600 or stricter: as the cache writes
+it), and only entries of the right shape: one planted by someone else, or
+of wrong types, is no verdict."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from ..cache_dir import default_cache_dir, write_cache_file
 
@@ -36,18 +40,59 @@ def _store(cache_dir: str | None) -> str:
 
 def _load(cache_dir: str | None) -> dict[str, dict[str, object]]:
     try:
-        with open(_store(cache_dir), "rb") as f:
-            found = json.load(f)
-    except (OSError, ValueError):
+        fd = os.open(_store(cache_dir), os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
         return {}
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            return {}  # not this user's own: no verdict taken from it
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            found = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    finally:
+        if fd >= 0:
+            os.close(fd)
     return found if isinstance(found, dict) else {}
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "client": (str,),
+    "version": (str,),
+    "accepted": (bool,),
+    "message": (str,),
+    "size": (int,),
+    "mtime_ns": (int,),
+    "at": (int, float),
+}
+
+
+def _verdict(found: object) -> Verdict | None:
+    """The verdict an entry holds, if it has exactly its fields, each of its type."""
+    if not isinstance(found, dict) or set(found) != {f.name for f in fields(Verdict)}:
+        return None
+    for name, types in _TYPES.items():
+        value = found[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            return None
+    return Verdict(
+        str(found["client"]),
+        str(found["version"]),
+        bool(found["accepted"]),
+        str(found["message"]),
+        int(found["size"]),
+        int(found["mtime_ns"]),
+        float(found["at"]),
+    )
 
 
 def remember(path: str, client: str, version: str, accepted: bool, message: str, cache_dir: str | None = None) -> None:
     """Keep the verdict on ``path`` as the file is now (best effort: a cache)."""
     try:
         st = os.stat(path)
-        kept = _load(cache_dir)
+        kept = {key: value for key, value in _load(cache_dir).items() if _verdict(value) is not None}
         kept[os.path.abspath(path)] = asdict(
             Verdict(client, version, accepted, message, st.st_size, st.st_mtime_ns, time.time())
         )
@@ -58,12 +103,11 @@ def remember(path: str, client: str, version: str, accepted: bool, message: str,
 
 def verdict_on(path: str, cache_dir: str | None = None) -> Verdict | None:
     """The last dry run's verdict on the file at ``path``, if it is unchanged since."""
-    found = _load(cache_dir).get(os.path.abspath(path))
-    if not isinstance(found, dict):
+    verdict = _verdict(_load(cache_dir).get(os.path.abspath(path)))
+    if verdict is None:
         return None
     try:
-        verdict = Verdict(**found)  # type: ignore[arg-type]
         st = os.stat(path)
-    except (TypeError, OSError):
+    except OSError:
         return None
     return verdict if (st.st_size, st.st_mtime_ns) == (verdict.size, verdict.mtime_ns) else None

@@ -6,6 +6,7 @@ dry-runs that resume in a worker and shows the report."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 
@@ -23,6 +24,8 @@ from .confirm import ConfirmScreen
 from .session_host import SessionHost
 from .text_view import TextViewScreen
 
+FORK_FORM = {"claude": "--resume <the new session's id>", "codex": "resume -- <the new thread's id>"}
+
 
 def plan_text(plan: ResumePlan, line: int, path: str) -> str:
     client = plan.client
@@ -36,10 +39,13 @@ def plan_text(plan: ResumePlan, line: int, path: str) -> str:
         out.append("nothing to write: the client continues here by itself")
     out.append(f"directory: {plan.cwd or os.getcwd()}")
     if plan.write == FORK:
-        command = client.argv("<the new session's id>", "<the new file>")
+        command = f"{client.program} {FORK_FORM[client.name]}"
     else:
-        command = client.argv(plan.session_id or path, path)
-    out.append(f"command: {' '.join(command)}")
+        try:
+            command = shlex.join(client.argv(plan.session_id or path, path))
+        except ResumeRefused as exc:
+            command = f"none: {exc}"
+    out.append(f"command: {command}")
     out += [f"note: {warning}" for warning in plan.warnings]
     return "\n".join(out)
 
@@ -81,7 +87,7 @@ class ResumeActions(SessionHost):
             ConfirmScreen(
                 f"Continue here with {plan.client.title}",
                 plan_text(plan, session.line_of(entry), session.path),
-                [("run", f"Run {plan.client.program}")],
+                [("run", f"Write, then run {plan.client.program}" if plan.write else f"Run {plan.client.program}")],
                 warning,
             ),
             chosen,
@@ -114,7 +120,7 @@ class ResumeActions(SessionHost):
                 lambda choice: self._run_client(plan, force=True) if choice else None,
             )
             return
-        except (Refused, WriteFailed, OSError) as exc:
+        except (Refused, WriteFailed, ResumeRefused, OSError) as exc:
             self.notify(str(exc), title="Refused", severity="error", timeout=8, markup=False)
             return
         cwd = ready.cwd if ready.cwd and os.path.isdir(ready.cwd) else None
