@@ -375,3 +375,41 @@ def test_a_worker_that_dies_mid_build_leaves_the_rest_read_here(tmp_path, monkey
     files = len(list(folder.rglob("*.jsonl")))
     assert len(asked) >= 3 and done.files == files
     assert search(db, "rounding", [str(folder)]).total > 0
+
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7b3xQ"
+    + "x" * 60
+    + "\nqwerty"
+    + "Z" * 60
+    + "\n-----END RSA PRIVATE KEY-----"
+)
+POSTGRES = "postgres://admin:Hunter2Secret99@db.example.com:5432/app"
+ANTHROPIC = "sk-ant-api03-" + "q7Xr2LmN9vT4bK8wZp3sY6dH1jF5gC0eA" * 3 + "-xYz9AA"
+
+
+@pytest.mark.parametrize(
+    "secret, body",
+    [(PEM, "qwerty" + "Z" * 40), (POSTGRES, "Hunter2Secret99"), (ANTHROPIC, "q7Xr2LmN9vT4bK8wZp3sY6dH1jF5gC0eA")],
+)
+def test_redact_masks_a_secret_before_the_snippet_is_cut_through_it(db, tmp_path, secret, body):
+    from session_tui.model.privacy.redact import Redactor
+
+    folder = tmp_path / "leak"
+    folder.mkdir()
+    writer = Writer(folder / "claude.jsonl", "claude", NOON)
+    for pad in range(0, 120, 7):  # the word at every distance from the secret: some cuts fall inside it
+        writer.prompt(f"{'.' * pad}deployword {secret} tail", ago=1000 - pad)
+        writer.prompt(f"head {secret} {'.' * pad}deployword", ago=2000 - pad)
+    catch_up(db, [str(folder)])
+    found = run_query(db, parse("deployword"), [str(folder)], 50, redact=Redactor().text)
+    assert found.hits and all(body[:12] not in h.snippet for h in found.hits)
+    assert all("«deployword»" in h.snippet for h in found.hits)
+
+
+def test_model_filter_takes_like_wildcards_as_characters(db, archive):
+    roots = [str(archive)]
+    assert search(db, "model:sonnet", roots).total > 0
+    for wild in ("%", "_", "\\", "son%et", "s_nnet"):
+        assert search(db, f"model:{wild}", roots).total == 0, wild
+    assert search(db, "model:SONNET", roots).total == search(db, "model:sonnet", roots).total

@@ -104,8 +104,8 @@ def _where(query: Query) -> tuple[str, list[Any]]:
     if query.paths:
         clauses.append("d.kind = 'call'")
     if query.model:
-        clauses.append("d.model LIKE ?")
-        args.append(f"%{query.model}%")
+        clauses.append("instr(lower(d.model), ?) > 0")  # (a substring: no LIKE wildcards in a name)
+        args.append(query.model.lower())
     if query.after is not None:
         clauses.append("d.time >= ?")
         args.append(query.after)

@@ -100,7 +100,8 @@ def run_query(
             window.armed = True
     branches: dict[str, array[int] | None] = {}
     for hit in _newest(kept, limit):
-        snippet = _snippet(hit.parts, query)
+        # masked before it is cut: a secret cut short or marked is no longer seen
+        snippet = _snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
         on_branch = _on_active_branch(branches, hit.path, hit.line) if mark_branches else None
         found.hits.append(
             Hit(
@@ -110,7 +111,7 @@ def run_query(
                 hit.role,
                 hit.kind,
                 hit.time,
-                redact(snippet) if redact else snippet,
+                snippet,
                 hit.format,
                 on_branch,
             )
