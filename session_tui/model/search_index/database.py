@@ -14,10 +14,12 @@ aside and built again, with a one-line notice.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from ..cache_dir import default_cache_dir
 
@@ -79,12 +81,49 @@ def free_ids(db: sqlite3.Connection, ids: list[int]) -> list[int]:
     return out
 
 
+@contextmanager
+def writing(path: str, should_stop: Callable[[], bool] | None = None) -> Iterator[None]:
+    """One writer of the index at a time, across processes: a lock on
+    ``<index>.lock`` held while the index is made or caught up (two first
+    searches, or a search while ``live`` feeds it, would otherwise both add
+    the same files). The others wait, then find the index current;
+    ``should_stop`` ends the wait (``Cancelled``)."""
+    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        if should_stop is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            from ..errors import Cancelled
+
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if should_stop():
+                        raise Cancelled() from None
+                    time.sleep(0.05)  # (the other writer's progress is not ours to see)
+        yield
+    finally:
+        os.close(fd)  # (and the lock with it)
+
+
+def path_of(db: sqlite3.Connection) -> str:
+    """The file of an open index."""
+    return str(db.execute("PRAGMA database_list").fetchone()[2])
+
+
 def open_database(cache_dir: str | None = None, notice: Callable[[str], None] | None = None) -> sqlite3.Connection:
     """The index, created if missing; one that is not a readable index of
     this schema is moved aside (``<name>.corrupt-<time>``) and made anew."""
     folder = cache_dir or default_cache_dir()
-    os.makedirs(folder, exist_ok=True)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
     path = os.path.join(folder, NAME)
+    with writing(path):
+        return _open_or_rebuild(path, notice)
+
+
+def _open_or_rebuild(path: str, notice: Callable[[str], None] | None) -> sqlite3.Connection:
     try:
         return _open(path)
     except OlderSchema:

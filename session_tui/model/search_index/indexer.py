@@ -16,7 +16,7 @@ from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
 from ..reading.source import is_url
 from ..reading.sources import open_source
-from .database import document_id, free_ids
+from .database import document_id, free_ids, path_of, writing
 
 if TYPE_CHECKING:  # pragma: no cover
     from .reader import Batch, Worker
@@ -46,8 +46,14 @@ def _head(path: str, size: int) -> bytes:
 def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable[[], bool] | None = None) -> CatchUp:
     """Bring the index up to date with the session files under ``roots``.
     With much to read, a worker process reads the files' records while this
-    one writes their trigrams (about half of the work each)."""
+    one writes their trigrams (about half of the work each). One process
+    at a time (``writing``): another one's catch-up is waited for first."""
     roots = [absolute(r) for r in roots]
+    with writing(path_of(db), should_stop):
+        return _catch_up(db, roots, should_stop)
+
+
+def _catch_up(db: sqlite3.Connection, roots: list[str], should_stop: Callable[[], bool] | None) -> CatchUp:
     done = CatchUp()
     listed = list_session_files(roots)
     known = {row[0]: row for row in db.execute("SELECT path, id, size, mtime_ns, head, indexed_to FROM files")}
@@ -161,7 +167,7 @@ def _under(path: str, root: str) -> bool:
 def _forget(db: sqlite3.Connection, path: str) -> None:
     """Its documents out of ``docs`` (their trigrams stay in ``grams`` until a
     rebuild: a contentless table forgets nothing; a hit is always checked)."""
-    db.execute("BEGIN")
+    db.execute("BEGIN IMMEDIATE")
     db.execute("DELETE FROM docs WHERE file IN (SELECT id FROM files WHERE path=?)", (path,))
     db.execute("DELETE FROM files WHERE path=?", (path,))
     db.execute("COMMIT")
@@ -183,7 +189,7 @@ def _index_file(
         from .reader import read_batches
 
         batches = read_batches(path, plan.start, plan.lines, plan.model, plan.calls, should_stop)
-    db.execute("BEGIN")
+    db.execute("BEGIN IMMEDIATE")
     try:
         file_id = plan.file_id
         for batch in batches:
@@ -205,7 +211,7 @@ def _index_file(
             if batch.last:
                 done.bytes_read += batch.bytes_read
             else:
-                db.execute("BEGIN")
+                db.execute("BEGIN IMMEDIATE")
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")
