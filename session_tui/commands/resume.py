@@ -163,11 +163,10 @@ def shell_line(ready: Resume) -> str:
 
 def exec_client(ready: Resume) -> int:
     """Replace this process with the client, in the session's directory."""
-    program = shutil.which(ready.argv[0])
+    given = ready.argv  # (a relative path made absolute here, before the chdir)
+    program = shutil.which(given[0])
     if program is None:
-        print(
-            f"session-tui resume: {ready.argv[0]} is not on PATH ({ready.client.title} not installed?)", file=sys.stderr
-        )
+        print(f"session-tui resume: {given[0]} is not on PATH ({ready.client.title} not installed?)", file=sys.stderr)
         return 2
     if ready.cwd:
         try:
@@ -175,7 +174,7 @@ def exec_client(ready: Resume) -> int:
         except OSError as exc:
             print(f"session-tui resume: cannot run in {inert_line(ready.cwd)}: {exc.strerror}", file=sys.stderr)
             return 2
-    argv = [program, *ready.argv[1:]]
+    argv = [program, *given[1:]]
     print(f"running: {inert_line(shlex.join(argv))}", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()

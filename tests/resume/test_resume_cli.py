@@ -115,7 +115,12 @@ def test_pi_moves_its_leaf_in_place_through_the_store(tmp_path):
     _, other = leaves(source)
     done = resume(source, "--leaf", other, "--write", home=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "wrote: make line" in done.stdout and f"wrote into: {source}" in done.stdout and "run: cd -- " in done.stdout and "pi --session" in done.stdout
+    assert (
+        "wrote: make line" in done.stdout
+        and f"wrote into: {source}" in done.stdout
+        and "run: cd -- " in done.stdout
+        and "pi --session" in done.stdout
+    )
     after = Path(source).read_bytes()
     assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1  # one record appended
     assert context_of(source) == context_of(PI, other)
