@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import orjson
 
-from ..cache_dir import default_cache_dir, write_cache_file
+from ..cache_dir import trusted_cache_dir, write_cache_file
 from ..errors import SessionError
 from ..reading import json_text
 from ..reading.codex_thread import hide_segments
@@ -32,16 +32,76 @@ CACHE_NAME = "catalog.json"
 FIELDS = list(SessionInfo.__dataclass_fields__)[1:]  # as cached: all but the path
 
 
+def _count(v: object) -> bool:
+    return type(v) is int and v >= 0
+
+
+def _flag(v: object) -> bool:
+    return type(v) is bool
+
+
+def _text(v: object) -> bool:
+    return type(v) is str
+
+
+def _text_or_none(v: object) -> bool:
+    return v is None or type(v) is str
+
+
+def _time(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e11
+
+
+def _labels(v: object) -> bool:
+    return type(v) is list and all(type(x) is str for x in v)
+
+
+_CHECK = {
+    "size": _count,
+    "mtime_ns": _count,
+    "known": _flag,
+    "format": _text_or_none,
+    "title": _text,
+    "entries": _count,
+    "exact": _flag,
+    "bad_lines": _count,
+    "torn": _flag,
+    "dangling": _flag,
+    "error": _text_or_none,
+    "subagent": _flag,
+    "damage": _labels,
+    "fork": _flag,
+    "last_time": _time,
+}
+_CHECKS = [_CHECK[name] for name in FIELDS]  # (a field added to SessionInfo needs its check here)
+
+
+def _info_of(path: str, row: object) -> SessionInfo | None:
+    """The info a cached row holds, if every field has its type (the cache
+    file is untrusted: anything else is read again)."""
+    if type(row) is not list or len(row) != len(FIELDS) or not all(ok(v) for ok, v in zip(_CHECKS, row, strict=True)):
+        return None
+    return SessionInfo(path, *row)
+
+
 def absolute(path: str) -> str:
-    """A local path made absolute; a URL as it is."""
-    return path if is_url(path) else os.path.abspath(path)
+    """A local path made absolute, its folders canonical (symlinks resolved:
+    one path per file, whichever way its folder was named; a symlinked file
+    keeps its own name, as the walk lists it); a URL as it is."""
+    if is_url(path):
+        return path
+    if os.path.isdir(path):
+        return os.path.realpath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(folder), name)
 
 
-def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
-    """(absolute path or URL, size, mtime in ns) of every ``*.jsonl`` under
+def list_session_files(paths: Iterable[str], unreadable: list[str] | None = None) -> list[tuple[str, int, int]]:
+    """(canonical path or URL, size, mtime in ns) of every ``*.jsonl`` under
     ``paths`` (a file given is kept as it is), not following symlinked
     folders, but the later files of a Codex thread; by path. A remote folder or prefix is listed by its back-end
-    (sizes and times from the listing: no file is opened)."""
+    (sizes and times from the listing: no file is opened). A folder that
+    cannot be read is passed over (added to ``unreadable``)."""
     found: list[tuple[str, int, int]] = []
     for given in map(absolute, paths):
         if is_url(given):
@@ -61,8 +121,9 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
             continue
         folders = [given]
         while folders:
+            folder = folders.pop()
             try:
-                with os.scandir(folders.pop()) as entries:
+                with os.scandir(folder) as entries:
                     for entry in entries:
                         try:
                             if entry.name.endswith(SESSION_SUFFIX) and entry.is_file():
@@ -72,6 +133,9 @@ def list_session_files(paths: Iterable[str]) -> list[tuple[str, int, int]]:
                                 folders.append(entry.path)
                         except OSError:  # e.g. a symlink loop, or gone: only this entry is passed over
                             continue
+            except PermissionError:
+                if unreadable is not None:
+                    unreadable.append(folder)
             except OSError:
                 continue
     hidden = hide_segments([path for path, _, _ in found])  # a Codex thread is listed once, by its first file
@@ -85,13 +149,17 @@ class Catalog:
     worker thread and the UI at once."""
 
     def __init__(self, cache_dir: str | None = None) -> None:
-        self.cache_path = os.path.join(cache_dir or default_cache_dir(), CACHE_NAME)
+        folder = trusted_cache_dir(cache_dir)
+        self.cache_path = None if folder is None else os.path.join(folder, CACHE_NAME)  # None: no cache
         self._lock = threading.Lock()
         self._cached: dict[str, object] = self._load()  # path -> row of FIELDS (as read: checked when used)
         self._seen: set[str] = set()
         self._changed = False
+        self.unreadable: list[str] = []  # the folders the last ``listing`` could not read
 
     def _load(self) -> dict[str, object]:
+        if self.cache_path is None:
+            return {}
         try:
             with open(self.cache_path, "rb") as f:
                 data = json_loads(f.read())  # (titles may hold lone surrogates, written escaped)
@@ -109,7 +177,9 @@ class Catalog:
     def listing(self, paths: Iterable[str]) -> list[SessionInfo]:
         """Every session file under ``paths`` (absolute paths): from the
         cache when its size and mtime still match, else not yet ``known``."""
-        found = list_session_files(paths)
+        unreadable: list[str] = []
+        found = list_session_files(paths, unreadable)
+        self.unreadable = unreadable
         with self._lock:
             self._seen.update(path for path, _, _ in found)
         return [self._cached_info(*item) or _unknown(*item) for item in found]
@@ -123,22 +193,15 @@ class Catalog:
         with self._lock:
             rows = [(path, row) for path, row in self._cached.items() if path.startswith(prefixes)]
         for path, row in rows:
-            if isinstance(row, list) and len(row) == len(FIELDS):
-                try:
-                    out.append(SessionInfo(path, *row))
-                except TypeError:
-                    continue
+            info = _info_of(path, row)
+            if info is not None:
+                out.append(info)
         return out
 
     def _cached_info(self, path: str, size: int, mtime_ns: int) -> SessionInfo | None:
         """The cached info of absolute ``path`` if its size and mtime match."""
-        row = self._cached.get(path)
-        if not isinstance(row, list) or len(row) != len(FIELDS) or row[0] != size or row[1] != mtime_ns:
-            return None
-        try:
-            return SessionInfo(path, *row)
-        except TypeError:
-            return None
+        info = _info_of(path, self._cached.get(path))
+        return info if info is not None and info.size == size and info.mtime_ns == mtime_ns else None
 
     def read(self, path: str) -> SessionInfo | None:
         """The info of ``path`` now (cached, or read from its head and tail),
@@ -190,7 +253,8 @@ class Catalog:
             files = {path: row for path, row in self._cached.items() if not UNDECODABLE.search(path)}
             data = json_text.dumps({"version": CACHE_VERSION, "files": files}).encode()
             self._changed = False
-        write_cache_file(self.cache_path, data)
+        if self.cache_path is not None:
+            write_cache_file(self.cache_path, data)
 
 
 def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:
@@ -199,4 +263,4 @@ def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:
 
 def _folder_prefix(root: str) -> str:
     """What the paths of the files under folder ``root`` start with."""
-    return root.rstrip("/") + "/" if is_url(root) else os.path.join(os.path.abspath(root), "")
+    return root.rstrip("/") + "/" if is_url(root) else os.path.join(absolute(root), "")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.cache import list_session_files
+from ..catalog.cache import absolute, list_session_files
 from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
@@ -66,8 +66,11 @@ class Fleet:
         idle_after: float = IDLE_AFTER,
         process_check: ProcessCheck | None = agent_running_in,
         clock: Callable[[], float] = time.time,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
-        self.roots = list(roots)
+        self.roots = [absolute(root) for root in roots]  # (canonical: the scan's paths and the watch's are the same)
+        self.notice = notice  # told once of each folder that cannot be read
+        self._unreadable: set[str] = set()
         self.clock = clock  # (a fixed one for pictures of the screen)
         self.window = window
         self.stuck_after = default_stuck_after() if stuck_after is None else stuck_after
@@ -88,7 +91,12 @@ class Fleet:
         state changed (new ones included)."""
         now = self.clock() if now is None else now
         changed = []
-        listed = list_session_files(self.roots)
+        unreadable: list[str] = []
+        listed = list_session_files(self.roots, unreadable)
+        for folder in unreadable:
+            if folder not in self._unreadable and self.notice is not None:
+                self.notice(f"passing over {folder}: permission denied")
+            self._unreadable.add(folder)
         for path, size, mtime_ns in listed:
             if mtime_ns / 1e9 < now - self.window and path not in self.sessions:
                 continue

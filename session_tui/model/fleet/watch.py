@@ -63,6 +63,7 @@ def follow(fleet: Fleet, emit: Emit, should_stop: Callable[[], bool]) -> None:
         step=10,
         stop_event=_Stop(should_stop),
         raise_interrupt=False,
+        ignore_permission_denied=True,  # (an unreadable folder is passed over by the scan, which says so)
     ):
         if not caught_up:  # what was written between the scan and the watch's start
             caught_up = True
