@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
 
+from session_tui.model.search_index.database import NAME
 from session_tui.model.search_index.feeder import IndexFeeder
 from tests.fleet.builders import Writer
 from tests.support import REPO
@@ -53,3 +55,64 @@ def test_first_searches_at_once_and_a_feeder_write_one_at_a_time_and_agree(tmp_p
     hits = [[(h["file"], h["line"]) for h in json.loads(out)["hits"]] for out, _ in outs]
     assert len(hits[0]) == 12 and all(h == hits[0] for h in hits)
     assert all(err == "" for _, err in outs)
+
+
+PEM_BODY = "MIIEpAIBAAKCAQEA7b3xQ" + "Kq9" * 20
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + PEM_BODY + "\nqwerty" + "Zx" * 30 + "\n-----END RSA PRIVATE KEY-----"
+PASSWORD = "Hunter2Secret99"
+POSTGRES = f"postgres://admin:{PASSWORD}@db.example.com:5432/app"
+ANTHROPIC = "sk-ant-api03-" + "q7Xr2LmN9vT4bK8wZp3sY6dH1jF5gC0eA" * 3 + "-xYz9AA"
+
+
+def _leaky(folder):
+    """A session with a secret in its first bytes and three in its records."""
+    folder.mkdir()
+    path = folder / "leak.jsonl"
+    w = Writer(path, "pi", time.time()).prompt(f"deploy with {POSTGRES} please", ago=30)
+    w.prompt(f"the key is {ANTHROPIC} ok", ago=20).prompt(f"the deploy key:\n{PEM}\nthanks", ago=10)
+    first, rest = path.read_text().split("\n", 1)
+    path.write_text(first.replace("49367314-07c6-4a67-8508-8efab1434a5b", ANTHROPIC) + "\n" + rest)
+    assert ANTHROPIC in path.read_bytes()[:256].decode()
+    return folder
+
+
+def test_the_index_keeps_no_secret_at_rest_and_secret_finds_the_records_that_held_one(tmp_path):
+    from session_tui.model.search_index.database import open_database
+    from session_tui.model.search_index.indexer import catch_up
+    from session_tui.model.search_index.query import parse
+    from session_tui.model.search_index.search import run_query
+
+    folder = _leaky(tmp_path / "sessions")
+    cache = tmp_path / "cache"
+    db = open_database(str(cache))
+    try:
+        catch_up(db, [str(folder)])
+        roots = [str(folder)]
+
+        def lines(text):
+            return sorted(h.line for h in run_query(db, parse(text), roots).hits)
+
+        assert lines("secret:") == [1, 2, 3, 4]  # (the header's id is the key too)
+        assert lines("secret:anthropic-key") == [1, 3] and len(lines("secret:private-key")) == 1
+        assert len(lines("deploy secret:url-credentials")) == 1
+        assert lines(f'"{ANTHROPIC[10:40]}"') == [] and lines(PASSWORD) == []  # (masked: no trigram of it)
+        assert len(lines("deploy")) == 2  # the text around them still found
+        stored = b"".join(
+            (cache / f"{NAME}{suffix}").read_bytes() for suffix in ("", "-wal") if (cache / f"{NAME}{suffix}").exists()
+        )
+        for secret in (ANTHROPIC[13:40], PASSWORD, PEM_BODY[:20], "qwertyZx"):
+            assert secret.encode() not in stored, secret
+        assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
+        for suffix in ("", "-wal", "-shm"):
+            assert stat.S_IMODE(os.stat(cache / f"{NAME}{suffix}").st_mode) == 0o600, suffix
+    finally:
+        db.close()
+
+
+def test_a_kind_of_secret_that_is_none_is_one_line():
+    import pytest
+
+    from session_tui.model.search_index.query import QueryError, parse
+
+    with pytest.raises(QueryError, match="secret:nope: not a kind"):
+        parse("secret:nope")

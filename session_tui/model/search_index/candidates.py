@@ -106,6 +106,9 @@ def _where(query: Query) -> tuple[str, list[Any]]:
     if query.model:
         clauses.append("instr(lower(d.model), ?) > 0")  # (a substring: no LIKE wildcards in a name)
         args.append(query.model.lower())
+    if query.secret is not None:
+        clauses.append("d.secrets IS NOT NULL" if not query.secret else "instr(',' || d.secrets || ',', ?) > 0")
+        args += [f",{query.secret},"] if query.secret else []
     if query.after is not None:
         clauses.append("d.time >= ?")
         args.append(query.after)

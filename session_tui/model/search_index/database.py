@@ -1,7 +1,7 @@
 """The index on disk: one SQLite file in the cache dir.
 
-``files`` says how far each session file is indexed (its size, time, first
-bytes, the byte offset and line reached); ``docs`` holds each document's
+``files`` says how far each session file is indexed (its size, time, a
+fingerprint of its first bytes, the byte offset and line reached); ``docs`` holds each document's
 fields; ``grams`` is a contentless FTS5 table of trigrams without positions
 (``detail=none``: under the size of the sessions it indexes), queried one
 trigram at a time and checked against the record itself. A document's id
@@ -9,7 +9,9 @@ is made from its time (``document_id``), so the index gives candidates
 newest first by itself, a page at a time, without sorting them. Each file's
 documents and its ``files`` row change in one transaction: a killed run
 leaves a usable index. A file that cannot be read as an index is moved
-aside and built again, with a one-line notice.
+aside and built again, with a one-line notice. No secret is kept at rest:
+the text indexed has its secrets masked (``secrets_masked``), and the
+folder is made 0700, the file 0600.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from contextlib import contextmanager
 from ..cache_dir import default_cache_dir
 
 NAME = "search.sqlite"
-SCHEMA = 2  # 2: a document's id is its time (newest first is the index's own order)
+SCHEMA = 3  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(
@@ -32,7 +34,7 @@ CREATE TABLE IF NOT EXISTS files(
     head BLOB, indexed_to INTEGER, lines INTEGER, model TEXT, calls TEXT);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, offset INTEGER, length INTEGER,
-    entry TEXT, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model TEXT);
+    entry TEXT, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model TEXT, secrets TEXT);
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(body, tokenize='trigram', content='', detail='none', columnsize=0);
 """
@@ -144,6 +146,10 @@ def _open_or_rebuild(path: str, notice: Callable[[str], None] | None) -> sqlite3
 
 
 def _open(path: str) -> sqlite3.Connection:
+    # (only its owner reads it: 0600, and its -wal and -shm take the same mode from it)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    if os.stat(path).st_mode & 0o077:
+        os.chmod(path, 0o600)
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")

@@ -5,6 +5,7 @@ file gone from a folder leaves the index. Local folders and URLs alike."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -41,6 +42,20 @@ def _head(path: str, size: int) -> bytes:
         return source.read(0, min(HEAD, size))
     finally:
         source.close()
+
+
+def fingerprint(head: bytes) -> bytes:
+    """What the index keeps of a file's first bytes: their length and
+    SHA-256, never the bytes (they may hold a secret)."""
+    return len(head).to_bytes(2, "big") + hashlib.sha256(head).digest()
+
+
+def _same_start(head: bytes, kept: bytes | None) -> bool:
+    """Whether the file still starts as it did when ``kept`` was taken."""
+    if kept is None or len(kept) != 34:
+        return False
+    length = int.from_bytes(kept[:2], "big")
+    return len(head) >= length and fingerprint(head[:length]) == kept
 
 
 def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable[[], bool] | None = None) -> CatchUp:
@@ -139,7 +154,7 @@ def _ask_next(
 
 @dataclass
 class _Plan:
-    head: bytes
+    head: bytes  # its fingerprint
     start: int
     lines: int
     model: str | None
@@ -154,10 +169,12 @@ def _plan(db: sqlite3.Connection, path: str, size: int, row: tuple[Any, ...] | N
     if row is not None:
         _, file_id, _, _, old_head, indexed_to = row
         saved = db.execute("SELECT lines, calls, model FROM files WHERE id=?", (file_id,)).fetchone()
-        if size >= (indexed_to or 0) and old_head is not None and head.startswith(old_head[: len(head)]):
-            return _Plan(head, indexed_to or 0, saved[0] or 0, saved[2], json.loads(saved[1] or "{}"), file_id)
+        if size >= (indexed_to or 0) and _same_start(head, old_head):
+            return _Plan(
+                fingerprint(head), indexed_to or 0, saved[0] or 0, saved[2], json.loads(saved[1] or "{}"), file_id
+            )
         _forget(db, path)  # replaced or truncated: all again
-    return _Plan(head, 0, 0, None, {}, None)
+    return _Plan(fingerprint(head), 0, 0, None, {}, None)
 
 
 def _under(path: str, root: str) -> bool:
@@ -233,8 +250,8 @@ def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str
     order = sorted(range(len(ids)), key=ids.__getitem__)  # (FTS5 writes a segment at each id lower than the last)
     rows = [(ids[k], *docs[k]) for k in order]
     insert = (
-        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model, secrets) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     db.execute("SAVEPOINT documents")
     try:

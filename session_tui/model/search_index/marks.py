@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 
 BASE = 0xF0000
-FIELDS = {"role": 0, "kind": 1, "tool": 2, "error": 3, "format": 4}
+FIELDS = {"role": 0, "kind": 1, "tool": 2, "error": 3, "format": 4, "secret": 5}
 
 
 def mark(field: str, value: str) -> str:
@@ -19,9 +19,11 @@ def mark(field: str, value: str) -> str:
     return chr(BASE + FIELDS[field]) + chr(BASE + 0x100 + (code & 0xFF)) + chr(BASE + 0x200 + (code >> 8))
 
 
-def marks(role: str, kind: str, tool: str | None, error: bool, format: str) -> str:
-    """The marks of a document, one per line (added to its indexed text)."""
+def marks(role: str, kind: str, tool: str | None, error: bool, format: str, secrets: tuple[str, ...] = ()) -> str:
+    """The marks of a document, one per line (added to its indexed text);
+    ``secrets``: the kinds of secret it held (``secret:`` any of them, ``""``)."""
     found = [mark("role", role), mark("kind", kind), mark("format", format)]
+    found += [mark("secret", kind) for kind in ("", *secrets)] if secrets else []
     if tool:
         found.append(mark("tool", tool))
     if error:

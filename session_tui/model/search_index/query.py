@@ -8,7 +8,8 @@
   it), ``model:NAME`` (a substring of the model), ``format:NAME``,
   ``after:DATE``, ``before:DATE`` (``2026-03-14``, or with a time),
   ``in:PATH`` (files under it), ``branch:active`` (entries on the active
-  branch of their session).
+  branch of their session), ``secret:`` (records that held a secret: the
+  index keeps them masked), ``secret:KIND`` (of that kind: ``aws-access-key``…).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from datetime import datetime
 
 from .marks import mark
 
-FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch")
+FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch", "secret")
 ROLES = ("user", "assistant", "tool", "summary", "system")
 GRAM = 3  # the index finds strings of 3 characters or more
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
@@ -44,11 +45,12 @@ class Query:
     before: float | None = None
     under: list[str] = field(default_factory=list)
     active_branch: bool = False
+    secret: str | None = None  # "": any kind
     _plain_terms: tuple[list[bytes], list[bytes]] | None = field(default=None, repr=False, compare=False)
 
     def filtered(self) -> bool:
         """Whether a filter narrows the documents (a query may be only filters)."""
-        fields = (self.role, self.tool, self.model, self.format, self.after, self.before)
+        fields = (self.role, self.tool, self.model, self.format, self.after, self.before, self.secret)
         return self.error or self.active_branch or bool(self.under) or any(v is not None for v in fields)
 
     def terms(self) -> list[str]:
@@ -152,6 +154,13 @@ def _filter(query: Query, key: str, value: str) -> None:
         query.before = _date(value, key)
     elif key == "in":
         query.under.append(os.path.abspath(os.path.expanduser(value)) if "://" not in value else value)
+    elif key == "secret":
+        if value:
+            from ..privacy.secrets import KINDS
+
+            if value not in KINDS:
+                raise QueryError(f"secret:{value}: not a kind of secret (one of {', '.join(KINDS)})")
+        query.secret = value
     elif key == "branch":
         if value != "active":
             raise QueryError(f"branch:{value}: only branch:active")
@@ -186,6 +195,8 @@ def index_grams(query: Query) -> list[str]:
             found.append(mark(name, value))
     if query.error:
         found += [mark("error", "1"), mark("kind", "result")]
+    if query.secret is not None:
+        found.append(mark("secret", query.secret))
     if query.paths:
         found.append(mark("kind", "call"))
     return list(dict.fromkeys(found))

@@ -24,7 +24,7 @@ _LENGTH = struct.Struct("<Q")
 @dataclass
 class Batch:
     fmt: str
-    docs: list[tuple[Any, ...]]  # (line, offset, length, entry, role, kind, tool, error, time, model)
+    docs: list[tuple[Any, ...]]  # (line, offset, length, entry, role, kind, tool, error, time, model, secrets)
     texts: list[str]  # what is indexed of each: its strings, then its fields' marks
     reached: int  # the byte the file is read to
     lines: int  # the lines read (the next one's number)
@@ -50,6 +50,7 @@ def read_batches(
     from ..session.session import Session
     from .documents import document
     from .marks import marks
+    from .secrets_masked import masked
 
     with Session(path) as probe:
         fmt = probe.detect()  # (its first lines only)
@@ -76,11 +77,15 @@ def read_batches(
                     doc = document(number, offset, len(raw.rstrip(b"\r\n")), record, view(record), calls)
                 except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view)
                     continue
-                docs.append(
-                    (doc.line, doc.offset, doc.length, doc.entry_id, doc.role, doc.kind, doc.tool, int(doc.error))
-                    + (doc.time, model)
+                text, kinds = masked(doc.text)  # (no secret at rest in the index, not even in an id)
+                entry, tool, named = (
+                    (doc.entry_id, doc.tool, model) if not kinds else _masked(doc.entry_id, doc.tool, model)
                 )
-                texts.append(doc.text + "\n" + marks(doc.role, doc.kind, doc.tool, doc.error, fmt))
+                docs.append(
+                    (doc.line, doc.offset, doc.length, entry, doc.role, doc.kind, tool, int(doc.error))
+                    + (doc.time, named, ",".join(kinds) or None)
+                )
+                texts.append(text + "\n" + marks(doc.role, doc.kind, doc.tool, doc.error, fmt, kinds))
             reached = end
             if len(docs) >= BATCH:
                 yield Batch(fmt, docs, texts, reached, line, model, dict(calls), bytes_read=blocks.pos - start)
@@ -88,6 +93,13 @@ def read_batches(
         yield Batch(fmt, docs, texts, reached, line, model, dict(calls), last=True, bytes_read=blocks.pos - start)
     finally:
         source.close()
+
+
+def _masked(*fields: str | None) -> tuple[str | None, ...]:
+    """The fields of a record that held a secret, each masked as its text is."""
+    from .secrets_masked import masked
+
+    return tuple(masked(value)[0] if value else value for value in fields)
 
 
 # -- the worker -----------------------------------------------------------------------
