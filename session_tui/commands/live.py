@@ -30,7 +30,9 @@ def run_live(args: Any) -> int:
     except ValueError as exc:
         print(f"session-tui live: {exc}", file=sys.stderr)
         return 2
-    fleet = Fleet(paths, window=window, idle_after=idle)
+    fleet = Fleet(
+        paths, window=window, idle_after=idle, notice=lambda text: print(f"session-tui live: {text}", file=sys.stderr)
+    )
     if args.json:
         return _json_lines(fleet)
     from ..ui.fleet_app import run_fleet_app

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..cache_dir import default_cache_dir, write_cache_file
+from ..cache_dir import trusted_cache_dir, write_cache_file
 from ..entries.tokens import Response
 from ..entries.view import parse_time
 from .prices import priced_by
@@ -51,12 +51,15 @@ def _day(response: Response) -> str:
 
 class Ledger:
     def __init__(self, cache_dir: str | None = None) -> None:
-        self.path = os.path.join(cache_dir or default_cache_dir(), NAME)
+        folder = trusted_cache_dir(cache_dir)
+        self.path = None if folder is None else os.path.join(folder, NAME)  # None: no cache
         self._lock = threading.Lock()
         self._files = self._load()
         self._changed = False
 
     def _load(self) -> dict[str, Any]:
+        if self.path is None:
+            return {}
         try:
             with open(self.path, "rb") as f:
                 data = orjson.loads(f.read())
@@ -72,10 +75,9 @@ class Ledger:
         with self._lock:
             kept = self._files.get(path)
         if isinstance(kept, dict) and kept.get("size") == size and kept.get("mtime_ns") == mtime_ns:
-            try:
-                return FileUsage(kept["project"], [(d, m, Usage(**u)) for d, m, u in kept["groups"]])
-            except (KeyError, TypeError, ValueError):
-                pass
+            cached = _file_usage_of(kept)
+            if cached is not None:
+                return cached
         found = work_out()
         row = {
             "size": size,
@@ -94,4 +96,42 @@ class Ledger:
                 return
             data = orjson.dumps({"version": [VERSION, priced_by()], "files": self._files})
             self._changed = False
-        write_cache_file(self.path, data)
+        if self.path is not None:
+            write_cache_file(self.path, data)
+
+
+_COUNTS = ("input", "output", "cache_read", "cache_write", "responses", "unpriced_responses")
+_COSTS = ("cost_usd", "recorded_cost_usd")
+
+
+def _file_usage_of(kept: dict[str, Any]) -> FileUsage | None:
+    """The usage a cached row holds, if every part has its type (the cache
+    file is untrusted: anything else is worked out again)."""
+    project, groups = kept.get("project"), kept.get("groups")
+    if type(project) is not str or type(groups) is not list:
+        return None
+    out = []
+    for group in groups:
+        if type(group) is not list or len(group) != 3:
+            return None
+        day, model, counts = group
+        usage = _usage_of(counts)
+        if type(day) is not str or type(model) is not str or usage is None:
+            return None
+        out.append((day, model, usage))
+    return FileUsage(project, out)
+
+
+def _usage_of(counts: object) -> Usage | None:
+    if type(counts) is not dict or not set(counts) <= {*_COUNTS, *_COSTS, "unpriced_models"}:
+        return None
+    if not all(type(counts.get(name, 0)) is int and counts.get(name, 0) >= 0 for name in _COUNTS):
+        return None
+    for name in _COSTS:
+        cost = counts.get(name)
+        if cost is not None and (type(cost) not in (int, float) or not 0 <= cost < 1e15):
+            return None
+    models = counts.get("unpriced_models", [])
+    if type(models) is not list or not all(type(m) is str for m in models):
+        return None
+    return Usage(**counts)
