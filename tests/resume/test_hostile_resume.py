@@ -11,7 +11,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -293,9 +296,6 @@ def test_a_bad_dry_runs_file_is_replaced_by_the_users_own_verdict(tmp_path):
 
 
 def test_check_does_not_take_a_planted_verdict(tmp_path):
-    import subprocess
-    import sys
-
     session = Path(shutil.copy(SAMPLES / "claude" / CRASHED_CLAUDE.name, tmp_path))
     cache = tmp_path / "cache"
     planted(cache, session, good_entry(session), mode=0o666)
@@ -304,3 +304,52 @@ def test_check_does_not_take_a_planted_verdict(tmp_path):
         [sys.executable, "-m", "session_tui", "check", str(session)], capture_output=True, text=True, env=env
     )
     assert "accepts the file as it is (dry run)" not in done.stdout + done.stderr
+
+
+# -- the real clients under strace ------------------------------------------------------
+
+REAL = {
+    "claude": CRASHED_CLAUDE,
+    "codex": CODEX,
+    "pi": SAMPLES / "pi" / "2026-03-16T08-05-47-300Z_dbdb84be-32de-4686-9dc8-d5ef821477fb.jsonl",
+}
+#: a socket call to an address: connect / sendto / sendmsg naming an AF_INET(6) address
+ADDRESSED = re.compile(
+    r"\b(connect|sendto|sendmsg)\(.*?sa_family=AF_INET6?\b.*?(?:inet_addr|inet_pton)\([^)]*\"([^\"]+)\""
+)
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+
+
+def real_client(name: str) -> str | None:
+    found = shutil.which(name)
+    clients = Path(os.environ.get("ORACLE_CLIENTS_DIR", "/tmp/clients")) / "node_modules" / ".bin" / name
+    return found or (str(clients) if os.access(clients, os.X_OK) else None)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_a_real_clients_dry_run_reaches_nothing_but_loopback_under_strace(tmp_path, name):
+    program = real_client(name)
+    if program is None:
+        pytest.skip(f"{name} is not installed (/work/shared/oracle/install_clients.sh)")
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (apt-get install strace)")
+    if seal_prefix() is None:
+        pytest.skip("no network namespace here: the dry run is unsealed, update checks off by environment only")
+    log = tmp_path / "strace.log"
+    done = subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=network", "-o", str(log), sys.executable, "-m", "session_tui", "resume"]
+        + ["--dry-run", "--json", "--timeout", "120", "--client-bin", program, str(REAL[name])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["sealed"] == SEALED
+    reached = []
+    for line in log.read_text().splitlines():
+        found = ADDRESSED.search(line)
+        if found and found.group(2) not in LOOPBACK and " = -1 " not in line:
+            reached.append(line)
+    assert reached == [], f"{name} reached outside loopback: {reached[:3]}"
