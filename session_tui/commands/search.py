@@ -14,7 +14,7 @@ from ..model.catalog.known import default_paths
 def run_search(args: Any) -> int:
     from ..model.errors import SessionError
     from ..model.sanitize import inert_line, json_escape_invisible
-    from ..model.search_index.database import open_database
+    from ..model.search_index.database import using_index
     from ..model.search_index.indexer import catch_up
     from ..model.search_index.query import QueryError, parse
     from ..model.search_index.search import run_query
@@ -33,11 +33,17 @@ def run_search(args: Any) -> int:
         from ..model.privacy.redact import Redactor
 
         redact = Redactor().text
-    try:
-        db = open_database(notice=lambda message: print(f"session-tui search: {message}", file=sys.stderr))
-        catch_up(db, roots)
+
+    def work(db: Any) -> tuple[Any, int]:
+        catch_up(db, roots, notice=say)
         found = run_query(db, query, roots, args.limit, redact=redact, mark_branches=not args.json)
-        indexed = db.execute("SELECT count(*) FROM files").fetchone()[0]
+        return found, db.execute("SELECT count(*) FROM files").fetchone()[0]
+
+    def say(message: str) -> None:
+        print(f"session-tui search: {inert_line(message)}", file=sys.stderr)
+
+    try:
+        found, indexed = using_index(work, notice=say)  # (a damaged index is built again, once)
     except (SessionError, OSError) as exc:
         print(f"session-tui search: {inert_line(exc)}", file=sys.stderr)
         return 2

@@ -4,12 +4,16 @@ read-only cache said in one line and the index kept."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import stat
 import subprocess
 import sys
 import time
+
+import pytest
 
 from session_tui.model.search_index.database import NAME
 from session_tui.model.search_index.feeder import IndexFeeder
@@ -116,3 +120,113 @@ def test_a_kind_of_secret_that_is_none_is_one_line():
 
     with pytest.raises(QueryError, match="secret:nope: not a kind"):
         parse("secret:nope")
+
+
+def _run(cache, *args):
+    child = _search(cache, *args)
+    out, err = child.communicate(timeout=120)
+    return child.returncode, out, err
+
+
+def test_damaged_pages_in_the_middle_of_the_index_are_moved_aside_and_built_again(tmp_path):
+    folder = _sessions(tmp_path / "sessions", count=40, answers=60)
+    cache = tmp_path / "cache"
+    code, out, err = _run(cache, "zebra", str(folder))
+    assert code == 0, err
+    index = cache / NAME
+    size = index.stat().st_size
+    assert size >= 64 * 4096  # (a real index of many pages)
+    with open(index, "r+b") as f:  # every page from a quarter to three quarters overwritten, the header kept
+        f.seek(size // 4)
+        f.write(b"\xa5" * (size // 2))
+    code, out, err = _run(cache, "zebra", str(folder))
+    assert code == 0, err
+    assert len(err.splitlines()) == 1 and "building it again" in err
+    assert json.loads(out)["total"] == 40
+    assert len([p for p in cache.glob(f"{NAME}.corrupt-*") if p.name[-1].isdigit()]) == 1  # (and its -wal, -shm)
+    code, out, err = _run(cache, "zebra", str(folder))  # and it stays mended
+    assert code == 0 and err == "" and json.loads(out)["total"] == 40
+
+
+@contextlib.contextmanager
+def _tmpfs(where, size):
+    """A small tmpfs mounted at ``where`` (skipped where it cannot be mounted)."""
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_the_index_is_kept(tmp_path):
+    folder = _sessions(tmp_path / "sessions", count=2, answers=2)
+    with _tmpfs(tmp_path / "small", "2m") as small:
+        cache = small / "cache"
+        code, _, err = _run(cache, "zebra", str(folder))
+        assert code == 0, err
+        kept = (cache / NAME).stat().st_ino
+        _sessions(folder / "more", count=20, answers=20)  # (then the disk is filled)
+        filler = small / "filler"
+        with open(filler, "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(b"\0" * 4096)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC
+        code, out, err = _run(cache, "zebra", str(folder))
+        assert code == 2 and out == "" and len(err.splitlines()) == 1 and "full" in err, err
+        assert (cache / NAME).stat().st_ino == kept and not list(cache.glob("*.corrupt-*"))
+        filler.unlink()
+        code, out, err = _run(cache, "zebra", str(folder))
+        assert code == 0 and err == "" and json.loads(out)["total"] == 22, err
+        assert (cache / NAME).stat().st_ino == kept
+
+
+def test_a_read_only_cache_is_one_line_and_the_index_is_kept(tmp_path):
+    folder = _sessions(tmp_path / "sessions", count=2, answers=2)
+    with _tmpfs(tmp_path / "ro", "4m") as ro:
+        cache = ro / "cache"
+        code, _, err = _run(cache, "zebra", str(folder))
+        assert code == 0, err
+        before = (cache / NAME).read_bytes()
+        _sessions(folder / "more", count=2, answers=2)
+        remounted = subprocess.run(["mount", "-o", "remount,ro", str(ro)], capture_output=True)
+        if remounted.returncode != 0:
+            pytest.skip(f"cannot make the tmpfs read-only: {remounted.stderr.decode().strip()}")
+        assert not os.access(cache, os.W_OK)  # (read-only even for root)
+        code, out, err = _run(cache, "zebra", str(folder))
+        assert code == 2 and out == "" and len(err.splitlines()) == 1 and "Traceback" not in err, err
+        subprocess.run(["mount", "-o", "remount,rw", str(ro)], check=True)
+        assert (cache / NAME).read_bytes() == before and not list(cache.glob("*.corrupt-*"))
+
+
+def test_an_unreadable_folder_under_a_root_is_passed_over_with_one_notice(tmp_path, monkeypatch):
+    from session_tui.model.search_index.database import open_database
+    from session_tui.model.search_index.indexer import catch_up
+
+    folder = _sessions(tmp_path / "sessions", count=2, answers=1)
+    locked = folder / "locked"
+    _sessions(locked, count=1, answers=1)
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):  # (root reads it anyway: the listing is refused as it would be)
+            scandir = os.scandir
+
+            def refusing(path=".", *args):
+                if os.fspath(path) == str(locked):
+                    raise PermissionError(13, "Permission denied", str(path))
+                return scandir(path, *args)
+
+            monkeypatch.setattr(os, "scandir", refusing)
+        said: list[str] = []
+        db = open_database(str(tmp_path / "cache"))
+        try:
+            done = catch_up(db, [str(folder)], notice=said.append)
+        finally:
+            db.close()
+        assert done.files == 2 and len(said) == 1 and str(locked) in said[0] and "passed over" in said[0]
+    finally:
+        locked.chmod(0o700)

@@ -22,8 +22,12 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from ..cache_dir import default_cache_dir
+from ..errors import SessionError
+
+T = TypeVar("T")
 
 NAME = "search.sqlite"
 SCHEMA = 3  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest
@@ -136,13 +140,82 @@ def _open_or_rebuild(path: str, notice: Callable[[str], None] | None) -> sqlite3
             notice("the search index was made by an older session-tui: building it again")
         return _open(path)
     except sqlite3.DatabaseError as exc:
-        aside = f"{path}.corrupt-{int(time.time())}"
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(path + suffix):
-                os.replace(path + suffix, aside + suffix)
-        if notice is not None:
-            notice(f"the search index was unreadable ({exc}): moved to {aside}, building it again")
+        if not damaged(exc):
+            raise Unavailable(f"the search index {path}: {exc}") from None
+        _move_aside(path, exc, notice)
         return _open(path)
+
+
+class Unavailable(SessionError):
+    """The index cannot be written or read for a reason of the disk's (full,
+    read-only, I/O): said in one line; the index is kept as it is."""
+
+
+def damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` says the index file itself is damaged (malformed
+    pages, not a database): then it is built again. A full disk, a
+    read-only folder, a lock or an I/O error is no damage of the file's."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    said = str(exc)
+    return "malformed" in said or "not a database" in said
+
+
+def _move_aside(path: str, exc: BaseException, notice: Callable[[str], None] | None) -> None:
+    aside = f"{path}.corrupt-{int(time.time())}"
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.replace(path + suffix, aside + suffix)
+    if notice is not None:
+        notice(f"the search index was unreadable ({exc}): moved to {aside}, building it again")
+
+
+def rebuilt(db: sqlite3.Connection, exc: BaseException, notice: Callable[[str], None] | None) -> sqlite3.Connection:
+    """The index made anew after ``exc`` (``damaged``) came from ``db``, a
+    connection to it (closed here), the damaged file moved aside; unless
+    another process has made it anew meanwhile."""
+    path = path_of(db)
+    db.close()
+    with writing(path):
+        try:
+            fresh = _open(path)
+            if fresh.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                return fresh  # (another process moved it aside first)
+            fresh.close()
+        except sqlite3.DatabaseError as again:
+            if not damaged(again):
+                raise Unavailable(f"the search index {path}: {again}") from None
+        _move_aside(path, exc, notice)
+        return _open(path)
+
+
+def using_index(
+    work: Callable[[sqlite3.Connection], T],
+    cache_dir: str | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> T:
+    """``work`` done with the index: at the first sign of a damaged file
+    (at opening it or in ``work``), the file is moved aside and ``work``
+    done again on a new one, with a one-line notice; any other error of
+    SQLite's (a full disk, a read-only folder) is ``Unavailable`` and the
+    index is left as it is."""
+    db = open_database(cache_dir, notice)
+    try:
+        try:
+            return work(db)
+        except sqlite3.DatabaseError as exc:
+            if not damaged(exc):
+                raise Unavailable(f"the search index {path_of(db)}: {exc}") from None
+            db = rebuilt(db, exc, notice)
+            try:
+                return work(db)
+            except sqlite3.DatabaseError as again:
+                raise Unavailable(f"the search index {path_of(db)}: {again}") from None
+    finally:
+        db.close()
 
 
 def _open(path: str) -> sqlite3.Connection:

@@ -58,19 +58,34 @@ def _same_start(head: bytes, kept: bytes | None) -> bool:
     return len(head) >= length and fingerprint(head[:length]) == kept
 
 
-def catch_up(db: sqlite3.Connection, roots: Iterable[str], should_stop: Callable[[], bool] | None = None) -> CatchUp:
+def catch_up(
+    db: sqlite3.Connection,
+    roots: Iterable[str],
+    should_stop: Callable[[], bool] | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> CatchUp:
     """Bring the index up to date with the session files under ``roots``.
     With much to read, a worker process reads the files' records while this
     one writes their trigrams (about half of the work each). One process
-    at a time (``writing``): another one's catch-up is waited for first."""
+    at a time (``writing``): another one's catch-up is waited for first.
+    Folders that cannot be read are passed over, said in one ``notice``."""
     roots = [absolute(r) for r in roots]
     with writing(path_of(db), should_stop):
-        return _catch_up(db, roots, should_stop)
+        return _catch_up(db, roots, should_stop, notice)
 
 
-def _catch_up(db: sqlite3.Connection, roots: list[str], should_stop: Callable[[], bool] | None) -> CatchUp:
+def _catch_up(
+    db: sqlite3.Connection,
+    roots: list[str],
+    should_stop: Callable[[], bool] | None,
+    notice: Callable[[str], None] | None,
+) -> CatchUp:
     done = CatchUp()
-    listed = list_session_files(roots)
+    unreadable: list[str] = []
+    listed = list_session_files(roots, unreadable)
+    if unreadable and notice is not None:
+        more = f" and {len(unreadable) - 1} more" if len(unreadable) > 1 else ""
+        notice(f"cannot read {unreadable[0]}{more}: passed over")
     known = {row[0]: row for row in db.execute("SELECT path, id, size, mtime_ns, head, indexed_to FROM files")}
     present = set()
     todo = []
