@@ -142,8 +142,8 @@ class FilesScreen(Screen):
         if self.catalog.unreadable:  # (passed over)
             skipped = self.catalog.unreadable
             more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
-            shown = inert(tilde(skipped[0]), keep_newlines=False)
-            self.app.call_from_thread(self.notify, f"passing over {shown}{more}: permission denied", markup=False)
+            first = inert(tilde(skipped[0]), keep_newlines=False)
+            self.app.call_from_thread(self.notify, f"passing over {first}{more}: permission denied", markup=False)
         gc.freeze()  # the rows live as long as the picker: the collector's passes need not walk them
         found = {info.path: info for info in listed}
         fixes: list[tuple[str, SessionInfo | None]] = [(path, None) for path in shown if path not in found]
