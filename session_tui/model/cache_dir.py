@@ -14,6 +14,7 @@ CACHE_ENV = "SESSION_TUI_CACHE_DIR"
 
 _lock = threading.Lock()
 _checked: dict[str, str | None] = {}  # folder -> itself when trusted, else None (said once per process)
+_refused: dict[str, str] = {}  # folder -> the notice that said why
 
 
 def default_cache_dir() -> str:
@@ -41,9 +42,17 @@ def trusted_cache_dir(folder: str | None = None) -> str | None:
         except OSError:
             reason = ""  # (cannot be made or seen: no cache, as before, only slower)
         if reason:
-            print(f"session-tui: not using cache dir {folder}: {reason}", file=sys.stderr)
+            _refused[folder] = f"session-tui: not using cache dir {folder}: {reason}"
+            print(_refused[folder], file=sys.stderr)
         _checked[folder] = None if reason is not None else folder
         return _checked[folder]
+
+
+def refusal(folder: str | None = None) -> str | None:
+    """The notice ``trusted_cache_dir`` gave for ``folder`` (for a screen,
+    where stderr is not seen), or None."""
+    with _lock:
+        return _refused.get(folder or default_cache_dir())
 
 
 def _distrust(st: os.stat_result) -> str | None:

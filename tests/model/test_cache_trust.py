@@ -166,3 +166,20 @@ async def test_the_picker_shows_the_files_over_a_catalog_of_wrong_types(tmp_path
     async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker_read(pilot, len(infos))
         assert sorted(screen.table.rows, key=lambda info: info.path) == sorted(infos, key=lambda info: info.path)
+
+
+async def test_the_picker_says_it_uses_no_cache_and_shows_the_files(tmp_path, monkeypatch):
+    from session_tui.ui.app import SessionApp
+    from tests.ui.pilot_support import picker_read
+
+    root, cache = sessions(tmp_path), tmp_path / "open-cache"
+    cache.mkdir()
+    os.chmod(cache, 0o777)
+    monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(cache))
+    async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
+        screen = await picker_read(pilot, 3)
+        assert [n.message for n in pilot.app._notifications] == [
+            f"session-tui: not using cache dir {cache}: writable by others"
+        ]
+        assert len(screen.table.rows) == 3
+    assert os.listdir(cache) == []  # nothing written there

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from ...model.cache_dir import refusal
 from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
 from ...model.catalog.finding import SORTS, rank_rows
 from ...model.catalog.session_info import SessionInfo
@@ -114,6 +115,9 @@ class FilesScreen(Screen):
         (the top of the list), while keys stay live. Then the folders are
         watched."""
         self.table.focus()
+        refused = refusal()
+        if refused is not None:  # (stderr is not seen under the screen)
+            self.notify(inert(refused, keep_newlines=False), severity="warning", markup=False)
         self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
         self._refilter()
         if self.infos:
