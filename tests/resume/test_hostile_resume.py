@@ -353,3 +353,14 @@ def test_a_real_clients_dry_run_reaches_nothing_but_loopback_under_strace(tmp_pa
         if found and found.group(2) not in LOOPBACK and " = -1 " not in line:
             reached.append(line)
     assert reached == [], f"{name} reached outside loopback: {reached[:3]}"
+
+
+def test_without_a_namespace_the_dry_run_says_it_is_unsealed(tmp_path):
+    script, _ = stand_in_claude(tmp_path, RECORDED)
+    done = resume(  # (no unshare on this PATH)
+        str(CRASHED_CLAUDE), "--dry-run", "--json", "--client-bin", str(script), home=tmp_path, path=str(script.parent)
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["sealed"].startswith("unsealed: update checks and telemetry turned off by environment")
+    assert out["accepted"] is True
