@@ -150,7 +150,19 @@ def planted(seed: int) -> list[tuple[str, str, str]]:
         base64.b64encode(f"API_KEY={_r(32)}\n".encode()).decode(),
         "data:\n  env: {}\n",
     )
+    # what escaped it before: a bare 40-character secret after ``user:``, a long key, a short key block
+    _plant("user-password", _aws40(), "curl -sS -u admin:{} https://api.internal/v1/builds")
+    _plant("user-password", _aws40(), "-H 'Authorization: deploy:{}'")
+    _plant("user-password", _aws40(), "UPSTREAM_BASIC=ci-bot:{}\n")
+    _plant("stripe-key", "sk_live_" + _r(99), "STRIPE={}")
+    _plant("private-key", _pem("RSA PRIVATE KEY", 0), "{}")
+    _plant("private-key", _pem("OPENSSH PRIVATE KEY", 1), "$ cat key\n{}")
     return out
+
+
+def _aws40() -> str:
+    """An AWS-style secret: 40 random characters, mixed case (and ``/`` or ``+``)."""
+    return _r(19, _ALNUM) + "/" + _r(20, _ALNUM + "+")
 
 
 PLANTED = planted(16)

@@ -277,3 +277,20 @@ def test_a_redacted_line_keeps_every_other_byte():
     out = Redactor().line(raw)
     head, _, tail = raw.partition(orjson.dumps(f"k {secret} e"))
     assert out.startswith(head) and out.endswith(tail) and secret not in out.decode()
+
+
+@pytest.mark.parametrize("splitter", ["\u200b", "\u200d", "\u2060", "\ufeff", "\u202e", "\u00ad"])
+@pytest.mark.parametrize("kind", ["anthropic-key", "github-token", "aws-access-key", "private-key", "user-password"])
+def test_a_secret_split_by_an_invisible_character_is_the_secret(kind, splitter):
+    secret, text = next((s, t) for k, s, t in PLANTED if k == kind)
+    for cut in (1, len(secret) // 2, len(secret) - 1):  # inside its prefix, its body, before its end
+        split = secret[:cut] + splitter + secret[cut:]
+        where = text.replace(secret, split)
+        found = find_secrets(where)
+        assert [(s.kind, s.value) for s in found] == [(kind, secret)]  # the same secret: the same mark
+        assert where[found[0].start : found[0].end].replace(splitter, "") == secret
+        for raw in (orjson.dumps({"content": where}), json.dumps({"content": where}).encode()):  # raw, \u-escaped
+            assert has_candidate(raw)
+            assert [s.kind for s in line_secrets(raw)] == [kind]
+        redacted = Redactor().text(where)
+        assert secret[:cut] + splitter not in redacted and splitter + secret[cut:] not in redacted

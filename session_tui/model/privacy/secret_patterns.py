@@ -13,7 +13,6 @@ from typing import Any
 
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.basic_auth import BasicAuthDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
 from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
 from detect_secrets.plugins.jwt import JwtTokenDetector
 from detect_secrets.plugins.mailchimp import MailchimpDetector
@@ -22,7 +21,6 @@ from detect_secrets.plugins.pypi_token import PypiTokenDetector
 from detect_secrets.plugins.sendgrid import SendGridDetector
 from detect_secrets.plugins.slack import SlackDetector
 from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-from detect_secrets.plugins.stripe import StripeDetector
 
 # -- placeholders ------------------------------------------------------------------
 _PLACEHOLDER_WORDS = re.compile(
@@ -146,8 +144,11 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("openai-key", ("sk-",), _plugin(OpenAIDetector)),
     SecretPattern("openai-key", ("sk-",), re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{32,}"), check=_keyish),
     SecretPattern("openai-key", ("sk-",), re.compile(r"sk-[A-Za-z0-9]{32,}" + _E), check=_keyish),
-    SecretPattern(
-        "github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _ended(_plugin(GitHubTokenDetector)), check=_keyish
+    SecretPattern(  # detect-secrets' pattern, any length from its 36 (a longer token is one too)
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        re.compile(r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36,}" + _E),
+        check=_keyish,
     ),
     SecretPattern("github-token", ("github_pat_",), re.compile(r"github_pat_[A-Za-z0-9_]{50,}"), check=_keyish),
     *(
@@ -200,9 +201,11 @@ PATTERNS: tuple[SecretPattern, ...] = (
         check=_keyish,
     ),
     SecretPattern("huggingface-token", ("hf_",), re.compile(r"hf_[A-Za-z0-9]{34,}" + _E), check=_keyish),
-    SecretPattern("stripe-key", ("k_live_",), _ended(_plugin(StripeDetector)), check=_keyish, reach=1),
+    SecretPattern(  # detect-secrets' pattern, any length from its 24 (Stripe's keys have grown to 99)
+        "stripe-key", ("k_live_",), re.compile(r"[rs]k_live_[0-9a-zA-Z]{24,}" + _E), check=_keyish, reach=1
+    ),
     SecretPattern("sendgrid-key", ("SG.",), _plugin(SendGridDetector), check=_keyish),
-    SecretPattern("npm-token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}" + _E), check=_keyish),
+    SecretPattern("npm-token", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36,}" + _E), check=_keyish),
     SecretPattern(
         "npm-token",
         ("_authToken=",),

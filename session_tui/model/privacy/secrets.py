@@ -61,30 +61,30 @@ class Secret:
     value: str
 
 
-KINDS = (*dict.fromkeys(p.kind for p in PATTERNS), "env-assignment", "private-key", "base64-secret")
+KINDS = (*dict.fromkeys(p.kind for p in PATTERNS), "env-assignment", "private-key", "base64-secret", "user-password")
 
 # A private key block: any ``-----BEGIN … PRIVATE KEY-----`` header (RSA, EC,
 # DSA, OpenSSH, PKCS#8, encrypted, PGP's ``PRIVATE KEY BLOCK``, SSH2's
 # ``---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----``), then the body up to the END
-# line (or, cut short, as far as it goes). A header without a body (code that
-# looks for one, a placeholder) is no secret.
+# line (or, cut short, as far as it goes), whatever the body's length: the
+# header and a line of base64 after it are enough. A header without a body
+# (code that looks for one) or with a placeholder's (``...``, ``<your key>``)
+# is no secret.
 _NL = r"(?:\\+[rn]|\s)+"  # a newline, as text or as escapes (a key inside JSON inside a string)
 _DASHES = r"-{4,5} ?"
 _KEY_NAME = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?"
 _PRIVATE_KEY = re.compile(
     _DASHES + "BEGIN " + _KEY_NAME + " ?-{4,5}"
     r"(?:" + _NL + r"[A-Za-z0-9-]+: [^\n\\]*)*"  # headers (Proc-Type, DEK-Info, Comment)
-    r"(" + _NL + r"[A-Za-z0-9+/=]{16,})+"
+    r"(" + _NL + r"[A-Za-z0-9+/=]{4,})+"
     r"(?:" + _NL + _DASHES + "END " + _KEY_NAME + " ?-{4,5})?"
 )
-_BODY_LINE = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/=]{16,}")
 
 
-def _key_body(block: str) -> bool:
-    """A real key's body: at least 64 base64 characters of at least 16
-    kinds (an OpenSSH key has long runs of ``A``: no run is held against it)."""
-    body = "".join(_BODY_LINE.findall(block))
-    return len(body) >= 64 and len(set(body)) >= 16
+def _key_body(text: str, end: int) -> bool:
+    """The body that ends at ``text[end]`` is a key's, not a placeholder's
+    cut short (``MIIEowIBAAKCAQEA...``): no ellipsis right after it."""
+    return not text.startswith(("...", "…"), end)
 
 
 def _key_start(text: str, at: int) -> int:
@@ -151,6 +151,7 @@ _PUTTY = re.compile(r"PuTTY-User-Key-File-\d: [^\n]*(?:\n[^\n]*){0,40}?\nPrivate
 # of them at 15 MB/s (each search costs a pass over the text: 15 to 40 ms
 # per 50 MB).
 _ASSIGNED = r"\\*[\"']?(?:[ \t]|\\t)*[:=]"  # after a name: its assignment (the name quoted, in JSON, or twice)
+_BARE_40 = r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"  # an AWS-style secret of 40 random characters
 _KEY_BLOCKS = ("PRIVATE KEY", "PuTTY-User-Key")
 _BY_NEEDLE: dict[str, list[SecretPattern]] = {}
 for _pattern in PATTERNS:
@@ -163,6 +164,7 @@ _REFINED = {  # each regex starts with its needle's first character, as it is
     **{needle: (needle + _ASSIGNED,) for needle in ("Authorization", "authorization")},
     "AC": (r"AC[a-f0-9]{32}",),
     "SK": (r"SK[a-f0-9]{32}",),
+    ":": (":" + _BARE_40,),  # user:SECRET (curl -u, an Authorization value, a URL, a .env line)
 }
 _FIRST: dict[str, list[str]] = {}  # the plain needles by first letter, longest first
 for _needle in sorted((*_BY_NEEDLE, *_KEY_BLOCKS, *_B64_NEEDLES), key=len, reverse=True):
@@ -177,7 +179,19 @@ _SEARCHES = [re.escape(first) + "(?:" + "|".join(rest) + ")" for first, rest in 
 # a line with an escaped printable ASCII character (which JSON writers leave
 # as it is) is decoded and looked at too.
 _ESCAPED_ASCII = r"\\u00[2-7][0-9a-fA-F]"
-PREFILTERS: tuple[Pattern[bytes], ...] = tuple(re.compile(regex.encode()) for regex in [*_SEARCHES, _ESCAPED_ASCII])
+# Characters that show as nothing (zero-width, bidi controls, the soft hyphen,
+# a BOM): a token split by them is the token itself, so they are taken out
+# before a string is scanned; a line holding one (raw or ``\u``-escaped) is a candidate.
+_INVISIBLE_CHARS = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_INVISIBLE = re.compile("[" + _INVISIBLE_CHARS + "]")
+_INVISIBLE_BYTES = re.compile(
+    b"\xc2\xad|\xd8\x9c|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
+    rb"|\\u(?:00[aA][dD]|061[cC]|180[eE]|200[b-fB-F]|202[a-eA-E]|206[0-46-9]|[fF][eE][fF][fF])"
+)
+PREFILTERS: tuple[Pattern[bytes], ...] = (
+    *(re.compile(regex.encode()) for regex in [*_SEARCHES, _ESCAPED_ASCII]),
+    _INVISIBLE_BYTES,
+)
 TEXT_PREFILTERS: tuple[Pattern[str], ...] = tuple(re.compile(regex) for regex in _SEARCHES)
 _NEEDLES_AT = {**{first: tuple(needles) for first, needles in _FIRST.items()}}
 for _needle in _REFINED:
@@ -219,6 +233,8 @@ def find_secrets(
     environment variable that holds a secret (``OPENAI_API_KEY``) makes a
     non-trivial value a secret as a whole. ``hits``: ``needle_hits(text)``,
     when known. ``in_base64``: ``text`` is decoded base64 (not looked into again)."""
+    if _INVISIBLE.search(text):
+        return _across_invisible(text, name, in_base64)
     found: list[tuple[bool, int, int, str]] = []  # (generic, start, end, kind)
     if name is not None and "\n" not in text and ENV_NAME.fullmatch(name) and non_trivial(text.strip()):
         found.append((True, 0, len(text), "env-assignment"))
@@ -236,11 +252,16 @@ def find_secrets(
                 if run:
                     found.append((False, *run, "base64-secret"))
                 continue
+            elif needle == ":":
+                if at and text[at - 1] in _USER_CHARS and _BARE_AFTER_USER.match(text, at):
+                    if aws_secret(text[at + 1 : at + 41]):
+                        found.append((True, at + 1, at + 41, "user-password"))
+                continue
             elif needle in _KEY_BLOCKS:
                 block = _PRIVATE_KEY if needle == "PRIVATE KEY" else _PUTTY
                 begin = _key_start(text, at) if needle == "PRIVATE KEY" else at
                 match = block.match(text, begin) if begin >= 0 else None
-                if match and (needle != "PRIVATE KEY" or _key_body(match.group())):
+                if match and (needle != "PRIVATE KEY" or _key_body(text, match.end())):
                     found.append((False, *match.span(), "private-key"))
             for pattern in _BY_NEEDLE.get(needle, ()):
                 start = at - pattern.reach
@@ -258,6 +279,21 @@ def find_secrets(
 
 
 _MARK = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
+_USER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
+_BARE_AFTER_USER = re.compile(":" + _BARE_40)
+
+
+def _across_invisible(text: str, name: str | None, in_base64: bool) -> list[Secret]:
+    """``find_secrets`` of ``text`` without its invisible characters, each
+    secret's span the original text's (the characters inside it included);
+    its value is the secret as it reads (the same mark as when not split)."""
+    kept = [at for at, char in enumerate(text) if not _INVISIBLE.match(char)]
+    plain = "".join(text[at] for at in kept)
+    return [
+        Secret(s.kind, kept[s.start], kept[s.end - 1] + 1, s.value)
+        for s in find_secrets(plain, name, in_base64=in_base64)
+        if s.end > s.start
+    ]
 
 
 def find_in_strings(items: list[tuple[str | None, str]]) -> list[list[Secret]]:
@@ -276,6 +312,10 @@ def find_in_strings(items: list[tuple[str | None, str]]) -> list[list[Secret]]:
         for hit in hits:
             n = bisect_right(starts, hit) - 1
             by_item.setdefault(n, []).append(hit - starts[n])
+    if _INVISIBLE.search(joined):  # (a token split by them holds no needle as written)
+        for n, (_, text) in enumerate(items):
+            if n not in by_item and _INVISIBLE.search(text):
+                by_item[n] = []
     out: list[list[Secret]] = [[] for _ in items]
     for n, item_hits in by_item.items():
         name, text = items[n]
@@ -321,7 +361,9 @@ def _unescaped(kind: str, value: str) -> str:
 
 
 # -- how a secret is shown -----------------------------------------------------------
-_UNPREFIXED = frozenset({"aws-secret-key", "azure-storage-key", "mailchimp-key", "url-credentials", "env-assignment"})
+_UNPREFIXED = frozenset(
+    {"aws-secret-key", "azure-storage-key", "mailchimp-key", "url-credentials", "env-assignment", "user-password"}
+)
 
 
 def preview(secret: str, kind: str | None = None) -> str:
