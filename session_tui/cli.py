@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
     check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     check.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
+    check.add_argument("--redact", action="store_true", help=REDACT_HELP)
     check.add_argument(
         "--secrets",
         action="store_true",
@@ -149,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     live.add_argument("--window", default="2h", help="sessions written within this (default 2h; 90s, 15m, 1d)")
     live.add_argument("--idle-after", default="15m", help="idle after this long with no write (default 15m)")
     live.add_argument("--json", action="store_true", help="NDJSON on stdout: no screen")
+    live.add_argument("--redact", action="store_true", help=REDACT_HELP)
     live.add_argument(
         "--notify",
         action="store_true",
@@ -181,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     usage.add_argument("paths", nargs="*", metavar="PATH", help="session files or folders")
     usage.add_argument("--by", choices=("session", "day", "model", "project"), default="session")
     usage.add_argument("--json", action="store_true", help="{rows: [{key, input, output, …, cost_usd}], total}")
+    usage.add_argument("--redact", action="store_true", help=REDACT_HELP)
     compacted = commands.add_parser(
         "compactions",
         help="each compaction of a session: its span, tokens before and after, what its summary dropped",
@@ -190,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="[{line, entry, tokens_before, tokens_after, span, dropped}]"
     )
     compacted.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
+    compacted.add_argument("--redact", action="store_true", help=REDACT_HELP)
     for sub in (set_leaf, fork, fix):
         sub.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
         sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -368,15 +372,22 @@ def _use_stuck_after(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run one command line; everything it prints goes through the one inert writer."""
+    for stream in (sys.stdout, sys.stderr):  # what a terminal cannot show is escaped, never an error
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    from .inert_output import inert_output
+
+    with inert_output():
+        return _run(sys.argv[1:] if argv is None else list(argv))
+
+
+def _run(argv: list[str]) -> int:
     try:
         argv = take_storage_options(argv)
     except UsageError as exc:
         print(f"session-tui: {exc}", file=sys.stderr)
         return 2
-    for stream in (sys.stdout, sys.stderr):  # what a terminal cannot show is escaped, never an error
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
             args = build_parser().parse_args(argv)
@@ -416,11 +427,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "compactions":
                 from .commands.compactions import run_compactions
 
-                return run_compactions(args.file, args.json, args.format)
+                return run_compactions(args.file, args.json, args.format, redact=args.redact)
             if args.command == "usage":
                 from .commands.usage import run_usage
 
-                return run_usage(args.paths, args.by, args.json)
+                return run_usage(args.paths, args.by, args.json, redact=args.redact)
             if args.command == "live":
                 from .commands.live import run_live
 
@@ -439,7 +450,9 @@ def main(argv: list[str] | None = None) -> int:
                 return run_edit(args)
             from .commands.check import run_check
 
-            return run_check(args.paths, as_json=args.json, format=args.format, secrets=args.secrets)
+            return run_check(
+                args.paths, as_json=args.json, format=args.format, secrets=args.secrets, redact=args.redact
+            )
         args = build_open_parser().parse_args(argv)
         _use_stuck_after(args)
         from .commands.open import open_tui

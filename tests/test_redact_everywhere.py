@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import select
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -36,6 +40,13 @@ SOURCES = {
 #: fields holding text that is not prose (a path, a name, a command): planted too
 TEXT_FIELDS = {"name", "cwd", "command", "title", "summary", "output", "text", "content", "arguments", "input"}
 POOL = [(kind, secret, text) for seed in (16, 17) for kind, secret, text in planted(seed)]
+# some split by a character that shows as nothing (the same secret to whoever copies it)
+POOL += [
+    (kind, secret, text.replace(secret, secret[: len(secret) // 2] + splitter + secret[len(secret) // 2 :]))
+    for (kind, secret, text), splitter in zip(
+        planted(18)[::6], "\u200b\u2060\u200d\ufeff\u202e\u00ad" * 4, strict=False
+    )
+]
 MARK = "[REDACTED:"
 WINDOW = 16
 
@@ -161,7 +172,40 @@ def outputs(paths: dict, tmp: Path) -> list[tuple[str, str]]:
             made.unlink()
         checked = run_cli("check", "--secrets", str(path))
         out.append((f"{fmt}: check --secrets", checked.stdout + checked.stderr))
+        for args in (["check"], ["check", "--json"], ["compactions"], ["compactions", "--json"]):
+            done = run_cli(args[0], str(path), *args[1:], "--redact")
+            assert done.returncode in (0, 1), f"{fmt} {args}: {done.stderr}"
+            out.append((f"{fmt}: {' '.join(args)}", done.stdout + done.stderr))
+    root = str(next(iter(paths.values())).parent.parent)
+    for args in (["usage", "--by", "model"], ["usage", "--json"], ["search", "the"], ["search", "--json", "the"]):
+        done = run_cli(*args, root, "--redact")
+        assert done.returncode in (0, 1), f"{args}: {done.stderr}"
+        out.append((" ".join(args), done.stdout + done.stderr))
+    out.append(("live --json", live_snapshot(root, len(paths))))
     return out
+
+
+def live_snapshot(root: str, sessions: int) -> str:
+    """What ``live --json --redact`` prints of the sessions under ``root``: its snapshot, one line a session."""
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": os.path.join(root, ".cache")}
+    with subprocess.Popen(
+        [sys.executable, "-m", "session_tui", "live", "--json", "--redact", "--window", "1000d", root],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as live:
+        lines = []
+        try:
+            while len(lines) < sessions:
+                ready, _, _ = select.select([live.stdout], [], [], 60)
+                assert ready, f"live --json printed {len(lines)} of {sessions} lines in 60 s"
+                line = live.stdout.readline()
+                assert line, f"live --json ended: {live.stderr.read()}"
+                lines.append(line)
+        finally:
+            live.kill()
+        return "".join(lines) + live.stderr.read()
 
 
 def screens(paths: dict, root: Path) -> list[tuple[str, str]]:

@@ -162,13 +162,18 @@ def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:
     return (os.path.basename(found[0]), list(found[1])) if found else None
 
 
-def to_json_line(rep: Report) -> str:
+def to_json_line(rep: Report, redact: bool = False) -> str:
     """One JSON line; C1 controls, bidi controls and invisible characters
     escaped too, so no byte of it acts on a terminal or hides. A path's
     bytes that are not UTF-8 are written as their placeholders (``<9B>``,
-    as in the text output): JSON text holds only UTF-8."""
+    as in the text output): JSON text holds only UTF-8. ``redact``: each
+    secret in its strings (a path, a model's name, a problem's text) masked."""
     data = rep.as_json()
     data["path"] = mark_undecodable(rep.path)
+    if redact:
+        from ..model.privacy.redact import Redactor
+
+        data = Redactor().value(data)
     return json_escape_invisible(json_text.dumps(data))
 
 
@@ -240,9 +245,11 @@ def run_check(
     as_json: bool = False,
     format: str | None = None,
     secrets: bool = False,
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    redact: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
     status = EXIT_OK
     first = True
     for given in paths:
@@ -261,7 +268,7 @@ def run_check(
                 status = EXIT_ERROR
                 continue
             if as_json:
-                print(to_json_line(rep), file=out)
+                print(to_json_line(rep, redact), file=out)
             else:
                 if not first:
                     print(file=out)

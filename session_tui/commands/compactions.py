@@ -14,12 +14,17 @@ from ..model.usage.compactions import compactions
 from ..model.words import human_tokens
 
 
-def run_compactions(path: str, as_json: bool, format: str | None = None) -> int:
+def run_compactions(path: str, as_json: bool, format: str | None = None, redact: bool = False) -> int:
     try:
         with open_session(path, format) as session:
             found = compactions(session)
             if as_json:
-                print(json_escape_invisible(json_text.dumps([c.as_json(session) for c in found])))
+                listed = [c.as_json(session) for c in found]
+                if redact:
+                    from ..model.privacy.redact import Redactor
+
+                    listed = Redactor().value(listed)
+                print(json_escape_invisible(json_text.dumps(listed)))
                 return 0
             print(inert_line(path))
             if not found:

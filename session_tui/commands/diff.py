@@ -8,7 +8,7 @@ import sys
 from ..model.entries.view import role_label
 from ..model.errors import SessionError
 from ..model.reading import json_text
-from ..model.sanitize import inert
+from ..model.sanitize import inert, inert_line
 from ..model.session.branches import (
     Comparison,
     Side,
@@ -118,7 +118,7 @@ def _spent(session: Session, side: Side, fork: int) -> Usage:
 
 def _cost_words(spent: Usage) -> str:
     cost = "cost unknown" if spent.cost_usd is None else f"cost ${spent.cost_usd:,.2f}"
-    unpriced = f" · not priced: {', '.join(spent.unpriced_models)}" if spent.unpriced_models else ""
+    unpriced = f" · not priced: {', '.join(map(inert_line, spent.unpriced_models))}" if spent.unpriced_models else ""
     return f"{cost} · {spent.responses} responses after the fork{unpriced}"
 
 

@@ -178,7 +178,7 @@ def run_export(args) -> int:
     if redactor is not None:
         print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
     if args.output is None:
-        sys.stdout.buffer.write(text.encode())
+        sys.stdout.write(text)
     else:
         print(f"wrote {inert(args.output, keep_newlines=False)}")
     return 0

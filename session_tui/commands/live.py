@@ -34,13 +34,13 @@ def run_live(args: Any) -> int:
         paths, window=window, idle_after=idle, notice=lambda text: print(f"session-tui live: {text}", file=sys.stderr)
     )
     if args.json:
-        return _json_lines(fleet)
+        return _json_lines(fleet, args.redact)
     from ..ui.fleet_app import run_fleet_app
 
     return run_fleet_app(fleet, notify=args.notify)
 
 
-def _json_lines(fleet) -> int:
+def _json_lines(fleet, redact: bool = False) -> int:
     import time
 
     from ..model.fleet.watch import SNAPSHOT, follow
@@ -48,11 +48,19 @@ def _json_lines(fleet) -> int:
     from ..model.search_index.feeder import IndexFeeder
 
     feeder = IndexFeeder()  # (what changes is in the index by the next search)
+    redactor = None
+    if redact:  # (a title, a tool's argument, a path may hold a secret)
+        from ..model.privacy.redact import Redactor
+
+        redactor = Redactor()
 
     def emit(event: str, agents: list) -> None:
         now = time.time()
         for agent in agents:
-            sys.stdout.write(json_escape_invisible(json.dumps(agent.as_json(event, now), ensure_ascii=False)) + "\n")
+            data = agent.as_json(event, now)
+            if redactor is not None:
+                data = redactor.value(data)
+            sys.stdout.write(json_escape_invisible(json.dumps(data, ensure_ascii=False)) + "\n")
         sys.stdout.flush()
         if event != SNAPSHOT:
             feeder.changed(agent.path for agent in agents)

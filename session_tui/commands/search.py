@@ -56,6 +56,10 @@ def run_search(args: Any) -> int:
         }
         if not found.exact:  # (counting stopped at its budget: at least that many)
             out["total_exact"] = False
+        if args.redact:  # (the snippets are masked already; a file's name may hold a secret too)
+            from ..model.privacy.redact import Redactor
+
+            out = Redactor().value(out)
         print(json_escape_invisible(json.dumps(out, ensure_ascii=False)))
     else:
         from ..model.entries.view import iso_time

@@ -23,7 +23,7 @@ from ..model.usage.totals import Usage
 from ..model.words import human_tokens
 
 
-def run_usage(paths: list[str], by: str, as_json: bool) -> int:
+def run_usage(paths: list[str], by: str, as_json: bool, redact: bool = False) -> int:
     roots = paths or default_paths()
     if not roots:
         print("session-tui usage: no session folders found; give a PATH", file=sys.stderr)
@@ -67,6 +67,10 @@ def run_usage(paths: list[str], by: str, as_json: bool) -> int:
             "files": len(listed),
             "unreadable": skipped,
         }
+        if redact:  # (a path or a model's name may hold one)
+            from ..model.privacy.redact import Redactor
+
+            out = Redactor().value(out)
         print(json_escape_invisible(json_text.dumps(out)))
         return 0
     width = min(60, max([len(by)] + [len(k) for k, _ in ordered]))
@@ -80,7 +84,7 @@ def run_usage(paths: list[str], by: str, as_json: bool) -> int:
             f"{human_tokens(usage.cache_write):>8}  {human_tokens(usage.output):>7}  {usage.responses}"
         )
     if total.unpriced_models:
-        print(f"not priced (unknown to the table): {', '.join(total.unpriced_models)}")
+        print(f"not priced (unknown to the table): {', '.join(map(inert_line, total.unpriced_models))}")
     silent = len(rows) - len(ordered)
     tail = (f" · {silent} record no usage" if silent and by == "session" else "") + (
         f" · {skipped} unreadable" if skipped else ""

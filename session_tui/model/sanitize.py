@@ -72,6 +72,20 @@ def inert(text: str, *, keep_newlines: bool = True) -> str:
     return text
 
 
+def shown_masked(text: str) -> str:
+    """``text`` with its secrets masked while ``redact_shown(True)`` holds
+    (else as it is): what cuts a text short (a title, a preview) masks it
+    first, so no cut secret escapes the patterns that would find it whole."""
+    return text if _masker is None else _masker(text)
+
+
+def controls_inert(text: str) -> str:
+    """``text`` with its controls as placeholders, as ``inert`` makes them,
+    but no secret masked: for text already rendered (HTML, JSON) by what
+    masked the session's strings in it before rendering them."""
+    return _CONTROL.sub(_placeholder, text)
+
+
 def mark_undecodable(text: str) -> str:
     """``text`` with only its undecodable bytes as placeholders (``<9B>``): valid UTF-8, e.g. for JSON."""
     return UNDECODABLE.sub(_placeholder, text)

@@ -18,6 +18,7 @@ from ..reading.records import BOM, BadLine, parse_object, read_object_file
 from ..reading.segment import LineKind, Segment
 from ..reading.source import Source
 from ..reading.sources import open_source
+from ..sanitize import shown_masked
 from .session_info import SessionInfo, is_subagent
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
@@ -255,14 +256,14 @@ def _first_prompt(fmt: Format, lines: list[bytes], seg: Segment) -> str | None:
         view = _view(fmt, lines[line], record) if record is not None else None
         typed = typed_prompt(record, view) if record is not None and view is not None else None
         if typed:
-            return typed[:TITLE_MAX]
+            return shown_masked(typed)[:TITLE_MAX]
     return None
 
 
 def _first_line(text: str) -> str | None:
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[:TITLE_MAX]
+            return shown_masked(line.strip())[:TITLE_MAX]
     return None
 
 

@@ -27,6 +27,7 @@ from ..entries.view import call_summary, parse_time
 from ..errors import SessionError
 from ..reading.segment import Shape
 from ..resume.clients import client_for, recorded_cwd
+from ..sanitize import shown_masked
 from ..session.live_state import ANSWER_SETTLE, Activity, default_stuck_after, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
@@ -193,12 +194,12 @@ def _kept(session: Session) -> _Kept:
 def _title(session: Session) -> str:
     named = session.title()
     if named:
-        return " ".join(named.split())[:120]
+        return " ".join(shown_masked(named).split())[:120]
     tree, view = session.tree, session.format.view
     for entry in range(min(tree.count, 64)):
         shape = tree.shape[entry]
         if shape & Shape.ROLE_MASK == Shape.USER and not shape & (Shape.RESULT | Shape.QUIET):
-            text = " ".join(view(session.record(entry)).text.split())
+            text = " ".join(shown_masked(view(session.record(entry)).text).split())
             if text and not text.startswith("<"):
                 return text[:120]
     return ""

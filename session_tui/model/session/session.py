@@ -30,6 +30,7 @@ from ..reading.remote import RemoteFile
 from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, scan
 from ..reading.source import Source, SourceStat, is_url
 from ..reading.sources import open_source
+from ..sanitize import shown_masked
 from . import parallel
 
 SNIFF_RECORDS = 5
@@ -398,7 +399,7 @@ class Session:
                 except BadLine:
                     continue
                 label = obj.get("type") or obj.get("role") or "record"
-                rest = raw[:160].decode("utf-8", "replace")
+                rest = shown_masked(raw[:8192].decode("utf-8", "replace"))[:160]
                 out.append((line + 1, f"{label}: {rest}{' …' if len(raw) > 160 else ''}"))
                 if len(out) >= limit:
                     break

@@ -94,7 +94,10 @@ class Ledger:
         with self._lock:
             if not self._changed:
                 return
-            data = orjson.dumps({"version": [VERSION, priced_by()], "files": self._files})
+            try:
+                data = orjson.dumps({"version": [VERSION, priced_by()], "files": self._files})
+            except TypeError:  # a name that is not UTF-8 (a file's undecodable bytes, a lone surrogate): not kept
+                data = orjson.dumps({"version": [VERSION, priced_by()], "files": _encodable(self._files)})
             self._changed = False
         if self.path is not None:
             write_cache_file(self.path, data)
@@ -135,3 +138,15 @@ def _usage_of(counts: object) -> Usage | None:
     if type(models) is not list or not all(type(m) is str for m in models):
         return None
     return Usage(**counts)
+
+
+def _encodable(rows: dict[str, Any]) -> dict[str, Any]:
+    """The rows that can be written as JSON (UTF-8): their paths and values hold no lone surrogate."""
+    kept = {}
+    for path, row in rows.items():
+        try:
+            orjson.dumps({path: row})
+        except TypeError:
+            continue
+        kept[path] = row
+    return kept

@@ -60,6 +60,7 @@ class Usage:
 
 def spent_text(usage: Usage) -> str:
     """One line for people: the money, the tokens it paid for, what was not priced."""
+    from ..sanitize import inert_line
     from ..words import human_tokens
 
     cost = "cost unknown" if usage.cost_usd is None else f"cost ${usage.cost_usd:,.2f}"
@@ -71,7 +72,8 @@ def spent_text(usage: Usage) -> str:
     if usage.recorded_cost_usd is not None:
         parts.append(f"the client recorded ${usage.recorded_cost_usd:,.2f} (the table's is shown)")
     if usage.unpriced_models:
-        parts.append(f"not priced: {', '.join(usage.unpriced_models)} ({usage.unpriced_responses} responses)")
+        names = ", ".join(map(inert_line, usage.unpriced_models))  # (a model's name is the file's: inert)
+        parts.append(f"not priced: {names} ({usage.unpriced_responses} responses)")
     return " · ".join(parts)
 
 
