@@ -17,6 +17,7 @@ from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
 from ..reading.source import is_url
 from ..reading.sources import open_source
+from ..sanitize import UNDECODABLE, mark_undecodable
 from .database import document_id, free_ids, path_of, writing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,6 +84,11 @@ def _catch_up(
     done = CatchUp()
     unreadable: list[str] = []
     listed = list_session_files(roots, unreadable)
+    if any(UNDECODABLE.search(path) for path, *_ in listed):  # (the index holds UTF-8: such a name cannot be kept)
+        unreadable += [
+            f"{mark_undecodable(path)} (its name is not UTF-8)" for path, *_ in listed if UNDECODABLE.search(path)
+        ]
+        listed = [item for item in listed if not UNDECODABLE.search(item[0])]
     if unreadable and notice is not None:
         more = f" and {len(unreadable) - 1} more" if len(unreadable) > 1 else ""
         notice(f"cannot read {unreadable[0]}{more}: passed over")

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from ..errors import Cancelled, SessionError
 from ..reading.sources import open_source
+from ..sanitize import mark_undecodable
 
 BATCH = 20_000  # documents per batch (the indexer commits each: a killed run resumes from the last)
 _LENGTH = struct.Struct("<Q")
@@ -72,15 +73,14 @@ def read_batches(
                     record = parse_object(raw)
                 except BadLine:
                     continue
-                model = model_named(record) or model
+                model = _utf8(model_named(record)) or model
                 try:
                     doc = document(number, offset, len(raw.rstrip(b"\r\n")), record, view(record), calls)
                 except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view)
                     continue
-                text, kinds = masked(doc.text)  # (no secret at rest in the index, not even in an id)
-                entry, tool, named = (
-                    (doc.entry_id, doc.tool, model) if not kinds else _masked(doc.entry_id, doc.tool, model)
-                )
+                text, kinds = masked(mark_undecodable(doc.text))  # (no secret at rest in the index, not even in an id)
+                entry, tool = _utf8(doc.entry_id), _utf8(doc.tool)
+                entry, tool, named = (entry, tool, model) if not kinds else _masked(entry, tool, model)
                 docs.append(
                     (doc.line, doc.offset, doc.length, entry, doc.role, doc.kind, tool, int(doc.error))
                     + (doc.time, named, ",".join(kinds) or None)
@@ -93,6 +93,11 @@ def read_batches(
         yield Batch(fmt, docs, texts, reached, line, model, dict(calls), last=True, bytes_read=blocks.pos - start)
     finally:
         source.close()
+
+
+def _utf8(value: str | None) -> str | None:
+    """A name as SQLite can hold it: a lone surrogate a record's JSON escapes (``\\ud83d``) as its placeholder."""
+    return mark_undecodable(value) if value else value
 
 
 def _masked(*fields: str | None) -> tuple[str | None, ...]:
