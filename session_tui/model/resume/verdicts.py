@@ -13,7 +13,7 @@ import stat
 import time
 from dataclasses import asdict, dataclass, fields
 
-from ..cache_dir import default_cache_dir, write_cache_file
+from ..cache_dir import trusted_cache_dir, write_cache_file
 
 NAME = "dry-runs.json"
 
@@ -34,13 +34,18 @@ class Verdict:
         return f"{self.client} {self.version} is refused the file as it is (dry run): {self.message}"
 
 
-def _store(cache_dir: str | None) -> str:
-    return os.path.join(cache_dir or default_cache_dir(), NAME)
+def _store(cache_dir: str | None) -> str | None:
+    """The verdicts' file, in the cache dir when it is this user's own (else None: none kept, none read)."""
+    folder = trusted_cache_dir(cache_dir)
+    return None if folder is None else os.path.join(folder, NAME)
 
 
 def _load(cache_dir: str | None) -> dict[str, dict[str, object]]:
+    store = _store(cache_dir)
+    if store is None:
+        return {}
     try:
-        fd = os.open(_store(cache_dir), os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(store, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return {}
     try:
@@ -98,7 +103,9 @@ def remember(path: str, client: str, version: str, accepted: bool, message: str,
         )
     except OSError:
         return
-    write_cache_file(_store(cache_dir), json.dumps(kept).encode())
+    store = _store(cache_dir)
+    if store is not None:
+        write_cache_file(store, json.dumps(kept).encode())
 
 
 def verdict_on(path: str, cache_dir: str | None = None) -> Verdict | None:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from ..cache_dir import default_cache_dir
+from ..cache_dir import trusted_cache_dir
 from ..errors import SessionError
 
 T = TypeVar("T")
@@ -119,11 +119,22 @@ def path_of(db: sqlite3.Connection) -> str:
     return str(db.execute("PRAGMA database_list").fetchone()[2])
 
 
+def _private_folder() -> str:
+    """A folder of this process's own (0700), removed when it ends: where the
+    index is built when the cache dir cannot be trusted."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="session-tui-index-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 def open_database(cache_dir: str | None = None, notice: Callable[[str], None] | None = None) -> sqlite3.Connection:
     """The index, created if missing; one that is not a readable index of
     this schema is moved aside (``<name>.corrupt-<time>``) and made anew."""
-    folder = cache_dir or default_cache_dir()
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    folder = trusted_cache_dir(cache_dir) or _private_folder()  # (a cache dir not ours: an index of this run's)
     path = os.path.join(folder, NAME)
     with writing(path):
         return _open_or_rebuild(path, notice)
