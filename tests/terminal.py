@@ -54,7 +54,7 @@ class Terminal:
             env=environment,
             start_new_session=True,
         )
-        os.close(slave)
+        self.slave = slave  # kept open: how much of what was sent the app has not read yet (FIONREAD)
         self.master = master
         self.output = bytearray()
         self.last_output = time.monotonic()
@@ -105,10 +105,20 @@ class Terminal:
     def wait_text(self, text: str, timeout: float = 20.0) -> None:
         self.wait_for(lambda screen: text in screen, timeout, repr(text))
 
+    def unread(self) -> int:
+        """The bytes sent that the app has not read yet."""
+        return struct.unpack("i", fcntl.ioctl(self.slave, termios.FIONREAD, b"\0\0\0\0"))[0]
+
     def wait_quiet(self, quiet: float = 0.15, timeout: float = 10.0) -> None:
-        """Until the app has written nothing for ``quiet`` seconds (it has drawn what the last key changed)."""
+        """Until the app has read every key sent, then written nothing for ``quiet`` seconds after it read
+        them (it has drawn what the last key changed). Under load an app may read late: a key sent before
+        it read an Esc would reach it with the Esc, as Alt+key."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() - self.last_output < quiet:
+        while self.unread():
+            assert self.alive() and time.monotonic() < deadline, "the app never read the keys sent"
+            time.sleep(0.005)
+        read = time.monotonic()
+        while time.monotonic() - max(self.last_output, read) < quiet:
             assert time.monotonic() < deadline, "the app never stopped drawing"
             time.sleep(0.02)
 
@@ -124,6 +134,7 @@ class Terminal:
                 self.process.kill()
                 self.process.wait()
         os.close(self.master)
+        os.close(self.slave)
 
     def __enter__(self) -> Terminal:
         return self
