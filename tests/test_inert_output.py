@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from session_tui.inert_output import InertWriter
 from tests.hostile import FORBIDDEN, FORMAT_SAMPLES, OSC52, hostile_dir
 from tests.support import REPO, SAMPLES
+from tests.test_redact_everywhere import read_lines
 
 # what no output may hold: C0 but \t and \n, DEL, C1, bidi controls, invisible characters, lone surrogates
 CONTROL = re.compile(
@@ -47,18 +47,11 @@ def live_lines(root: Path, cache: Path, count: int) -> str:
         stderr=subprocess.PIPE,
         env=env,
     ) as live:
-        lines: list[bytes] = []
         try:
-            while len(lines) < count:
-                ready, _, _ = select.select([live.stdout], [], [], 60)
-                assert ready, f"live --json printed {len(lines)} lines in 60 s"
-                line = live.stdout.readline()
-                if not line:
-                    break
-                lines.append(line)
+            printed = read_lines(live.stdout.fileno(), count)
         finally:
             live.kill()
-        return (b"".join(lines) + live.stderr.read()).decode("utf-8", "surrogateescape")
+        return (printed + live.stderr.read()).decode("utf-8", "surrogateescape")
 
 
 def verbs(paths: dict[str, Path], root: Path) -> list[list[str]]:

@@ -181,31 +181,37 @@ def outputs(paths: dict, tmp: Path) -> list[tuple[str, str]]:
         done = run_cli(*args, root, "--redact")
         assert done.returncode in (0, 1), f"{args}: {done.stderr}"
         out.append((" ".join(args), done.stdout + done.stderr))
-    out.append(("live --json", live_snapshot(root, len(paths))))
+    out.append(("live --json", live_snapshot(root, len(paths), tmp / "live-cache")))
     return out
 
 
-def live_snapshot(root: str, sessions: int) -> str:
+def live_snapshot(root: str, sessions: int, cache: Path) -> str:
     """What ``live --json --redact`` prints of the sessions under ``root``: its snapshot, one line a session."""
-    env = {**os.environ, "SESSION_TUI_CACHE_DIR": os.path.join(root, ".cache")}
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
     with subprocess.Popen(
         [sys.executable, "-m", "session_tui", "live", "--json", "--redact", "--window", "1000d", root],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
         env=env,
     ) as live:
-        lines = []
         try:
-            while len(lines) < sessions:
-                ready, _, _ = select.select([live.stdout], [], [], 60)
-                assert ready, f"live --json printed {len(lines)} of {sessions} lines in 60 s"
-                line = live.stdout.readline()
-                assert line, f"live --json ended: {live.stderr.read()}"
-                lines.append(line)
+            printed = read_lines(live.stdout.fileno(), sessions)
         finally:
             live.kill()
-        return "".join(lines) + live.stderr.read()
+        return (printed + live.stderr.read()).decode("utf-8", "replace")
+
+
+def read_lines(fd: int, count: int, timeout: float = 60) -> bytes:
+    """The first ``count`` lines written to ``fd`` (unbuffered: select sees what is not read yet)."""
+    data = b""
+    while data.count(b"\n") < count:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"{len(data.splitlines())} of {count} lines in {timeout} s"
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def screens(paths: dict, root: Path) -> list[tuple[str, str]]:
