@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
@@ -44,3 +47,16 @@ def check_json(*paths: Path | str, usage: bool = False) -> list[dict]:
         if not usage:
             report.pop("usage", None)
     return reports
+
+
+@contextlib.contextmanager
+def tmpfs(where, size):
+    """A small tmpfs mounted at ``where`` (skipped where it cannot be mounted)."""
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)

@@ -4,7 +4,6 @@ read-only cache said in one line and the index kept."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -18,7 +17,7 @@ import pytest
 from session_tui.model.search_index.database import NAME
 from session_tui.model.search_index.feeder import IndexFeeder
 from tests.fleet.builders import Writer
-from tests.support import REPO
+from tests.support import REPO, tmpfs
 
 
 def _sessions(folder, count=12, answers=30):
@@ -148,22 +147,9 @@ def test_damaged_pages_in_the_middle_of_the_index_are_moved_aside_and_built_agai
     assert code == 0 and err == "" and json.loads(out)["total"] == 40
 
 
-@contextlib.contextmanager
-def _tmpfs(where, size):
-    """A small tmpfs mounted at ``where`` (skipped where it cannot be mounted)."""
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=True)
-
-
 def test_a_full_disk_is_one_line_and_the_index_is_kept(tmp_path):
     folder = _sessions(tmp_path / "sessions", count=2, answers=2)
-    with _tmpfs(tmp_path / "small", "2m") as small:
+    with tmpfs(tmp_path / "small", "2m") as small:
         cache = small / "cache"
         code, _, err = _run(cache, "zebra", str(folder))
         assert code == 0, err
@@ -187,7 +173,7 @@ def test_a_full_disk_is_one_line_and_the_index_is_kept(tmp_path):
 
 def test_a_read_only_cache_is_one_line_and_the_index_is_kept(tmp_path):
     folder = _sessions(tmp_path / "sessions", count=2, answers=2)
-    with _tmpfs(tmp_path / "ro", "4m") as ro:
+    with tmpfs(tmp_path / "ro", "4m") as ro:
         cache = ro / "cache"
         code, _, err = _run(cache, "zebra", str(folder))
         assert code == 0, err

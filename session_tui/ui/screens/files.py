@@ -26,7 +26,7 @@ from ...model.cache_dir import refusal
 from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
 from ...model.catalog.finding import SORTS, rank_rows
 from ...model.catalog.session_info import SessionInfo
-from ...model.errors import Cancelled
+from ...model.errors import Cancelled, SessionError
 from ...model.sanitize import inert
 from ...model.words import plural
 from ..app_services import services
@@ -463,19 +463,37 @@ class FilesScreen(Screen):
             return
         self.post_message(SearchProgress(search_id, text, 0, 1, {}))
         stop = lambda: worker.is_cancelled  # noqa: E731
+        from ...model.search_index.database import damaged, rebuilt
+
+        def run(db: sqlite3.Connection) -> dict[str, int]:
+            catch_up(db, self.roots, stop)
+            return matching_files(db, query, self.roots, stop)
+
         try:
             db = self._search_index()
-            catch_up(db, self.roots, stop)
-            found = matching_files(db, query, self.roots, stop)
+            try:
+                found = run(db)
+            except sqlite3.DatabaseError as exc:  # damaged pages found mid-search: made anew, once
+                if not damaged(exc):
+                    raise
+                self._index = db = rebuilt(db, exc, self._index_notice)
+                found = run(db)
         except Cancelled:
             return
+        except (SessionError, OSError, sqlite3.DatabaseError) as exc:  # a full disk, a read-only cache dir: one line
+            error = f"the search index cannot be used: {exc}"
+            self.post_message(SearchProgress(search_id, text, 0, 0, {}, finished=True, error=error))
+            return
         self.post_message(SearchProgress(search_id, text, 1, 1, found, finished=True))
+
+    def _index_notice(self, message: str) -> None:
+        self.app.call_from_thread(self.notify, message)
 
     def _search_index(self) -> sqlite3.Connection:
         if self._index is None:
             from ...model.search_index.database import open_database
 
-            self._index = open_database(notice=lambda message: self.app.call_from_thread(self.notify, message))
+            self._index = open_database(notice=self._index_notice)
         return self._index
 
     def on_search_progress(self, message: SearchProgress) -> None:
