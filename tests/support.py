@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,33 @@ def tmpfs(where, size):
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def live_snapshot(root: str, sessions: int, cache: Path, *flags: str) -> bytes:
+    """The first ``sessions`` lines ``live --json FLAGS`` prints of the sessions under ``root`` (its snapshot,
+    one line a session), then what it wrote to stderr; a real process, killed once they are read."""
+    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "session_tui", "live", "--json", *flags, "--window", "1000d", root],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as live:
+        try:
+            printed = _lines(live.stdout.fileno(), sessions)
+        finally:
+            live.kill()
+        return printed + live.stderr.read()
+
+
+def _lines(fd: int, count: int, timeout: float = 60) -> bytes:
+    """The first ``count`` lines written to ``fd``, read unbuffered (select sees only what is not read yet)."""
+    data = b""
+    while data.count(b"\n") < count:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"{len(data.splitlines())} of {count} lines in {timeout} s"
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    return data

@@ -18,8 +18,7 @@ import pytest
 
 from session_tui.inert_output import InertWriter
 from tests.hostile import FORBIDDEN, FORMAT_SAMPLES, OSC52, hostile_dir
-from tests.support import REPO, SAMPLES
-from tests.test_redact_everywhere import read_lines
+from tests.support import REPO, SAMPLES, live_snapshot
 
 # what no output may hold: C0 but \t and \n, DEL, C1, bidi controls, invisible characters, lone surrogates
 CONTROL = re.compile(
@@ -36,22 +35,6 @@ def run(*args: str, cache: Path, home: Path) -> str:
     )
     assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr, (args, done.stderr.decode())
     return (done.stdout + done.stderr).decode("utf-8", "surrogateescape")
-
-
-def live_lines(root: Path, cache: Path, count: int) -> str:
-    """The first ``count`` lines ``live --json`` prints (its snapshot), and what it wrote to stderr."""
-    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "session_tui", "live", "--json", "--window", "1000d", str(root)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    ) as live:
-        try:
-            printed = read_lines(live.stdout.fileno(), count)
-        finally:
-            live.kill()
-        return (printed + live.stderr.read()).decode("utf-8", "surrogateescape")
 
 
 def verbs(paths: dict[str, Path], root: Path) -> list[list[str]]:
@@ -129,7 +112,7 @@ def test_no_verb_prints_a_control_over_hostile_sessions(hostile, tmp_path):
                 f"{' '.join(a if a not in map(str, paths.values()) else '<file>' for a in args)}: "
                 f"{controls} {forbidden}"
             )
-    text = live_lines(root, tmp_path / "cache", 3)
+    text = live_snapshot(str(root), 3, tmp_path / "cache").decode("utf-8", "surrogateescape")
     if CONTROL.search(text):
         found.append(f"live --json: {sorted({f'U+{ord(c):04X}' for c in CONTROL.findall(text)})}")
     assert printed > 10_000  # (the verbs did print their reports)

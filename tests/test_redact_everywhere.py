@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import select
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -25,7 +21,7 @@ import pytest
 
 from session_tui.commands.serve import app_command
 from tests.secret_samples import TRAPS, planted
-from tests.support import SAMPLES, check_json, run_cli
+from tests.support import SAMPLES, check_json, live_snapshot, run_cli
 from tests.terminal import Terminal
 from tests.ui.test_hostile_terminal import PICKER_KEYS, SESSION_KEYS
 
@@ -181,37 +177,9 @@ def outputs(paths: dict, tmp: Path) -> list[tuple[str, str]]:
         done = run_cli(*args, root, "--redact")
         assert done.returncode in (0, 1), f"{args}: {done.stderr}"
         out.append((" ".join(args), done.stdout + done.stderr))
-    out.append(("live --json", live_snapshot(root, len(paths), tmp / "live-cache")))
+    snapshot = live_snapshot(root, len(paths), tmp / "live-cache", "--redact")
+    out.append(("live --json", snapshot.decode("utf-8", "replace")))
     return out
-
-
-def live_snapshot(root: str, sessions: int, cache: Path) -> str:
-    """What ``live --json --redact`` prints of the sessions under ``root``: its snapshot, one line a session."""
-    env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)}
-    with subprocess.Popen(
-        [sys.executable, "-m", "session_tui", "live", "--json", "--redact", "--window", "1000d", root],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    ) as live:
-        try:
-            printed = read_lines(live.stdout.fileno(), sessions)
-        finally:
-            live.kill()
-        return (printed + live.stderr.read()).decode("utf-8", "replace")
-
-
-def read_lines(fd: int, count: int, timeout: float = 60) -> bytes:
-    """The first ``count`` lines written to ``fd`` (unbuffered: select sees what is not read yet)."""
-    data = b""
-    while data.count(b"\n") < count:
-        ready, _, _ = select.select([fd], [], [], timeout)
-        assert ready, f"{len(data.splitlines())} of {count} lines in {timeout} s"
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def screens(paths: dict, root: Path) -> list[tuple[str, str]]:
