@@ -233,8 +233,8 @@ def find_secrets(
     environment variable that holds a secret (``OPENAI_API_KEY``) makes a
     non-trivial value a secret as a whole. ``hits``: ``needle_hits(text)``,
     when known. ``in_base64``: ``text`` is decoded base64 (not looked into again)."""
-    if _INVISIBLE.search(text):
-        return _across_invisible(text, name, in_base64)
+    if _HIDING.search(text):
+        return _unhidden(text, name, in_base64)
     found: list[tuple[bool, int, int, str]] = []  # (generic, start, end, kind)
     if name is not None and "\n" not in text and ENV_NAME.fullmatch(name) and non_trivial(text.strip()):
         found.append((True, 0, len(text), "env-assignment"))
@@ -283,15 +283,39 @@ _USER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _BARE_AFTER_USER = re.compile(":" + _BARE_40)
 
 
-def _across_invisible(text: str, name: str | None, in_base64: bool) -> list[Secret]:
-    """``find_secrets`` of ``text`` without its invisible characters, each
-    secret's span the original text's (the characters inside it included);
-    its value is the secret as it reads (the same mark as when not split)."""
-    kept = [at for at, char in enumerate(text) if not _INVISIBLE.match(char)]
-    plain = "".join(text[at] for at in kept)
+# What hides a secret's characters in a text: an invisible character, or a
+# ``\u`` escape of a token character as a raw JSON line writes it (a raw view).
+_HIDING = re.compile(
+    "[" + _INVISIBLE_CHARS + r"]|\\u00(?:[46][1-9a-fA-F]|[57][0-9aA]|3[0-9aAdD]|2[bBdDeEfF]|5[fF]|7[eE])"
+)
+
+
+def _unhidden(text: str, name: str | None, in_base64: bool) -> list[Secret]:
+    """``find_secrets`` of ``text`` with its invisible characters taken out
+    and its escaped token characters as they read, each secret's span the
+    original text's (what hid in it included); its value is the secret as it
+    reads (the same mark as when nothing hid it)."""
+    plain: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    at = 0
+    for found in _HIDING.finditer(text):
+        for k in range(at, found.start()):
+            plain.append(text[k])
+            starts.append(k)
+            ends.append(k + 1)
+        if len(found.group()) == 6:  # an escape: the character it writes
+            plain.append(chr(int(found.group()[2:], 16)))
+            starts.append(found.start())
+            ends.append(found.end())
+        at = found.end()
+    for k in range(at, len(text)):
+        plain.append(text[k])
+        starts.append(k)
+        ends.append(k + 1)
     return [
-        Secret(s.kind, kept[s.start], kept[s.end - 1] + 1, s.value)
-        for s in find_secrets(plain, name, in_base64=in_base64)
+        Secret(s.kind, starts[s.start], ends[s.end - 1], s.value)
+        for s in find_secrets("".join(plain), name, in_base64=in_base64)
         if s.end > s.start
     ]
 
@@ -312,9 +336,9 @@ def find_in_strings(items: list[tuple[str | None, str]]) -> list[list[Secret]]:
         for hit in hits:
             n = bisect_right(starts, hit) - 1
             by_item.setdefault(n, []).append(hit - starts[n])
-    if _INVISIBLE.search(joined):  # (a token split by them holds no needle as written)
+    if _HIDING.search(joined):  # (a token split by them holds no needle as written)
         for n, (_, text) in enumerate(items):
-            if n not in by_item and _INVISIBLE.search(text):
+            if n not in by_item and _HIDING.search(text):
                 by_item[n] = []
     out: list[list[Secret]] = [[] for _ in items]
     for n, item_hits in by_item.items():
