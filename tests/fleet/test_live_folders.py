@@ -32,6 +32,16 @@ def live(root: str, cwd: str | None = None, prefix: list[str] | None = None, env
     )
 
 
+def snapshot_then_a_call(process: subprocess.Popen, writer: Writer) -> list[dict]:
+    """The lines ``live --json`` prints: its snapshot, then, once ``writer``'s agent starts a call, that call."""
+    found, seen = lines_of(process), []
+    wait_for(found, seen, lambda s: any(x["event"] == "snapshot" for x in s), what="the snapshot")
+    writer.now = time.time()
+    writer.calls_made("Bash", ago=0)
+    wait_for(found, seen, lambda s: any(x["state"] == "tool" for x in s), what="the call, watched")
+    return seen
+
+
 def stop(process: subprocess.Popen) -> str:
     process.terminate()
     _, err = process.communicate(timeout=10)
@@ -61,11 +71,7 @@ def test_an_unreadable_subfolder_is_passed_over_with_one_notice():
         os.chmod(cache, 0o700)
         process = live(str(root), prefix=NOBODY, env={"SESSION_TUI_CACHE_DIR": str(cache)})
         try:
-            found, seen = lines_of(process), []
-            wait_for(found, seen, lambda s: any(x["event"] == "snapshot" for x in s), what="the snapshot")
-            mine.now = time.time()
-            mine.calls_made("Bash", ago=0)
-            wait_for(found, seen, lambda s: any(x["state"] == "tool" for x in s), what="the call, watched")
+            seen = snapshot_then_a_call(process, mine)
         finally:
             err = stop(process)
         assert {x["file"] for x in seen} == {str(mine.path)}
@@ -85,11 +91,7 @@ def test_each_file_has_one_path_however_the_root_is_named(tmp_path, named):
         (tmp_path / "link").symlink_to(real)
         process = live(str(tmp_path / "link"))
     try:
-        found, seen = lines_of(process), []
-        wait_for(found, seen, lambda s: any(x["event"] == "snapshot" for x in s), what="the snapshot")
-        writer.now = time.time()
-        writer.calls_made("Bash", ago=0)
-        wait_for(found, seen, lambda s: any(x["state"] == "tool" for x in s), what="the call, watched")
+        seen = snapshot_then_a_call(process, writer)
     finally:
         stop(process)
     assert {x["file"] for x in seen} == {os.path.realpath(writer.path)}
