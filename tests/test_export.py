@@ -140,6 +140,10 @@ def assert_only_our_markup(page: str) -> PageParser:
                 "result",
                 "result failed",
                 "result missing",
+                "more",
+                "command",
+                "typed",
+                "tokens",
             }, value
     assert not any(c in page for c in RAW_CONTROLS)
     assert "url(" not in page and "@import" not in page

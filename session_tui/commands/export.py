@@ -19,16 +19,17 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..model.entries.view import EntryView, model_named, parse_time
+from ..model.entries.readable import command_of
+from ..model.entries.view import model_named, parse_time, typed_prompt
 from ..model.reading import json_text
 from ..model.sanitize import inert, json_escape_invisible
 from ..model.session.context import context_items, resume_items
 from ..model.session.problems import find_problems
 from ..model.session.session import Session
-from ..model.session.usage import session_usage
+from ..model.session.usage import entry_tokens, session_usage
 from ..model.words import human_seconds, plural
 from .choices import EXPORT_TARGETS
-from .export_render import html_page, markdown
+from .export_render import Section, html_page, markdown
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.privacy.redact import Redactor
@@ -70,32 +71,42 @@ def export(
     entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
     heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
     records = [record(entry) for entry in entries]  # read (and redacted) once
-    sections = [(session.line_of(entry), session.format.view(rec)) for entry, rec in zip(entries, records, strict=True)]
+    sections = []
+    for entry, rec in zip(entries, records, strict=True):
+        view = session.format.view(rec)
+        usage = entry_tokens(session, entry, view) if view.result_for is None else None
+        added = view.role == "user" and rec.get("isMeta") is True  # Claude Code's own user messages
+        sections.append(Section(session.line_of(entry), view, usage, command_of(view), added))
     if to == "md":
         return markdown(heading, sections)
     return html_page(heading, _facts(session, records, sections, redact), sections)
 
 
 def _facts(
-    session: Session, records: list[dict], sections: list[tuple[int, EntryView]], redact: Redactor | None
+    session: Session, records: list[dict], sections: list[Section], redact: Redactor | None
 ) -> list[tuple[str, str]]:
     """The page header's facts: title, time span, models, tokens, problems
     (the title redacted as the records are)."""
     facts: list[tuple[str, str]] = []
     named = session.title()
+    typed = (typed_prompt(rec, section.view) for rec, section in zip(records, sections, strict=True))
     title = (named if redact is None or named is None else redact.value(named)) or next(
+        (prompt for prompt in typed if prompt),
+        None,
+    )
+    title = title or next(
         (
             line
-            for _, view in sections
-            if view.role == "user" and not view.result_for
-            for line in view.text.splitlines()
+            for section in sections
+            if section.view.role == "user" and not section.view.result_for and section.command is None
+            for line in section.view.text.splitlines()
             if line.strip()
         ),
         None,
     )
     if title:
         facts.append(("title", title))
-    times = [t for _, view in sections if (t := parse_time(view.time)) is not None]
+    times = [t for section in sections if (t := parse_time(section.view.time)) is not None]
     if times:
         start = datetime.fromtimestamp(min(times), UTC).strftime("%Y-%m-%d %H:%M UTC")
         facts.append(("time", f"{start}, {human_seconds(max(times) - min(times))}"))
@@ -108,7 +119,7 @@ def _facts(
     problems = find_problems(session)
     kinds = Counter(p.kind.words for p in problems)
     facts.append(("problems", ", ".join(f"{n} × {kind}" for kind, n in kinds.items()) if problems else "none"))
-    failed = sum(1 for _, view in sections if view.is_error)
+    failed = sum(1 for section in sections if section.view.is_error)
     if failed:
         facts.append(("failed tool results", f"{failed:,}"))
     return facts

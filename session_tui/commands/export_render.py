@@ -9,13 +9,35 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
-from ..model.entries.view import EntryView, call_summary
+from ..model.entries.readable import LocalCommand, first_lines, readable_text, response_usage, tokens_line
+from ..model.entries.view import EntryView, call_summary, parse_time
 from ..model.reading import json_text
 from ..model.reading.records import loads as json_loads
 from ..model.sanitize import inert, strip_ansi
+
+#: a tool's output longer than this many lines shows its first FOLDED_HEAD lines, the rest folded
+LONG_OUTPUT = 20
+FOLDED_HEAD = 10
+
+
+@dataclass(frozen=True)
+class Section:
+    """One entry to export: its line, its view, the tokens it records
+    (``model.session.usage.entry_tokens``) and, for a record of Claude
+    Code's command tags, the command it stands for."""
+
+    line: int
+    view: EntryView
+    usage: Mapping[str, Any] | None = None
+    command: LocalCommand | None = None
+    added: bool = False  # a user message the client wrote, not the person (Claude Code's ``isMeta``)
 
 
 def _arguments(arguments: str) -> tuple[str, str]:
@@ -30,14 +52,21 @@ def _plain(text: str) -> str:
     return text
 
 
-def _meta(line: int, view: EntryView, escape=_plain) -> str:
-    """The line under a section's heading: line, id, tokens, the call a result
-    answers; session strings through ``escape``."""
-    parts = [f"line {line}"]
+def _meta(section: Section, escape=_plain, tokens: str = "", call: str = "") -> str:
+    """The line under a section's heading: line, id, the response's tokens,
+    the call a result answers (``call``: its tool and what it ran); session
+    strings through ``escape``."""
+    view = section.view
+    parts = [f"line {section.line}"]
     if view.id:
         parts.append(f"id {escape(inert(str(view.id), keep_newlines=False))}")
     if view.result_for:
-        parts.append(f"result for {escape(inert(view.result_for, keep_newlines=False))}")
+        failed = "✗ failed " if view.is_error else ""
+        parts.append(f"{failed}result for {escape(inert(view.result_for, keep_newlines=False))}")
+        if call:
+            parts.append(escape(inert(call, keep_newlines=False)))
+    if tokens:
+        parts.append(tokens)
     if view.tokens_before is not None:
         parts.append(f"{view.tokens_before:,} tokens before")
     if view.tokens_after is not None:
@@ -52,6 +81,27 @@ def _title(n: int, view: EntryView, escape=_plain) -> str:
 
 def _is_output(view: EntryView) -> bool:
     return view.result_for is not None or view.role == "tool"
+
+
+def _step_tokens(sections: list[Section]) -> dict[int, str]:
+    """Index of the section that ends a model response → that response's
+    tokens in short form: a response written over several entries (one
+    step) is counted once, at its last entry."""
+    last: dict[str, int] = {}
+    usages: dict[str | int, list[tuple[str | None, Mapping[str, Any]]]] = {}
+    for n, section in enumerate(sections):
+        step = section.view.step
+        key: str | int = n if step is None else step
+        if step is not None:
+            last[step] = n
+        if section.usage:
+            usages.setdefault(key, []).append((step, section.usage))
+    out: dict[int, str] = {}
+    for key, found in usages.items():
+        text = tokens_line(response_usage(found))
+        if text:
+            out[key if isinstance(key, int) else last[key]] = text
+    return out
 
 
 # -- Markdown -------------------------------------------------------------------------
@@ -104,16 +154,25 @@ def quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
 
 
-def markdown(heading: str, sections: list[tuple[int, EntryView]]) -> str:
+def markdown(heading: str, sections: list[Section]) -> str:
     out = [f"# {md_text(inert(heading, keep_newlines=False))}"]
-    for n, (line, view) in enumerate(sections, 1):
+    tokens = _step_tokens(sections)
+    calls: dict[str, str] = {}  # call id -> its tool and what it ran
+    for n, section in enumerate(sections, 1):
+        view, command = section.view, section.command
         out.append(f"## {_title(n, view, md_text)}")
-        out.append(_meta(line, view, md_text))
-        text = inert(view.text)
-        if text.strip():
-            out.append(fenced(text) if _is_output(view) else quoted(md_text(text)))
+        out.append(_meta(section, md_text, tokens.get(n - 1, ""), calls.get(view.result_for or "", "")))
+        text = inert(strip_ansi(readable_text(view)) if command else view.text)
+        if command is not None and command.kind == "command":
+            out.append(quoted(md_text(f"❯ {text}")))
+        elif command is not None and command.kind == "caveat":
+            out.append(quoted(md_text(f"(caveat) {text}")))
+        elif text.strip():
+            out.append(fenced(text) if _is_output(view) or command is not None else quoted(md_text(text)))
         for call in view.tool_calls:
             name, call_id = (md_text(inert(s, keep_newlines=False)) for s in (call.name, call.id))
+            summary = call_summary(call.name, call.arguments)
+            calls[call.id] = f"{call.name} {summary}".strip()
             out.append(f"**→ {name}** · call {call_id}")
             language, arguments = _arguments(call.arguments)
             out.append(fenced(inert(arguments), language))
@@ -133,19 +192,26 @@ h1 { font-size: 1.35rem; margin: 0 0 0.3rem; } header dl { display: grid; grid-t
        gap: 0.1rem 1rem; font-size: 0.9rem; } header dt { color: #57606a; } header dd { margin: 0; }
 section { border-left: 4px solid #d0d7de; margin: 1.2rem 0; padding: 0.2rem 0 0.2rem 1rem; }
 section.user { border-color: #0969da; } section.assistant { border-color: #1a7f37; }
+section.command { border-color: #0969da; border-left-style: dotted; }
 section.summary { border-color: #9a6700; background: #fff8c5; }
 section.system, section.developer, section.other, section.tool { border-color: #57606a; }
 h2 { font-size: 1rem; margin: 0; } .meta { color: #57606a; font-size: 0.85rem; font-weight: normal; }
+.tokens { color: #57606a; font-size: 0.8rem; font-weight: normal; float: right; }
 .prose { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.4rem 0; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.3rem 0; background: #f6f8fa; padding: 0.5rem;
       border-radius: 4px; font: 0.85rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.typed { font: 0.95rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-weight: 600;
+         margin: 0.4rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .call { margin: 0.6rem 0 0.2rem; } .call > summary, .result > summary { cursor: pointer; }
 .tool-name { font-weight: 600; } .summary-line { font-family: ui-monospace, Menlo, Consolas, monospace; }
 .result { margin: 0.2rem 0 0.6rem 1.2rem; } .result.failed > summary { color: #cf222e; font-weight: 600; }
 .result.failed pre { border-left: 3px solid #cf222e; } .result.missing { color: #cf222e; }
+details.more > summary { color: #57606a; font-size: 0.85rem; cursor: pointer; }
+details.more > pre { margin-top: 0; }
 details.thinking, details.aside { color: #57606a; font-style: italic; margin: 0.3rem 0; font-size: 0.9rem; }
+details.thinking > summary, details.aside > summary { cursor: pointer; }
 @media (prefers-color-scheme: dark) {
-  body { color: #e6edf3; background: #0d1117; } .meta, header dt, details.thinking { color: #9198a1; }
+  body { color: #e6edf3; background: #0d1117; } .meta, .tokens, header dt, details.thinking { color: #9198a1; }
   pre { background: #161b22; } section.summary { background: #2b2111; }
   .result.failed > summary { color: #ff7b72; } .result.failed pre { border-color: #ff7b72; }
 }
@@ -158,43 +224,72 @@ def _h(text: str, *, keep_newlines: bool = True) -> str:
     return html.escape(inert(strip_ansi(text), keep_newlines=keep_newlines), quote=True)
 
 
+def _when(value: object) -> str:
+    """A time as ``2026-12-02 15:48:15`` (UTC, as the header says), or as recorded when it is no time."""
+    seconds = parse_time(value)
+    if seconds is None:
+        return _h(str(value), keep_newlines=False)
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _thinking(view: EntryView) -> bool:
     return view.role in _THINKING or view.kind in _THINKING
 
 
-def _aside(view: EntryView) -> bool:
+def _aside(section: Section) -> bool:
     """A record beside the conversation's turns (an attachment, an event, a turn's settings)."""
-    return view.result_for is None and view.role not in (*_ROLE_CLASSES, *_THINKING)
+    view = section.view
+    return view.result_for is None and section.command is None and view.role not in (*_ROLE_CLASSES, *_THINKING)
 
 
-def _responses(sections: list[tuple[int, EntryView]]) -> list[list[tuple[int, EntryView]]]:
+def _responses(sections: list[Section]) -> list[list[Section]]:
     """The entries grouped as read: one group per model response (its
     thinking, text and calls, recorded on one line or several: one ``step``,
     or in a format without steps the lines up to a result or a prompt), the
-    results of its calls with it; every other entry a group of its own."""
-    groups: list[list[tuple[int, EntryView]]] = []
+    results of its calls with it; a command run in the client (its caveat,
+    the command, its output) one group; every other entry a group of its own."""
+    groups: list[list[Section]] = []
     calls: set[str] = set()  # the calls of the open response
     step: str | None = None
     open_response = False
     answered = False
-    for line, view in sections:
+    command: set[str] = set()  # what the open command group holds: "caveat", "command", "output"
+    for section in sections:
+        view = section.view
         model_side = view.role == "assistant" or _thinking(view)
-        if groups and _aside(view):  # an attachment, an event: folded where it was written, no new section
-            groups[-1].append((line, view))
+        if groups and _aside(section):  # an attachment, an event: folded where it was written, no new section
+            groups[-1].append(section)
             continue
         if view.result_for is not None and open_response and view.result_for in calls:
-            groups[-1].append((line, view))
+            groups[-1].append(section)
             answered = True
             continue
+        if (
+            section.added and section.command is None and command
+        ):  # what a command adds for the model (a skill's prompt, /context's table)
+            groups[-1].append(section)
+            continue
+        if section.command is not None:
+            kind = section.command.kind
+            joins = bool(command) and kind != "caveat" and "output" not in command and kind not in command
+            if joins:
+                groups[-1].append(section)
+                command.add(kind)
+            else:
+                groups.append([section])
+                command = {kind}
+            open_response = False
+            continue
+        command = set()
         same = (
             open_response
             and model_side
             and ((view.step is not None and view.step == step) or (view.step is None and step is None and not answered))
         )
         if same:
-            groups[-1].append((line, view))
+            groups[-1].append(section)
         else:
-            groups.append([(line, view)])
+            groups.append([section])
             open_response, answered, calls = model_side, False, set()
         if model_side:
             step = view.step
@@ -202,54 +297,125 @@ def _responses(sections: list[tuple[int, EntryView]]) -> list[list[tuple[int, En
     return groups
 
 
-def _result_html(view: EntryView, name: str) -> str:
-    failed = " failed" if view.is_error else ""
-    mark = "✗ failed" if view.is_error else "←"
-    lines = view.text.count("\n") + 1 if view.text else 0
-    size = f"{lines:,} line{'s' if lines != 1 else ''}" if lines else "no output"
+def _lines(count: int) -> str:
+    return f"{count:,} line{'s' if count != 1 else ''}"
+
+
+def _output_html(text: str) -> str:
+    """A tool's or command's output: all of it when short, else its first
+    lines and the rest folded."""
+    head, more = first_lines(text, FOLDED_HEAD) if text.count("\n") >= LONG_OUTPUT else (text, 0)
+    if not more:
+        return f"<pre>{_h(text)}</pre>"
+    rest = text.split("\n", FOLDED_HEAD)[FOLDED_HEAD]
     return (
-        f'<details class="result{failed}" {"open" if view.is_error or lines <= 12 else ""}>'
-        f"<summary>{mark} {_h(name, keep_newlines=False)} result · {size}</summary>"
-        f"<pre>{_h(view.text)}</pre></details>"
+        f"<pre>{_h(head)}</pre>"
+        f'<details class="more"><summary>… {_lines(more)} more</summary><pre>{_h(rest)}</pre></details>'
     )
 
 
-def _group_html(n: int, group: list[tuple[int, EntryView]]) -> list[str]:
-    first_line, first = group[0]
-    role = "assistant" if first.role == "assistant" or _thinking(first) else first.role
-    role_class = role if role in _ROLE_CLASSES else "other"
-    results = {view.result_for: view for _, view in group[1:] if view.result_for is not None}
-    lines = f"line {first_line}" if len(group) == 1 else f"lines {first_line}–{group[-1][0]}"
-    when = f" · {_h(str(first.time), keep_newlines=False)}" if first.time else ""
+def _added_html(view: EntryView) -> str:
+    """A user message the client wrote itself: folded, its first line showing."""
+    first = next((line.strip() for line in view.text.splitlines() if line.strip()), "")
+    preview = first if len(first) <= 90 else first[:89] + "…"
+    summary = f"added by the client, not typed · {_h(preview, keep_newlines=False)}"
+    return f'<details class="aside"><summary>{summary}</summary><div class="prose">{_h(view.text)}</div></details>'
+
+
+def _result_html(view: EntryView, name: str, what: str = "") -> str:
+    failed = " failed" if view.is_error else ""
+    mark = "✗ failed" if view.is_error else "←"
+    lines = view.text.count("\n") + 1 if view.text else 0
+    size = _lines(lines) if lines else "no output"
+    ran = f' <span class="summary-line">{_h(what, keep_newlines=False)}</span>' if what else ""
+    return (
+        f'<details class="result{failed}" open>'
+        f"<summary>{mark} {_h(name, keep_newlines=False)} result{ran} · {size}</summary>"
+        f"{_output_html(view.text) if view.text else ''}</details>"
+    )
+
+
+def _asides_html(asides: list[Section]) -> str:
+    """Records beside the turns (attachments, events), folded into one line."""
+    kinds = list(dict.fromkeys(s.view.role for s in asides))
+    what = ", ".join(kinds) if len(asides) == 1 else f"{len(asides)} records: {', '.join(kinds)}"
+    body = "".join(f"<pre>{_h(s.view.text)}</pre>" for s in asides)
+    return f'<details class="aside"><summary>{_h(what, keep_newlines=False)}</summary>{body}</details>'
+
+
+def _command_html(section: Section) -> str:
+    command = section.command
+    assert command is not None
+    if command.kind == "caveat":  # Claude Code's note to the model: dim and folded
+        return f'<details class="aside"><summary>caveat</summary><div class="prose">{_h(command.text)}</div></details>'
+    if command.kind == "command":
+        contents = f'<div class="prose">{_h(command.contents)}</div>' if command.contents else ""
+        return f'<div class="typed">❯ {_h(command.text)}</div>{contents}'
+    text = "\n".join(part for part in (command.text, command.error) if part)
+    return _output_html(text) if text else '<div class="meta">(no output)</div>'
+
+
+def _thinking_html(text: str) -> str:
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    preview = first if len(first) <= 90 else first[:89] + "…"
+    summary = f"thinking · {_h(preview, keep_newlines=False)}" if preview else "thinking"
+    return f'<details class="thinking"><summary>{summary}</summary><div class="prose">{_h(text)}</div></details>'
+
+
+def _group_html(n: int, group: list[Section], calls: Mapping[str, tuple[str, str]]) -> list[str]:
+    """One section of the page; ``calls``: every call id of the page → its tool and what it ran."""
+    first_section, first = group[0], group[0].view
+    if first_section.command is not None:
+        role = "command" if any(s.command and s.command.kind == "command" for s in group) else first.role
+        role_class = "command"
+    else:
+        role = "assistant" if first.role == "assistant" or _thinking(first) else first.role
+        role_class = role if role in _ROLE_CLASSES else "other"
+    results = {s.view.result_for: s.view for s in group[1:] if s.view.result_for is not None}
+    lines = f"line {first_section.line}" if len(group) == 1 else f"lines {first_section.line}–{group[-1].line}"
+    when = f" · {_when(first.time)}" if first.time else ""
+    usages = [(s.view.step, s.usage) for s in group if s.usage and s.view.result_for is None]
+    tokens = tokens_line(response_usage(usages)) if usages else ""
+    spent = f'<span class="tokens">{tokens}</span>' if tokens else ""
     out = [
         f'<section class="{role_class}">',
-        f'<h2>{n}. {_h(role, keep_newlines=False)} <span class="meta">{lines}{when}</span></h2>',
+        f'<h2>{n}. {_h(role, keep_newlines=False)} <span class="meta">{lines}{when}</span>{spent}</h2>',
     ]
     if first.kind == "summary" and (first.tokens_before is not None):
         out.append(f'<div class="meta">{first.tokens_before:,} tokens before</div>')
     shown_calls: set[str] = set()
-    for _, view in group:
+    asides: list[Section] = []
+    for section in group:
+        view = section.view
+        if _aside(section) and section is not first_section:
+            asides.append(section)
+            continue
+        if asides:
+            out.append(_asides_html(asides))
+            asides = []
         if view.result_for is not None and view.result_for in results and view.result_for in shown_calls:
             continue  # shown under its call
-        if _aside(view) and view is not first:
-            aside = f"<summary>{_h(view.role, keep_newlines=False)}</summary><pre>{_h(view.text)}</pre>"
-            out.append(f'<details class="aside">{aside}</details>')
+        if section.command is not None:
+            out.append(_command_html(section))
             continue
         if view.result_for is not None:  # a result whose call is elsewhere
-            out.append(_result_html(view, f"call {view.result_for}"))
+            name, what = calls.get(view.result_for, (f"call {view.result_for}", ""))
+            out.append(_result_html(view, name, what))
+            continue
+        if section.added and view.text.strip():
+            out.append(_added_html(view))
             continue
         if view.text.strip():
             if _thinking(view) or view.text.startswith(("[thinking]", "[reasoning]")):
-                text = view.text.removeprefix("[thinking] ").removeprefix("[reasoning] ")
-                folded = f'<summary>thinking</summary><div class="prose">{_h(text)}</div>'
-                out.append(f'<details class="thinking">{folded}</details>')
+                out.append(_thinking_html(view.text.removeprefix("[thinking] ").removeprefix("[reasoning] ")))
             else:
                 out.append(f'<div class="prose">{_h(view.text)}</div>')
         for call in view.tool_calls:
             language, arguments = _arguments(call.arguments)
+            what = call_summary(call.name, call.arguments)
             out.append(
                 f'<details class="call"><summary><span class="tool-name">{_h(call.name, keep_newlines=False)}</span> '
-                f'<span class="summary-line">{_h(call_summary(call.name, call.arguments), keep_newlines=False)}</span> '
+                f'<span class="summary-line">{_h(what, keep_newlines=False)}</span> '
                 f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></summary>'
                 f"<pre>{_h(arguments)}</pre></details>"
             )
@@ -259,11 +425,13 @@ def _group_html(n: int, group: list[tuple[int, EntryView]]) -> list[str]:
                 shown_calls.add(call.id)
             else:
                 out.append('<div class="result missing">⚠ no result in the file</div>')
+    if asides:
+        out.append(_asides_html(asides))
     out.append("</section>")
     return out
 
 
-def html_page(heading: str, facts: list[tuple[str, str]], sections: list[tuple[int, EntryView]]) -> str:
+def html_page(heading: str, facts: list[tuple[str, str]], sections: list[Section]) -> str:
     title = next((value for key, value in facts if key == "title"), heading)
     out = [
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">',
@@ -275,8 +443,11 @@ def html_page(heading: str, facts: list[tuple[str, str]], sections: list[tuple[i
     ]
     out.extend(f"<dt>{_h(key)}</dt><dd>{_h(value, keep_newlines=False)}</dd>" for key, value in facts if key != "title")
     out.append("</dl></header>")
+    calls = {
+        call.id: (call.name, call_summary(call.name, call.arguments)) for s in sections for call in s.view.tool_calls
+    }
     for n, group in enumerate(_responses(sections), 1):
-        out.extend(_group_html(n, group))
+        out.extend(_group_html(n, group, calls))
     if not sections:
         out.append("<p>(no entries)</p>")
     out.append("</body>\n</html>")
