@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 compared, 1 one branch only, 2 error.",
     )
     diff.add_argument("file", metavar="FILE")
-    diff.add_argument("leaves", nargs="*", metavar="LEAF", help="LEAF_A [LEAF_B]")
+    diff.add_argument("leaves", nargs="*", default=[], metavar="LEAF", help="LEAF_A [LEAF_B]")
     diff.add_argument("--json", action="store_true", help="fork point and both branches' entries as JSON")
     diff.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
     diff.add_argument("--redact", action="store_true", help=REDACT_HELP)
@@ -146,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         "change.",
         epilog="Exit status: 0, 2 error.",
     )
-    live.add_argument("paths", nargs="*", metavar="PATH", help="folders, session files or URLs")
+    live.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, session files or URLs")
     live.add_argument("--window", default="2h", help="sessions written within this (default 2h; 90s, 15m, 1d)")
     live.add_argument("--idle-after", default="15m", help="idle after this long with no write (default 15m)")
     live.add_argument("--json", action="store_true", help="NDJSON on stdout: no screen")
@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 hits, 1 none, 2 error.",
     )
     search.add_argument("query", metavar="QUERY")
-    search.add_argument("paths", nargs="*", metavar="PATH", help="folders, files or URLs")
+    search.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, files or URLs")
     search.add_argument("--json", action="store_true", help="{hits, total, took_ms, indexed_files}")
     search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
     search.add_argument("--redact", action="store_true", help=REDACT_HELP)
@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the paths (default: the known session folders), each response counted once, every branch, sub-agents "
         "rolled up, priced per response by the genai-prices table (an unknown model is listed, never guessed).",
     )
-    usage.add_argument("paths", nargs="*", metavar="PATH", help="session files or folders")
+    usage.add_argument("paths", nargs="*", default=[], metavar="PATH", help="session files or folders")
     usage.add_argument("--by", choices=("session", "day", "model", "project"), default="session")
     usage.add_argument("--json", action="store_true", help="{rows: [{key, input, output, …, cost_usd}], total}")
     usage.add_argument("--redact", action="store_true", help=REDACT_HELP)
