@@ -128,7 +128,10 @@ def run_fix(args) -> int:
             print(f"left in this file: {note}")
     if fork:
         print(f"resume the fork: {inert(fork, keep_newlines=False)}")
-    print("refused" if refused else "done")
+    if args.dry_run:  # (a dry run never says done: nothing was)
+        print(f"{'refused · ' if refused else ''}dry run: nothing was changed")
+    else:
+        print("refused" if refused else "done")
     return 1 if refused else 0
 
 
