@@ -57,7 +57,7 @@ def test_exit_2_for_missing_and_non_session_paths_with_one_line_each(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 4 and "Traceback" not in r.stderr
     assert "no such file" in lines[0] and "not a session" in lines[1]
-    assert "not a recognised session format" in lines[3]
+    assert "not a session (no known format; its first record has keys: foo)" in lines[3]
 
 
 def test_devices_and_fifos_are_refused(tmp_path):

@@ -45,3 +45,49 @@ def test_a_dry_run_never_says_done_in_any_verb(tmp_path):
         assert result.returncode in (0, 1), (args, said)
         assert not re.search(r"\bdone\b", said, re.IGNORECASE), (args, said)
     assert {p: p.read_bytes() for p in before} == before
+
+
+def binary_piece(path):
+    """5 KB of a program (here the Python running the tests), with no newline: one torn "line"."""
+    import sys
+
+    with open(sys.executable, "rb") as f:
+        path.write_bytes(f.read(5000).replace(b"\n", b" "))
+    return path
+
+
+def test_a_piece_of_a_binary_is_refused_by_every_verb_with_the_picker_s_reason(tmp_path):
+    from session_tui.model.catalog.info_reader import read_info
+
+    piece = binary_piece(tmp_path / "piece.jsonl")
+    info = read_info(str(piece))
+    reason = "not a session (no JSON object in its first lines)"
+    assert (info.format, info.problems()) == (None, [reason])
+    verbs = [
+        ("check", str(piece)),
+        ("export", str(piece), "--to", "md"),
+        ("diff", str(piece)),
+        ("compactions", str(piece)),
+        ("fix", str(piece)),
+        ("set-leaf", str(piece), "1"),
+        ("fork", str(piece), "1"),
+        ("resume", str(piece)),
+    ]
+    for args in verbs:
+        result = run_cli(*args)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert result.stderr.strip().endswith(f"{piece}: {reason}"), (args, result.stderr)
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    opened = run_cli(str(piece))  # the session view: refused before the screen
+    assert opened.returncode == 2 and opened.stderr.strip() == f"session-tui: {piece}: {reason}"
+
+
+def test_a_first_line_being_written_is_a_session_not_a_refusal(tmp_path):
+    from session_tui.model.catalog.info_reader import read_info
+
+    partial = tmp_path / "new.jsonl"
+    partial.write_bytes(b'{"type":"session","version":1,"id":"s1","crea')
+    info = read_info(str(partial))
+    assert (info.format, info.error, info.torn) == ("tree", None, True)
+    result = run_cli("check", str(partial))
+    assert result.returncode == 1 and "torn last line" in result.stdout

@@ -261,7 +261,7 @@ def test_bad_lines_are_counted_only_where_sampled(tmp_path):
 def test_a_file_that_is_not_a_session_is_listed_with_the_reason(tmp_path):
     path = write(tmp_path / "notes.jsonl", b'{"foo": 1}\n')
     info = read_info(path)
-    assert (info.format, info.problems()) == (None, ["not a session"])
+    assert (info.format, info.problems()) == (None, ["not a session (no known format; its first record has keys: foo)"])
 
 
 # -- listing --------------------------------------------------------------------------

@@ -183,7 +183,7 @@ async def test_a_file_that_is_not_a_session_is_refused_in_the_list(tmp_path):
         await pilot.press("enter")
         await wait_for(
             pilot,
-            lambda: any("not a recognised session format" in str(t.render()) for t in pilot.app.screen.query("Toast")),
+            lambda: any("not a session (no known format" in str(t.render()) for t in pilot.app.screen.query("Toast")),
             what="the refusal",
         )
         assert pilot.app.screen.__class__.__name__ == "FilesScreen"  # still the list: no crash

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..entries.view import EntryView, parse_time, typed_prompt
 from ..errors import SessionError
-from ..formats import DEFAULT, sniff
+from ..formats import DEFAULT, detect
 from ..formats.base import Format, best_title
 from ..reading.records import BOM, BadLine, parse_object, read_object_file
 from ..reading.segment import LineKind, Segment
@@ -37,6 +37,7 @@ class _Sample:
     whole: bool
     torn: bool
     line_bytes: int  # bytes of the sampled lines, newlines included
+    fragment: bytes = b""  # (read whole) what follows the last newline
 
 
 def read_info(path: str) -> SessionInfo:
@@ -58,11 +59,11 @@ def read_info(path: str) -> SessionInfo:
     if not st.size:
         info.format = DEFAULT.name
         return info
-    info.torn = sample.torn
-    fmt = _sniff(sample.head, path)
-    if fmt is None:
-        info.error = "not a session"
+    fmt = _sniff(sample, path)
+    if isinstance(fmt, str):
+        info.error = fmt
         return info
+    info.torn = sample.torn
     info.format = fmt.name
     head = _scan(fmt, sample.head)
     tail = head if sample.whole else _scan(fmt, sample.tail)
@@ -194,7 +195,7 @@ def _split_whole(data: bytes) -> _Sample:
     lines = data.split(b"\n")
     fragment = lines.pop()
     torn = _is_torn(fragment, lines)
-    return _Sample(lines, lines, True, torn, len(data))
+    return _Sample(lines, lines, True, torn, len(data), fragment)
 
 
 def _is_torn(fragment: bytes, lines: list[bytes]) -> bool:
@@ -210,17 +211,18 @@ def _is_torn(fragment: bytes, lines: list[bytes]) -> bool:
     return False
 
 
-def _sniff(lines: list[bytes], path: str) -> Format | None:
-    """The format of the records in the head window: all of them, as a
-    session sniffs every record of its first block (a file may open with
-    many records that tell nothing)."""
+def _sniff(sample: _Sample, path: str) -> Format | str:
+    """The format of the records in the head window (all of them, as a
+    session sniffs every record of its first block: a file may open with
+    many records that tell nothing), or why the file is no session: the
+    session's own detection (``detect``), so both say the same."""
     objs: list[dict[str, Any]] = []
-    for raw in lines:
+    for raw in sample.head:
         try:
             objs.append(parse_object(raw.removeprefix(BOM) if not objs else raw))
         except BadLine:
             continue
-    return sniff(objs, path)
+    return detect(objs, path, sample.fragment if sample.whole and not sample.head else None)
 
 
 def _scan(fmt: Format, lines: list[bytes]) -> Segment:

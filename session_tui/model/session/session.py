@@ -20,7 +20,7 @@ from typing import Any
 from ..entries.tree import NeedsIds, SessionTree
 from ..errors import Cancelled as Cancelled
 from ..errors import SessionError as SessionError
-from ..formats import DEFAULT, get_format, sniff
+from ..formats import DEFAULT, detect, get_format
 from ..formats.base import Format
 from ..memo import Memo
 from ..reading.line_index import LineIndex
@@ -193,16 +193,13 @@ class Session:
 
     def _sniff(self, source: Source, size: int) -> None:
         objs, whole = first_objects(source.read, size, SNIFF_RECORDS, SNIFF_MAX_BYTES)
-        if not objs:
-            if whole and b"\n" not in source.read(0, min(size, 1 << 20)):
-                self._set_format(DEFAULT, guessed=True)  # one torn line: decide when it completes
-                return
-            raise SessionError(f"{self.path}: not a session (no JSON object in its first lines)")
-        fmt = sniff(objs, self.path)
-        if fmt is None:
-            keys = ", ".join(list(objs[0])[:5])
-            raise SessionError(f"{self.path}: not a recognised session format (first record has keys: {keys})")
-        self._set_format(fmt)
+        only = None
+        if not objs and whole and b"\n" not in (head := source.read(0, min(size, 1 << 20))):
+            only = head  # one torn line: a session's first, being written, decided when it completes
+        fmt = detect(objs, self.path, only)  # (the picker's detection: one reason, said the same)
+        if isinstance(fmt, str):
+            raise SessionError(f"{self.path}: {fmt}")
+        self._set_format(fmt, guessed=not objs)
 
     @property
     def format(self) -> Format:
