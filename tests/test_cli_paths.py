@@ -91,3 +91,48 @@ def test_a_first_line_being_written_is_a_session_not_a_refusal(tmp_path):
     assert (info.format, info.error, info.torn) == ("tree", None, True)
     result = run_cli("check", str(partial))
     assert result.returncode == 1 and "torn last line" in result.stdout
+
+
+def _verbs(path: str) -> list[tuple[str, ...]]:
+    """Every verb of cli.COMMANDS that reads a session, given ``path``."""
+    return [
+        ("check", path),
+        ("diff", path),
+        ("set-leaf", path, "1"),
+        ("fork", path, "1"),
+        ("fix", path),
+        ("resume", path),
+        ("live", "--json", path),
+        ("search", "word", path),
+        ("usage", path),
+        ("compactions", path),
+        ("clean", path),
+        ("export", path, "--to", "md"),
+        ("serve", path, "--port", "1"),
+    ]
+
+
+def test_every_verb_has_a_case_here():
+    from session_tui.cli import COMMANDS
+
+    assert {args[0] for args in _verbs("x")} == set(COMMANDS) - {"demo"}  # (demo makes the folder it is given)
+
+
+def test_a_missing_path_is_an_error_in_every_verb(tmp_path):
+    missing = str(tmp_path / "nope.jsonl")
+    for args in _verbs(missing):
+        result = run_cli(*args)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, (args, result.stderr)
+        assert f"{missing}: no such file" in result.stderr, (args, result.stderr)
+
+
+def test_a_folder_without_sessions_or_a_file_that_is_none_is_an_error_in_the_many_file_verbs(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    piece = binary_piece(tmp_path / "piece.jsonl")
+    for verb in (("usage",), ("search", "word"), ("check",)):
+        for path, problem in ((empty, "no session files (*.jsonl) in it"), (piece, "not a session (no JSON")):
+            result = run_cli(*verb, str(path))
+            assert result.returncode == 2, (verb, path, result.stdout)
+            assert result.stderr.startswith(f"session-tui {verb[0]}: {path}: {problem}"), (verb, result.stderr)

@@ -23,6 +23,10 @@ def run_live(args: Any) -> int:
         if not is_url(path) and not os.path.exists(path):
             print(f"session-tui live: {path}: no such file or directory", file=sys.stderr)
             return 2
+    from .paths import say_path_problems
+
+    if say_path_problems("live", [p for p in paths if not is_url(p) and os.path.isfile(p)]):
+        return 2  # (a folder may hold no session yet: live waits for one)
     from ..store.leftovers import parse_age
 
     try:

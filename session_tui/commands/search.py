@@ -28,6 +28,10 @@ def run_search(args: Any) -> int:
     if not roots:
         print("session-tui search: no session folders found; give a PATH", file=sys.stderr)
         return 2
+    from .paths import say_path_problems
+
+    if say_path_problems("search", args.paths):
+        return 2
     redact = None
     if args.redact:
         from ..model.privacy.redact import Redactor

@@ -189,6 +189,11 @@ def run_serve(
     if path is not None and not os.path.exists(path):
         print(f"session-tui serve: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
         return 2
+    if path is not None and os.path.isfile(path) and format is None:
+        from .paths import say_path_problems
+
+        if say_path_problems("serve", [path]):  # (not a session: said now, not in each browser tab)
+            return 2
     if not 0 < port < 65536:
         print(f"session-tui serve: --port {port}: not a port (1-65535)", file=sys.stderr)
         return 2

@@ -21,12 +21,15 @@ from ..model.usage.ledger import FileUsage, Ledger, file_usage
 from ..model.usage.prices import priced_by
 from ..model.usage.totals import Usage
 from ..model.words import human_tokens
+from .paths import say_path_problems
 
 
 def run_usage(paths: list[str], by: str, as_json: bool, redact: bool = False) -> int:
     roots = paths or default_paths()
     if not roots:
         print("session-tui usage: no session folders found; give a PATH", file=sys.stderr)
+        return 2
+    if say_path_problems("usage", paths):
         return 2
     try:
         listed = list_session_files(roots)
