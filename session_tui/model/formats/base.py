@@ -231,6 +231,11 @@ class Format:
         """Whether an entry whose parent is not in the file is normal here."""
         return False
 
+    def is_leaf_pointer(self, record: dict[str, Any]) -> bool:
+        """Whether ``record`` only moves the leaf (session-tui's own, where
+        the format keeps it as an entry): no node of a branch."""
+        return False
+
     def off_branch(self, session: Session, should_stop: Callable[[], bool] | None = None) -> set[int]:
         """Entries on the trunk of a one-branch file that the model no longer
         sees (Codex: rolled-back turns). Shown greyed, off the active path."""

@@ -121,6 +121,9 @@ class PiFormat(Format):
     def entry_id(self, record: dict[str, Any]) -> str | None:
         return record.get("id")
 
+    def is_leaf_pointer(self, record: dict[str, Any]) -> bool:
+        return record.get("type") == "custom" and record.get("customType") == LEAF_CUSTOM_TYPE
+
     def read_only(self, session: Session) -> str | None:
         found = version(session.header)
         return (

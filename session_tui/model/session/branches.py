@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..entries.tokens import ResponseTokens, usage_counts
-from ..entries.tree import NONE, SessionTree
+from ..entries.tree import NONE
 from ..entries.view import EntryView, parse_time, typed_prompt
 from ..privacy.secrets import find_secrets
 from ..reading.segment import Shape
@@ -115,7 +115,7 @@ def branches(session: Session) -> list[Branch]:
             first = ended[-1][1] + 1 if ended else 0
             out.append(Branch(active, fork, min(first, active), True))
     else:
-        ends = [end for end in map(lambda leaf: seen_end(tree, leaf), tree.conversation_leaves()) if end is not None]
+        ends = [end for end in map(lambda leaf: seen_end(session, leaf), tree.conversation_leaves()) if end is not None]
         ends = list(dict.fromkeys(ends))
         if active >= 0 and active not in ends:
             ends.append(active)
@@ -124,18 +124,33 @@ def branches(session: Session) -> list[Branch]:
     return out
 
 
-def seen_end(tree: SessionTree, leaf: int) -> int | None:
+def seen_end(session: Session, leaf: int) -> int | None:
     """Where a branch ends for the model: ``leaf``, or the entry before the
-    records the model never sees that close it (Claude Code's turn
-    durations); None when those records sit beside a conversation that goes
-    on (no branch ends there)."""
+    records that only mark something that close it (Claude Code's turn
+    durations, a leaf pointer; a record of a type the format does not know,
+    a label or a bookmark, is a node: a branch may end there); None when
+    those records sit beside a conversation that goes on (no branch ends
+    there)."""
+    tree = session.tree
     shape, parent = tree.shape, tree.parent
     end = leaf
-    while shape[end] & Shape.QUIET and parent[end] != NONE:
+    while not is_step(session, end) and parent[end] != NONE:
         end = parent[end]
     if end != leaf and any(not shape[c] & (Shape.QUIET | Shape.ASIDE) for c in tree.children(end)):
         return None
     return end
+
+
+def is_step(session: Session, entry: int) -> bool:
+    """Whether ``entry`` is a node of its branch's path, as the tree shows
+    it: every entry the model sees, and every record of a type the format
+    does not know (a label, a bookmark: ``OTHER`` and quiet); not the
+    quiet records that only mark something (a turn's duration, a hook's
+    summary, session-tui's leaf pointer) nor the asides (progress)."""
+    shape = session.tree.shape[entry]
+    if not shape & Shape.QUIET:
+        return True
+    return shape == Shape.OTHER | Shape.QUIET and not session.format.is_leaf_pointer(session.record(entry))
 
 
 def fork_of(session: Session, leaf: int) -> tuple[int, int]:
@@ -195,7 +210,7 @@ def details(session: Session, branch: Branch) -> Details:
     """Label, fork, length, tokens, last activity and ending of ``branch``:
     reads its own entries only."""
     own = own_entries(session, branch)
-    steps = [step(session, e) for e in own if not session.tree.shape[e] & Shape.QUIET]
+    steps = [step(session, e) for e in own if is_step(session, e)]
     fork_line = session.line_of(branch.fork) if branch.fork != NONE else None
     fork_time = step(session, branch.fork).time if branch.fork != NONE else None
     tokens = total_tokens(steps)
@@ -216,7 +231,7 @@ def ending(session: Session, leaf: int, last: Step | None = None) -> str:
     summary, a user message (waiting for the model), or another record."""
     if last is None:  # from the leaf, past quiet records (a leaf pointer is no step)
         tree, node = session.tree, leaf
-        while tree.shape[node] & Shape.QUIET and tree.parent[node] != NONE:
+        while not is_step(session, node) and tree.parent[node] != NONE:
             node = tree.parent[node]
         last = step(session, node)
     shape = session.tree.shape[last.entry]
@@ -323,7 +338,7 @@ def compare(session: Session, a: Branch, b: Branch, max_steps: int | None = None
 
 
 def _side(session: Session, branch: Branch, entries: list[int]) -> Side:
-    steps = [step(session, e) for e in entries if not session.tree.shape[e] & Shape.QUIET]
+    steps = [step(session, e) for e in entries if is_step(session, e)]
     times = [s.time for s in steps if s.time is not None]
     return Side(
         branch,
