@@ -48,14 +48,17 @@ from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
 from ..store import Refused, edits
 from .export import export
-from .fake_api import Captured, FakeAPI
+from .fake_api import Captured, FakeAPI, compacting
 from .resume import make_ready
 
 TIMEOUT = 90.0  # seconds a client may take (they start slowly)
-#: the model a dry run asks for when not told (--model): Claude Code's as its
-#: goldens were recorded (without one, 2.1.328 keeps every thinking block of
-#: a file an older version wrote); Codex and pi: the session's own
-DEFAULT_MODEL = {"claude": "claude-sonnet-4-5"}
+#: the model a dry run asks for when not told (--model): none, as ``resume``
+#: runs the client. Claude Code and pi then resume with the session's own
+#: model (what session-tui's context assumes: Claude Code sends the thinking
+#: of that model's responses only); Codex with its own default (resuming a
+#: session of another model, it has the history compacted first:
+#: ``compaction_request``)
+DEFAULT_MODEL: dict[str, str] = {}
 QUIET_ENV = {
     "LANG": "C.UTF-8",
     "NO_COLOR": "1",
@@ -104,6 +107,7 @@ class Report:
             "agrees": self.agrees,
             "differences": self.differences,
             "sealed": self.sealed,
+            "notes": self.notes,
         }
 
     def text(self) -> str:
@@ -186,7 +190,7 @@ def _setup(
         for part in thread_files(str(source)):
             shutil.copyfile(part, inside(str(folder), checked_name(Path(part).name, part)))
         config = [
-            f'model = "{model}"' if model else "",
+            f"model = {json.dumps(model)}" if model else "",
             'model_provider = "openai"',
             f'openai_base_url = "{url}/v1"',
             'approval_policy = "never"',
@@ -275,6 +279,22 @@ def main_request(requests: list[Captured]) -> Captured | None:
     return max(model, key=lambda r: len(_conversation(r)), default=None)
 
 
+def compaction_request(requests: list[Captured], main: Captured | None) -> Captured | None:
+    """The request by which Codex had the history compacted before the turn
+    (its input ends with a ``compaction_trigger`` item), if it made one."""
+    return next(
+        (
+            r
+            for r in requests
+            if r.wire == RESPONSES
+            and isinstance(r.body, dict)
+            and compacting(r.body)
+            and (main is None or r.at <= main.at)
+        ),
+        None,
+    )
+
+
 def _conversation(request: Captured) -> list[Any]:
     body = request.body if isinstance(request.body, dict) else {}
     found = body.get("input" if request.wire == RESPONSES else "messages")
@@ -312,14 +332,18 @@ def dry_run(
             copy, extra, notes = _setup(client, session, run, work, box.server.url, model)
             env = {**base, **extra}
             resumed, session_id = _at_leaf(client, copy, session, leaf)
-            with open_session(resumed, session.format.name) as again:  # before the client adds its turn
-                ours = json.loads(export(again, "json", context=True))
-                own = [s.message for s in _plain_context(again)]
+            # what the client must send: session-tui's context at the leaf of the file asked about
+            # (at a leaf the client would not continue at, the fork or leaf move must lead it there)
+            session.resume_model = model  # (the context as sent to the model asked for; None: the session's)
+            ours = json.loads(export(session, "json", leaf, context=True))
+            own = [s.message for s in _plain_context(session, leaf)]
             argv = _argv(client, program, session_id, str(resumed), model)
             returncode = _wait(box.start(argv, work, env), timeout, client, should_stop)
             output.seek(0)
             said = output.read()[-8192:].decode("utf-8", "replace")
-            request = main_request(box.server.requests())
+            requests = box.server.requests()
+            request = main_request(requests)
+            compaction = compaction_request(requests, request)
             if request is None:
                 tail = said.strip().splitlines()[-1:] or ["no output"]
                 raise DryRunFailed(f"{client.title} sent no model request (exit {returncode}: {tail[0][:200]})")
@@ -329,7 +353,12 @@ def dry_run(
             shutil.rmtree(run, ignore_errors=True)
     wire = request.wire or ""
     conversation = _conversation(request)
-    sent = request_steps(wire, conversation)
+    if compaction is not None:  # the history went in the compaction request; the turn with its summary
+        notes.append(
+            f"{client.title} had the history compacted before the turn (it resumes with {model or 'its own model'},"
+            " not the session's): the history it sent to be compacted is what is compared"
+        )
+    sent = request_steps(wire, _conversation(compaction) if compaction is not None else conversation)
     mine = context_steps(client.name, ours)
     found = differences(mine, sent)
     plain = context_steps(client.name, own)
@@ -499,10 +528,10 @@ def _wait(
                 raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
 
 
-def _plain_context(session: Session) -> list[Any]:
+def _plain_context(session: Session, leaf: int | None = None) -> list[Any]:
     from ..model.session.context import resume_items
 
-    return [s for s in resume_items(session) if not s.added_by]
+    return [s for s in resume_items(session, leaf) if not s.added_by]
 
 
 def _added(plain: list[Step], sent: list[Step]) -> set[int]:

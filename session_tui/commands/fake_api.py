@@ -94,11 +94,30 @@ def _anthropic_json(model: str) -> dict[str, Any]:
     }
 
 
-def _responses_stream(model: str) -> bytes:
+#: the one output item Codex expects for a request that ends with a
+#: ``compaction_trigger`` item (its "remote compaction v2", run before a turn
+#: when it resumes with another model than the session's)
+COMPACTION = {"id": "cmp_dry_run", "type": "compaction", "encrypted_content": "session-tui-dry-run"}
+
+
+def compacting(fields: dict[str, Any]) -> bool:
+    """Whether a Responses request asks for a compaction (its last item a ``compaction_trigger``)."""
+    items = fields.get("input")
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and isinstance(items[-1], dict)
+        and (items[-1].get("type") == "compaction_trigger")
+    )
+
+
+def _responses_stream(model: str, compact: bool = False) -> bytes:
     base = {"id": f"resp_dry_run_{int(time.time() * 1000)}", "object": "response", "created_at": int(time.time())}
     base["model"] = model
     part = {"type": "output_text", "text": "ok", "annotations": []}
     item = {"id": "msg_dry_run", "type": "message", "role": "assistant", "status": "completed", "content": [part]}
+    if compact:
+        return _compaction_stream(base)
     usage = {
         "input_tokens": 10,
         "input_tokens_details": {"cached_tokens": 0},
@@ -117,6 +136,17 @@ def _responses_stream(model: str) -> bytes:
         ("response.content_part.done", {**at, "part": part}),
         ("response.output_item.done", {"output_index": 0, "item": item}),
         ("response.completed", {"response": {**base, "status": "completed", "output": [item], "usage": usage}}),
+    ]
+    return _sse([(name, {"type": name, "sequence_number": n, **data}) for n, (name, data) in enumerate(events)])
+
+
+def _compaction_stream(base: dict[str, Any]) -> bytes:
+    usage = {"input_tokens": 10, "output_tokens": 1, "total_tokens": 11}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": {**base, "status": "in_progress", "output": []}}),
+        ("response.output_item.added", {"output_index": 0, "item": COMPACTION}),
+        ("response.output_item.done", {"output_index": 0, "item": COMPACTION}),
+        ("response.completed", {"response": {**base, "status": "completed", "output": [COMPACTION], "usage": usage}}),
     ]
     return _sse([(name, {"type": name, "sequence_number": n, **data}) for n, (name, data) in enumerate(events)])
 
@@ -180,7 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, json.dumps(error).encode())
         self.server.keep(Captured("POST", self.path, body, 200, wire))
         if wire == RESPONSES:
-            return self._send(200, _responses_stream(model), "text/event-stream")
+            return self._send(200, _responses_stream(model, compacting(fields)), "text/event-stream")
         if fields.get("stream"):
             return self._send(200, _anthropic_stream(model), "text/event-stream")
         self._send(200, json.dumps(_anthropic_json(model)).encode())

@@ -327,7 +327,13 @@ def test_context_merges_the_lines_of_one_response():
         assert len(ids) == len(set(ids))  # one message per response
         sent = [item.message for item in resume_items(s, leaf)]
         merged = next(m for m in sent if m.get("id") == "msg_010e4fb45b98c15a79b05e81")
-        assert [b["type"] for b in merged["content"]] == ["text", "tool_use"]  # Claude Code drops thinking
+        # resumed with the session's own model, Claude Code 2.1.328 sends the thinking of its responses
+        assert [b["type"] for b in merged["content"]] == ["thinking", "text", "tool_use"]
+        s.resume_model = "claude-opus-4-6"  # another model: their thinking is left out (the oracle's finding)
+        s.refresh()
+        sent = [item.message for item in resume_items(s, leaf)]
+        merged = next(m for m in sent if m.get("id") == "msg_010e4fb45b98c15a79b05e81")
+        assert [b["type"] for b in merged["content"]] == ["text", "tool_use"]
 
 
 def test_progress_records_are_asides_not_forks():

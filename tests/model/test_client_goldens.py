@@ -27,6 +27,9 @@ from session_tui.model.session.session import open_session
 from ..support import REPO, check_json, run_cli
 
 GOLDENS = sorted((REPO / "tests" / "golden").glob("*.json"))
+#: the model the oracle resumes each client with when a golden does not say
+#: (resume.py: Claude Code ``--model claude-sonnet-4-5``; Codex and pi the session's own)
+ORACLE_MODEL = {"claude": "claude-sonnet-4-5"}
 REAL = REPO / "tests" / "data" / "real"
 
 
@@ -57,6 +60,7 @@ def test_context_is_what_the_client_sends(golden, tmp_path):
         )
     assert data["accepted"], "the client's request was refused: nothing to agree with"
     with open_session(path, data["format"]) as session:
+        session.resume_model = data.get("model", ORACLE_MODEL.get(data["format"]))  # as the client resumed it
         context = orjson.loads(export(session, "json", context=True))
     assert golden_form(context_steps(data["format"], context)) == data["steps"]
 

@@ -229,6 +229,7 @@ def test_a_dry_run_posts_to_loopback_in_a_throwaway_home_and_agrees(tmp_path):
         "agrees",
         "differences",
         "sealed",
+        "notes",
     }
     assert out["sealed"].startswith(("sealed: network namespace", "unsealed: "))
     assert (out["client"], out["client_version"], out["wire"]) == ("claude", "2.1.328", "anthropic")

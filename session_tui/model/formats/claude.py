@@ -170,7 +170,7 @@ class ClaudeFormat(AnthropicMessages, Format):
             known = seen.get(leaf)
             if known is None:
                 at = leaf
-                while at >= 0 and tree.shape[at] & Shape.QUIET:
+                while at >= 0 and tree.shape[at] & Shape.QUIET and not _sent_aside(session, at):
                     at = tree.parent[at]
                 record = session.record(at) if at >= 0 else {}
                 stamp = record.get("timestamp")
@@ -243,9 +243,9 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
         """What Claude Code sends when it resumes at the end of ``items``:
-        the lines of one response as one message (thinking blocks only in
-        the turn after the last user prompt, or all of them from
-        KEEPS_ALL_THINKING_FROM on),
+        the lines of one response as one message (the thinking blocks of the
+        responses of the model it resumes with, ``resume_model``, every one
+        of them: another model's are left out),
         followed by the results of its calls (results written between its
         lines move after it), consecutive user messages as one (a newline
         where two texts meet), an interrupted error result for each call
@@ -253,15 +253,12 @@ class ClaudeFormat(AnthropicMessages, Format):
         "No response requested." after its last user/assistant record."""
         out: list[Sent] = []
         last_turn = -1  # where the last user/assistant record's message is in ``out``
-        last_prompt = max(
-            (n for n, (_, m) in enumerate(items) if m.get("role") == "user" and not self.tool_result_ids(m)), default=-1
-        )
-        if keeps_all_thinking(_client_version(session, items)):
-            last_prompt = -1  # (it asks the API to keep every thinking block: clear_thinking, keep "all")
-        for n, (entry, message) in enumerate(items):
+        resumed_with = same_model(resume_model_of(session, items))
+        for entry, message in items:
             if message.get("role") == "assistant":
-                if n < last_prompt:  # thinking is kept only in the turn since the last prompt
-                    message = _without_thinking(message)
+                made_by = message.get("model")
+                if isinstance(made_by, str) and same_model(made_by) != resumed_with:
+                    message = _without_thinking(message)  # (another model's thinking: its signature is not this one's)
                 if not _blocks(message):
                     continue
                 k = len(out) - 1
@@ -305,6 +302,12 @@ class ClaudeFormat(AnthropicMessages, Format):
             else:
                 joined.append(sent)
         return joined
+
+    def resume_model(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
+        model = resume_model_of(session, items)
+        if model is None or session.resume_model:
+            return model
+        return f"{model} (the session's last model; export --model MODEL for another)"
 
     # -- view -----------------------------------------------------------------------
     def view(self, record: dict[str, Any]) -> EntryView:
@@ -443,6 +446,16 @@ def _join_step(
     return parent
 
 
+def _sent_aside(session: Session, entry: int) -> bool:
+    """Whether the record beside the messages at ``entry`` is one the model
+    sees: an attachment Claude Code sends as a reminder (the tokens left
+    after a tool result, …); a branch ending in one ends there."""
+    if session.tree.shape[entry] != Shape.OTHER | Shape.QUIET:
+        return False
+    record = session.record(entry)
+    return record.get("type") == "attachment" and render(record.get("attachment")) is not None
+
+
 def _blocks(message: dict[str, Any]) -> list[Any]:
     content = message.get("content")
     if isinstance(content, list):
@@ -450,24 +463,28 @@ def _blocks(message: dict[str, Any]) -> list[Any]:
     return [{"type": "text", "text": content}] if isinstance(content, str) and content else []
 
 
-#: the first Claude Code version seen sending every thinking block of the
-#: history (``context_management``: ``clear_thinking_20251015``, ``keep:
-#: "all"``); 2.1.39 sent them only in the turn since the last prompt, and the
-#: versions between were not tried: they are read the older way
-KEEPS_ALL_THINKING_FROM = (2, 1, 328)
+#: a model's dated snapshot name (``claude-sonnet-4-5-20250929``): the same
+#: model as its alias for Claude Code
+_DATED = re.compile(r"-\d{8}$")
 
 
-def keeps_all_thinking(version: tuple[int, ...] | None) -> bool:
-    return version is not None and version >= KEEPS_ALL_THINKING_FROM
+def same_model(model: str | None) -> str | None:
+    """``model`` as Claude Code compares the model of a response with the one it resumes with."""
+    return _DATED.sub("", model) if isinstance(model, str) else None
 
 
-def _client_version(session: Session, items: list[tuple[int, dict[str, Any]]]) -> tuple[int, ...] | None:
-    """The Claude Code version that wrote the last record of ``items`` (its ``version``)."""
-    for entry, _ in reversed(items[-50:]):
-        found = session.record(entry).get("version")
-        if isinstance(found, str):
-            parts = found.split(".")
-            return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+def resume_model_of(session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
+    """The model Claude Code 2.1.328 resumes with: the one asked for
+    (``session.resume_model``, its ``--model``), else the model of the last
+    response on the path (it sends every thinking block of that model's
+    responses, ``context_management`` ``clear_thinking`` keeping "all", and
+    none of another model's)."""
+    if session.resume_model:
+        return session.resume_model
+    for _, message in reversed(items):
+        model = message.get("model")
+        if message.get("role") == "assistant" and isinstance(model, str) and not model.startswith("<"):
+            return model  # (not "<synthetic>", the client's own stand-ins)
     return None
 
 

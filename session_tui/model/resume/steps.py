@@ -259,9 +259,12 @@ def without_turn(wire: str, messages: list[Any]) -> list[Any]:
     items before the conversation (Responses), the appended prompt and the
     reminders or context items it injects with it."""
     items = [dict(m) if isinstance(m, dict) else m for m in messages]
-    if wire == RESPONSES:
+    if wire == RESPONSES:  # (a request to compact ends with Codex's ``compaction_trigger``, not the prompt)
         while items and isinstance(items[0], dict) and items[0].get("role") in ("developer", "system"):
             items.pop(0)  # its instructions, and its tool list (``additional_tools``)
+        if items and isinstance(items[-1], dict) and items[-1].get("type") == "compaction_trigger":
+            items.pop()  # a request to compact the history (Codex, before a turn): the history is all before it
+            return items
         if items and _responses_message(items[-1]) and block_text(items[-1].get("content")).strip() == PROMPT:
             items.pop()
             while (
