@@ -104,7 +104,7 @@ def branches(session: Session) -> list[Branch]:
     view of it ends (``seen_end``); an active leaf that is no end (the leaf
     moved back) is a branch of its own."""
     tree, fmt = session.tree, session.format
-    active = session.active_leaf()
+    active = active_end(session)
     if not tree.count:
         return []
     ended = fmt.ended_runs(session)
@@ -122,6 +122,16 @@ def branches(session: Session) -> list[Branch]:
         out = [Branch(end, *fork_of(session, end), end == active) for end in ends]
     out.sort(key=lambda b: -session.line_of(b.leaf))
     return out
+
+
+def active_end(session: Session) -> int:
+    """The active leaf as a branch ends there: past the records that only
+    mark something (pi's leaf pointer, appended under the entry it makes
+    the leaf, would else be a second branch of the same path)."""
+    tree, node = session.tree, session.active_leaf()
+    while node >= 0 and not is_step(session, node) and tree.parent[node] != NONE:
+        node = tree.parent[node]
+    return node
 
 
 def seen_end(session: Session, leaf: int) -> int | None:
@@ -379,7 +389,7 @@ def branch_of_leaf(session: Session, leaf: int) -> Branch:
         for first, last in session.format.ended_runs(session):
             if first <= leaf <= last:
                 return Branch(leaf, first - 1, first)
-    return Branch(leaf, *fork_of(session, leaf), leaf == session.active_leaf())
+    return Branch(leaf, *fork_of(session, leaf), leaf == active_end(session))
 
 
 def default_pair(session: Session) -> tuple[Branch, Branch] | None:
