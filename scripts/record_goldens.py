@@ -9,8 +9,8 @@ RUN_DIR is the output of the oracle's ``run_all.py --samples SESSIONS_DIR``
 and repaired with ``fix --close --drop-torn``; ``-fork`` runs, saved by
 hand, are of the fork ``fix --close`` writes for a call dangling inside the
 branch). For each run this writes OUT_DIR/<format>-<name>-<orig|fixed|fork>.json: the file (relative to the
-repository), whether the client's request was accepted, and the steps it
-sent (the oracle's digest form: no text is copied), which
+repository), whether the client's request was accepted, the model it resumed
+with, and the steps it sent (the oracle's digest form: no text is copied), which
 tests/model/test_client_goldens.py compares with session-tui's context.
 """
 
@@ -83,6 +83,7 @@ def main() -> None:
             "fork": label == "fork",
             "accepted": res.get("accepted"),
             "client_exit": res.get("exit"),
+            "model": res.get("model"),  # the model it resumed with (Claude Code: the oracle's --model)
             "steps": [[list(v) if isinstance(v, tuple) else v for v in s.key()] for s in compare.merge(wire)],
         }
         steps = golden.pop("steps")  # one step a line: goldens diff readably

@@ -60,7 +60,8 @@ def test_context_is_what_the_client_sends(golden, tmp_path):
         )
     assert data["accepted"], "the client's request was refused: nothing to agree with"
     with open_session(path, data["format"]) as session:
-        session.resume_model = data.get("model", ORACLE_MODEL.get(data["format"]))  # as the client resumed it
+        if data["format"] == "claude":  # as the client resumed it (pi's and Codex's: the session's own)
+            session.resume_model = data.get("model") or ORACLE_MODEL["claude"]
         context = orjson.loads(export(session, "json", context=True))
     assert golden_form(context_steps(data["format"], context)) == data["steps"]
 
