@@ -68,6 +68,8 @@ class Report:
     # for people only (not in the JSON contract)
     context_messages: int = 0
     state_words: str = ""  # what the agent is doing (model.session.live_state): running bash 0:12, idle 25 min, …
+    #: the same for the JSON: {"state", "since", "tool", "inferred"} (model.session.live_state.LiveState.as_json)
+    agent: dict | None = None
     #: the last dry run's verdict, while the file is unchanged since (in the JSON only when there is one)
     dry_run: Verdict | None = None
     notes: list[tuple[int, str]] = field(default_factory=list)
@@ -95,6 +97,8 @@ class Report:
 
     def as_json(self) -> dict:
         data = {key: getattr(self, key) for key in self.CONTRACT}
+        if self.agent is not None:
+            data["agent"] = self.agent
         if self.spent is not None:
             data["usage"] = self.spent.as_json()
         if self.secrets is not None:
@@ -135,6 +139,7 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
         ],
         problems=[p.as_json() for p in find_problems(session, light=True, live=live)],
         state_words=live.words(),
+        agent=live.as_json(),
         dry_run=None if session.remote else verdict_on(session.path),
         tool_errors=len(failed_results(session, leaf)),
         context_messages=len(resume_items(session)) if for_people else 0,  # as the TUI and export count it

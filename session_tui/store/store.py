@@ -2,8 +2,13 @@
 
 * One writer: an advisory ``fcntl`` lock on a sidecar ``<name>.lock`` file,
   held while writing; refused (with the reason) when another process holds
-  it, or when the file was written within the live state's ``stuck_after`` (an agent is
-  writing), unless forced.
+  it, or when an agent may still be writing the file (the live state:
+  its writer lives, or, that unknown, it wrote within ``stuck_after``),
+  unless forced.
+* Each write of ours is remembered (``model.reading.own_writes``): the
+  file's size and mtime after it, and when the agent had last written it
+  before; so a leaf move, a repair or an undo does not make the session
+  look written by its agent now.
 * Appends: the file must end with a newline first (a complete last record
   missing it gets one; a torn fragment refuses: drop it first). The records
   are one ``write()`` on an ``O_APPEND`` descriptor, then ``fsync``; a failed
@@ -35,9 +40,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.reading import json_text, open_writers
+from ..model.errors import SessionError
+from ..model.reading import json_text, open_writers, own_writes
 from ..model.reading import records as records_io
-from ..model.session.live_state import ago, default_stuck_after
+from ..model.session.live_state import LiveState, ago, live_state
 from .fingerprint import Fingerprint, last_line
 from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail
 from .refusals import LiveWriter, Refused, WriteFailed
@@ -62,6 +68,9 @@ class Rewritten:
     after: Fingerprint
 
 
+_UNSET = object()
+
+
 class Store:
     """The writer of one session file."""
 
@@ -69,6 +78,7 @@ class Store:
         self.path = os.fspath(path)
         self.force = force
         self.lock_path = self.path + ".lock"
+        self._agent_written: float | None | object = _UNSET  # the agent's last write before ours (check_quiet)
 
     # -- guards -------------------------------------------------------------------
     @contextmanager
@@ -92,21 +102,104 @@ class Store:
         finally:
             os.close(fd)
 
+    def agent_state(self) -> LiveState | None:
+        """The session's live state now (``model.session.live_state``), or
+        None when it cannot be read as a session (``verify`` says what is
+        wrong, if anything)."""
+        from ..model.session.session import open_session  # (only for a write)
+
+        try:
+            with open_session(self.path) as session:
+                return live_state(session)
+        except (SessionError, OSError):
+            return None
+
     def check_quiet(self) -> None:
-        """Refuse when the file was written within the live state's
-        ``stuck_after`` (``model.session.live_state``): an agent may still be
-        writing it, a call without a result still running. Unless forced."""
+        """Refuse when an agent may still be writing the file: its writer
+        lives, or (that unknown) it wrote within ``stuck_after``; a call
+        without a result may then still be running. Unless forced (then
+        not even asked: a racing writer's next line is not waited for)."""
         if self.force:
             return
-        try:
-            age = time.time() - os.stat(self.path).st_mtime
-        except OSError:  # gone, a symlink loop: ``verify`` says so
+        live = self.agent_state()
+        if live is None:
             return
-        if age < default_stuck_after():
-            raise LiveWriter(
-                f"{self.path}: written {ago(age)} ago: a live agent may be writing it, and a call without "
-                "a result may still be running (its result may arrive)"
-            )
+        self._agent_written = live.written
+        if not live.may_write:
+            return
+        if live.alive:
+            why = f"its client is running with it ({live.inferred})"
+        else:
+            why = f"its agent wrote it {ago(live.quiet_for)} ago"
+        raise LiveWriter(
+            f"{self.path}: {why}: a live agent may be writing it"
+            + (f", and its {live.tools()} call may still be running (its result may arrive)" if live.running() else "")
+        )
+
+    def _before_write(self) -> tuple[os.stat_result, own_writes.OwnWrite | None] | None:
+        """The file as it is just before a write of ours (cheap: a stat and the ledger)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st, own_writes.own_write(self.path, st)
+
+    def _remember(
+        self,
+        before: tuple[os.stat_result, own_writes.OwnWrite | None] | None,
+        end: int,
+        inode: int,
+        *,
+        appended_at: int | None = None,
+        backup: str | None = None,
+    ) -> None:
+        """After a write of ours that left the file ``end`` bytes long: when
+        nothing else wrote it since, remember it (``own_writes``) with when
+        the agent had last written it before: as our last write recorded,
+        as ``check_quiet`` found, or from the file up to ``appended_at`` (an
+        append) or its ``backup`` (a rewrite)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return
+        if st.st_size != end or st.st_ino != inode:  # someone appended since: that write is theirs
+            return
+        if before is not None and before[1] is not None:
+            written: float | None = before[1].agent_written  # (the agent had not written since our last edit)
+        elif isinstance(self._agent_written, float) or self._agent_written is None:
+            written = self._agent_written
+        else:
+            written = self._agent_written_then(before, appended_at, backup)
+        own_writes.record(self.path, written)
+
+    def _agent_written_then(
+        self,
+        before: tuple[os.stat_result, own_writes.OwnWrite | None] | None,
+        appended_at: int | None,
+        backup: str | None,
+    ) -> float | None:
+        """When the agent had last written the file before our write, read
+        after it (not to hold up the write): the last entry before our
+        appended bytes, or the backup's, no later than the file's mtime then."""
+        from ..model.entries.view import parse_time
+        from ..model.session.live_state import last_written
+        from ..model.session.session import open_session
+
+        try:
+            with open_session(backup or self.path) as session:
+                if backup is not None:
+                    return last_written(session)
+                stamp = None
+                for entry in range(session.tree.count - 1, -1, -1):
+                    if appended_at is None or session.lines.span(session.tree.entry_line[entry])[0] < appended_at:
+                        stamp = parse_time(session.format.view(session.record(entry)).time)
+                        break
+        except (SessionError, OSError, ValueError):
+            return None
+        mtime = before[0].st_mtime_ns / 1e9 if before is not None else None
+        if stamp is None or mtime is None:
+            return None
+        return min(mtime, stamp)
 
     def verify(self, expected: Fingerprint | None, *, grown_ok: bool = False) -> None:
         """Refuse if the file is a symlink (before anything is written; no
@@ -174,8 +267,11 @@ class Store:
                     except records_io.JSONDecodeError:
                         raise Refused(f"{self.path}: ends in a torn line; drop it first") from None
                     newline = b"\n"  # a complete record that only lacked its newline
+                before = self._before_write()
                 start, end = self._append(fd, newline + payload)
-                return Appended(start, Fingerprint.as_read(self.path, end, os.fstat(fd).st_ino))
+                inode = os.fstat(fd).st_ino
+                self._remember(before, end, inode, appended_at=start)
+                return Appended(start, Fingerprint.as_read(self.path, end, inode))
             finally:
                 os.close(fd)
 
@@ -243,7 +339,10 @@ class Store:
                 self.verify(expected, grown_ok=True)  # what was appended since the plan is carried over
                 self.check_writable()
                 self.check_no_open_writer()
-                return self._swap(temp, expected)
+                before = self._before_write()
+                done = self._swap(temp, expected)
+                self._remember(before, done.after.size, done.after.inode, backup=done.backup)
+                return done
         except BaseException as exc:
             if os.path.lexists(temp):
                 os.unlink(temp)

@@ -19,12 +19,15 @@ def stamp(at: float) -> str:
 class Writer:
     """Appends a format's records: ``prompt``, ``calls``, ``result``, ``answer``, ``summary``."""
 
-    def __init__(self, path: Path, fmt: str, now: float) -> None:
+    def __init__(self, path: Path, fmt: str, now: float, hold: bool = False) -> None:
+        """``hold``: keep the file open for writing, as Codex does while it
+        runs (the live state sees its writer alive: this process)."""
         self.path, self.fmt, self.now = path, fmt, now
         self.n = 0
         self.last: str | None = None
         self.calls: list[str] = []
         path.write_text("")
+        self.held = open(path, "a") if hold else None  # noqa: SIM115 (open while the agent lives)
         if fmt == "codex":
             self._line(
                 {
@@ -57,8 +60,18 @@ class Writer:
             self._line({"type": "session", "version": 1, "id": "s1", "createdAt": stamp(now)})
 
     def _line(self, record: dict) -> None:
+        if self.held is not None:
+            self.held.write(json.dumps(record) + "\n")
+            self.held.flush()
+            return
         with open(self.path, "a") as f:
             f.write(json.dumps(record) + "\n")
+
+    def close(self) -> None:
+        """The agent stops: it lets go of its file."""
+        if self.held is not None:
+            self.held.close()
+            self.held = None
 
     def _id(self) -> str:
         self.n += 1

@@ -84,7 +84,7 @@ def test_an_unreadable_subfolder_is_passed_over_with_one_notice():
 def test_each_file_has_one_path_however_the_root_is_named(tmp_path, named):
     real = tmp_path / "sessions"
     (real / "project").mkdir(parents=True)
-    writer = Writer(real / "project" / "agent.jsonl", "claude", time.time()).prompt("Run the tests")
+    writer = Writer(real / "project" / "agent.jsonl", "claude", time.time(), hold=True).prompt("Run the tests")
     if named == "dot":
         process = live(".", cwd=str(real))
     else:

@@ -22,6 +22,7 @@ FIELDS = {
     "state",
     "tool",
     "since",
+    "inferred",
     "title",
     "cwd",
     "tokens",
@@ -59,7 +60,9 @@ def wait_for(found: queue.Queue, seen: list, predicate, timeout: float = 20.0, w
 def test_snapshot_then_a_line_per_change_from_writers_in_threads(tmp_path):
     now = time.time()
     writers = [
-        Writer(tmp_path / f"{fmt}-agent.jsonl", fmt, now).prompt("Run the tests") for fmt in ("claude", "codex", "pi")
+        # (each holds its file open, as Codex does: its writer lives)
+        Writer(tmp_path / f"{fmt}-agent.jsonl", fmt, now, hold=True).prompt("Run the tests")
+        for fmt in ("claude", "codex", "pi")
     ]
     env = {**os.environ, "SESSION_TUI_STUCK_AFTER": "300"}
     process = subprocess.Popen(

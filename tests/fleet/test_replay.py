@@ -11,9 +11,11 @@ from datetime import datetime
 import pytest
 
 from session_tui.model.fleet.fleet import Fleet
+from session_tui.model.session.live_state import Liveness
 from tests.support import REPO
 
 REPLAY = REPO / "tests" / "data" / "fleet-replay"
+ALIVE, GONE = Liveness(True, "process running"), Liveness(False, "process gone")
 
 
 def seconds(value: str) -> float:
@@ -61,7 +63,7 @@ def replay(name: str, tmp_path, process_check, monkeypatch):
 
 @pytest.mark.parametrize("name", ["claude-work.jsonl", "codex-crash-sleep.jsonl"])
 def test_a_run_to_its_end_works_runs_tools_and_waits_never_stuck_nor_crashed(tmp_path, monkeypatch, name):
-    fleet, path, states, last = replay(name, tmp_path, lambda cwd, programs: True, monkeypatch)
+    fleet, path, states, last = replay(name, tmp_path, lambda session, written: ALIVE, monkeypatch)
     assert states[0] == "working" and "tool" in states
     assert not {"stuck", "crashed", "idle"} & set(states), states
     fleet.tick(now=last + 3)
@@ -73,7 +75,7 @@ def test_a_run_to_its_end_works_runs_tools_and_waits_never_stuck_nor_crashed(tmp
 def test_a_client_killed_mid_tool_is_a_tool_then_crashed_once_its_process_is_gone(tmp_path, monkeypatch):
     gone = {"now": False}
     fleet, path, states, last = replay(
-        "pi-killed-mid-tool.jsonl", tmp_path, lambda cwd, programs: not gone["now"], monkeypatch
+        "pi-killed-mid-tool.jsonl", tmp_path, lambda session, written: GONE if gone["now"] else ALIVE, monkeypatch
     )
     seen = fleet.agents[str(path)].observed
     assert states[-1] == "tool" and seen.tool is not None and "bash" in seen.tool, (states, seen.tool)

@@ -10,6 +10,7 @@ import pytest
 
 from session_tui.model.fleet.alerts import alerts_of
 from session_tui.model.fleet.observe import AgentState, observe
+from session_tui.model.session.live_state import Liveness
 from session_tui.model.session.session import open_session
 from tests.support import SAMPLES
 
@@ -55,15 +56,27 @@ def test_a_call_whose_agent_is_gone_is_crashed_inferred(tmp_path, now, fmt):
     w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=60).calls_made("Bash", ago=30).written(30)
     asked = []
 
-    def no_agent(cwd, programs):
-        asked.append((cwd, programs))
-        return False
+    def no_agent(session, written):
+        asked.append((session.format.name, written))
+        return Liveness(False, "process gone")
 
     seen = state_of(w.path, now, process_check=no_agent)
-    assert (seen.state, seen.state_words()) == (AgentState.CRASHED, "crashed (inferred)")
-    assert asked == [("/home/dev/src/invoice-tools", (fmt,))]
-    assert state_of(w.path, now, process_check=lambda cwd, programs: True).state is AgentState.TOOL
-    assert state_of(w.path, now, process_check=lambda cwd, programs: None).state is AgentState.TOOL  # cannot tell
+    assert (seen.state, seen.state_words(), seen.inferred) == (AgentState.CRASHED, "crashed (inferred)", "process gone")
+    assert asked and asked[0][0] == fmt and asked[0][1] == pytest.approx(now - 30, abs=1)
+    alive = state_of(w.path, now, process_check=lambda session, written: Liveness(True, "process running"))
+    assert (alive.state, alive.inferred) == (AgentState.TOOL, "process running")
+    unknown = state_of(w.path, now, process_check=lambda session, written: Liveness(None))  # cannot tell
+    assert (unknown.state, unknown.inferred) == (AgentState.TOOL, "time rule")
+
+
+@pytest.mark.parametrize("fmt", ["claude", "codex", "pi"])
+def test_a_turn_cut_off_mid_answer_is_crashed_once_its_agent_is_gone(tmp_path, now, fmt):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=3).written(3)  # the model was answering
+    assert (
+        state_of(w.path, now, process_check=lambda s, t: Liveness(True, "process running")).state is AgentState.WORKING
+    )
+    seen = state_of(w.path, now, process_check=lambda s, t: Liveness(False, "process gone"))
+    assert (seen.state, seen.inferred) == (AgentState.CRASHED, "process gone")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

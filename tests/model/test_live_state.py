@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.session.live_state import Activity, ago, clock, last_written, live_state
+from session_tui.model.session.live_state import Activity, ago, cannot_tell, clock, last_written, live_state
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from tests.support import SAMPLES, run_cli
@@ -24,6 +24,16 @@ LIVE = Path(__file__).resolve().parent.parent / "data" / "live-crashes"
 
 
 HOLD = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
+
+
+def until(look, done, timeout: float = 15.0):
+    """``look()`` again until ``done`` holds of it (the process table is read every few seconds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = look()
+        if done(found) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 def _age(path: Path, seconds: float) -> None:
@@ -55,8 +65,8 @@ def test_after_stuck_after_of_quiet_the_call_is_stuck_a_problem(tmp_path):
     path = _crash(tmp_path)
     _age(path, 301)
     with open_session(path) as session:
-        state = live_state(session)
-        assert state.activity is Activity.STOPPED and state.running() == set()
+        state = live_state(session)  # (a tree file: no client's process to ask, the time rule decides)
+        assert state.activity is Activity.STUCK and state.running() == set() and state.inferred == "time rule"
         assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
         assert "run call (c1) has no result" in find_problems(session)[0].message
 
@@ -64,8 +74,8 @@ def test_after_stuck_after_of_quiet_the_call_is_stuck_a_problem(tmp_path):
 def test_the_threshold_is_the_callers(tmp_path):
     path = _crash(tmp_path)
     with open_session(path) as session:
-        assert live_state(session, stuck_after=0).activity is Activity.STOPPED
-        assert live_state(session, now=time.time() + 10, stuck_after=5).activity is Activity.STOPPED
+        assert live_state(session, stuck_after=0).activity is Activity.STUCK
+        assert live_state(session, now=time.time() + 10, stuck_after=5).activity is Activity.STUCK
         assert live_state(session, now=time.time() + 10, stuck_after=60).activity is Activity.RUNNING
 
 
@@ -124,13 +134,18 @@ def test_a_quiet_file_held_open_by_its_writer_keeps_its_call_running(tmp_path):
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
         _age(path, 301)
         with open_session(path) as session:
-            assert live_state(session).activity is Activity.RUNNING
+            state = until(lambda: live_state(session), lambda s: s.activity is Activity.RUNNING)
+            assert state.inferred == "writer open" and state.alive is True
             assert find_problems(session) == []
+            holder.kill()
+            holder.wait()
+            state = until(lambda: live_state(session), lambda s: s.activity is not Activity.RUNNING)
+            assert (state.activity, state.inferred) == (Activity.STOPPED, "writer gone")  # seen holding it, now gone
     finally:
         holder.kill()
         holder.wait()
-    with open_session(path) as session:
-        assert live_state(session).activity is Activity.STOPPED
+    with open_session(path) as session:  # (a fresh look: no writer seen, its liveness unknown)
+        assert live_state(session).activity is Activity.STUCK
 
 
 def test_real_crashes_are_running_while_fresh_and_stuck_when_quiet(tmp_path):
@@ -138,10 +153,12 @@ def test_real_crashes_are_running_while_fresh_and_stuck_when_quiet(tmp_path):
         path = tmp_path / source.name
         path.write_bytes(source.read_bytes())
         with open_session(path) as session:  # a copy: its entries are old, whatever the file's time
-            assert live_state(session).activity is Activity.STOPPED, source
+            state = live_state(session)  # (no process of its client started before them: it is gone)
+            assert (state.activity, state.inferred) == (Activity.STOPPED, "process gone"), source
             written = last_written(session)
-            assert live_state(session, now=written + 10).activity is Activity.RUNNING, source  # as it was then
-            assert find_problems(session, live=live_state(session, now=written + 10)) == [], source
+            then = live_state(session, now=written + 10, probe=cannot_tell)  # as it was then, its client unseen
+            assert then.activity is Activity.RUNNING and then.inferred == "time rule", source
+            assert find_problems(session, live=then) == [], source
             assert find_problems(session), source  # now: stuck
 
 
@@ -150,7 +167,7 @@ def test_check_says_what_the_agent_does_and_takes_stuck_after(tmp_path):
     fresh = run_cli("check", str(path))
     assert fresh.returncode == 0 and "agent: running run" in fresh.stdout and "no problems" in fresh.stdout
     stuck = run_cli("check", "--stuck-after", "0", str(path))
-    assert stuck.returncode == 1 and "call without result" in stuck.stdout and "agent: stopped" in stuck.stdout
+    assert stuck.returncode == 1 and "call without result" in stuck.stdout and "agent: stuck run" in stuck.stdout
 
 
 def test_a_repair_of_a_file_written_within_stuck_after_needs_force(tmp_path):
@@ -173,7 +190,7 @@ def test_a_copy_of_an_old_session_is_not_live_however_new_the_file(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(chain(2) + call("a1", "m1", "c1"))  # entries of 2026-03-14, the file written now
     with open_session(path) as session:
-        assert live_state(session).activity is Activity.STOPPED
+        assert live_state(session).activity is Activity.STUCK
         assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
 
 
@@ -186,7 +203,7 @@ def test_a_file_whose_entries_record_no_time_is_live_only_once_seen_growing(tmp_
     copied = tmp_path / "copied.jsonl"
     copied.write_bytes(system + prompt + call)  # written just now, all at once
     with open_session(copied, "chat") as session:
-        assert live_state(session).activity is Activity.STOPPED
+        assert live_state(session).activity is Activity.STUCK
         assert [p.kind.value for p in find_problems(session)] == ["dangling_tool_call"]
     watched = tmp_path / "watched.jsonl"
     watched.write_bytes(system + prompt)

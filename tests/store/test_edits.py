@@ -153,8 +153,10 @@ def test_edits_refused_while_a_writer_is_live_or_holds_the_lock(tmp_path, monkey
             "-c",
             (
                 "import sys, time\n"
+                "f = open(sys.argv[1], 'a')\n"  # (held open while it writes, as Codex does: its writer lives)
                 "for i in range(100):\n"
-                '    open(sys.argv[1], \'a\').write(\'{"type":"active_leaf","activeLeafId":"x","createdAt":"t"}\\n\')\n'
+                '    f.write(\'{"type":"active_leaf","activeLeafId":"x","createdAt":"t"}\\n\')\n'
+                "    f.flush()\n"
                 "    time.sleep(0.05)\n"
             ),
             str(path),

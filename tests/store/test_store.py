@@ -17,7 +17,7 @@ from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, Store, TreeSessionStore
 from session_tui.store.safe_files import create_exclusive
-from tests.model.helpers import chain, message
+from tests.model.helpers import chain, fresh, message
 from tests.support import REPO
 
 HOLD_LOCK = r"""
@@ -74,7 +74,7 @@ def test_refuses_while_another_process_holds_the_lock(tmp_path):
 def test_refuses_a_file_written_within_stuck_after_unless_forced(tmp_path, monkeypatch):
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
     path = tmp_path / "s.jsonl"
-    path.write_bytes(chain(2))
+    path.write_bytes(fresh(chain(2)))  # (entries stamped now: an agent wrote them; a copy of old ones is not live)
     with pytest.raises(Refused, match="live agent"):
         Store(path).append_lines([{"type": "x"}])
     Store(path, force=True).append_lines([{"type": "x"}])

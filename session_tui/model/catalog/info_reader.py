@@ -151,8 +151,10 @@ def _forked(fmt: Format, path: str, lines: list[bytes], seg: Segment) -> bool:
 
 
 def _last_time(fmt: Format, lines: list[bytes], seg: Segment) -> float:
-    """The time of the last entry in ``lines`` that records one."""
-    for line in reversed(seg.entry_lines):
+    """The time of the last entry in ``lines`` that records one (a tail
+    without its file's header, where a format finds no entry in it, by its
+    lines: the agent's last write is told by it)."""
+    for line in reversed(seg.entry_lines) if seg.entry_lines else range(len(lines) - 1, -1, -1):
         view = _view(fmt, lines[line])
         found = parse_time(view.time) if view is not None else None
         if found is not None:

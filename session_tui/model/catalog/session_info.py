@@ -5,6 +5,13 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..reading import own_writes
+from ..reading.source import is_url
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session.live_state import Decision
 
 LIVE_SECONDS = 5.0  # a file written this recently is live
 
@@ -33,26 +40,49 @@ class SessionInfo:
 
     @property
     def last_activity(self) -> float:
-        """When the session was last written to, by its last entry's time
-        (a copied or touched file's mtime says nothing of that), else its mtime."""
-        return self.last_time or self.mtime_ns / 1e9
+        """When the agent last wrote the session, as its live state tells it
+        (``model.session.live_state.last_written``): its last entry's time
+        when earlier than the file's (a copied or touched file's mtime says
+        nothing of that), the time before session-tui's own last edit while
+        the file is as that left it; else its mtime."""
+        written = self.written
+        return written if written is not None else self.mtime_ns / 1e9
 
     @property
-    def written(self) -> float:
-        """When the file was last written: its mtime, or its last entry's
-        time when earlier (as ``live_state.last_written``: a copy is old)."""
+    def written(self) -> float | None:
+        """The agent's last write (None: a file whose entries record no time
+        that session-tui's own edit left as it is, before the agent wrote)."""
+        if not is_url(self.path):
+            ours, agent = own_writes.agent_written_for(self.path, self.size, self.mtime_ns)
+            if ours:
+                return agent
         mtime = self.mtime_ns / 1e9
         return min(mtime, self.last_time) if self.last_time else mtime
 
-    def running(self, now: float | None = None) -> bool:
-        """Its last calls have no result yet and the file was written within
-        the live state's ``stuck_after`` (model.session.live_state): they run."""
-        if not self.last_time:  # no entry time: the file's own cannot tell an agent at work from a copy
-            return False
-        quiet = (time.time() if now is None else now) - self.written
-        from ..session.live_state import default_stuck_after  # (not for a search: it lists files only)
+    def state(self, now: float | None = None) -> Decision:
+        """The agent's state by the live state's one rule (its calls without
+        a result; its writer's liveness, where this machine can tell; the
+        time rule), as far as the head and tail tell (an answer or a turn
+        cut off are not told apart here: only whether it may be writing)."""
+        from ..session.live_state import UNKNOWN, Tail, decide, default_stuck_after, file_liveness  # (not for a search)
 
-        return self.dangling and quiet < default_stuck_after()
+        now = time.time() if now is None else now
+        written = self.written
+        if not self.known or not self.format or is_url(self.path):
+            liveness = UNKNOWN
+        else:
+            liveness = file_liveness(self.path, self.format, written)
+        tail = Tail.CALLS if self.dangling else Tail.ANSWER
+        return decide(tail, written, now, liveness, default_stuck_after(), LIVE_SECONDS)
+
+    def running(self, now: float | None = None) -> bool:
+        """Its last calls have no result yet and its writer runs (or, that
+        unknown, the agent wrote within ``stuck_after``): they run."""
+        from ..session.live_state import Activity
+
+        if not self.dangling or not self.last_time:  # no entry time: the file's own cannot tell an agent from a copy
+            return False
+        return self.state(now).activity is Activity.RUNNING
 
     def problems(self, now: float | None = None) -> list[str]:
         """Short labels of what is wrong, worst first (a call still running is not)."""
@@ -75,9 +105,15 @@ class SessionInfo:
         return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + 4 * len(self.damage) + min(self.bad_lines, 3)
 
     def live(self, now: float | None = None) -> bool:
-        """Written in the last LIVE_SECONDS (by its last entry's time when
+        """An agent may be writing it now: its writer runs, or (that unknown)
+        it wrote in the last LIVE_SECONDS (by its last entry's time when
         earlier than the file's: a copy of an old session is not live)."""
-        return (time.time() if now is None else now) - self.written < LIVE_SECONDS
+        from ..session.live_state import Activity
+
+        now = time.time() if now is None else now
+        if not self.dangling and now - self.last_activity >= LIVE_SECONDS:  # (idle, whatever its writer does)
+            return False
+        return self.state(now).activity in (Activity.RUNNING, Activity.ANSWERING, Activity.WAITING)
 
 
 def is_subagent(path: str) -> bool:

@@ -15,14 +15,13 @@ from ..catalog.cache import absolute, list_session_files
 from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
-from ..reading.open_writers import agent_running_in
-from ..session.live_state import default_stuck_after
+from ..session.live_state import default_stuck_after, writer_liveness
 from ..session.session import Session
 from .alerts import alerts_of
-from .observe import GONE_AFTER, IDLE_AFTER, AgentState, Observation, ProcessCheck, observe
+from .observe import IDLE_AFTER, AgentState, Observation, ProcessCheck, observe
 
 WINDOW = 7200.0
-RECHECK = 5.0  # seconds between two looks at a call's process
+RECHECK = 2.0  # seconds between two looks at whether the writer of a session mid-turn still lives
 
 
 @dataclass
@@ -48,6 +47,7 @@ class Agent:
             "state": seen.state.value,
             "tool": seen.tool,
             "since": iso_time(seen.since),
+            "inferred": seen.inferred,
             "title": seen.title,
             "cwd": seen.cwd,
             "tokens": {"input": seen.input_tokens, "output": seen.output_tokens},
@@ -64,7 +64,7 @@ class Fleet:
         window: float = WINDOW,
         stuck_after: float | None = None,
         idle_after: float = IDLE_AFTER,
-        process_check: ProcessCheck | None = agent_running_in,
+        process_check: ProcessCheck | None = writer_liveness,  # None: not asked (the time rule)
         clock: Callable[[], float] = time.time,
         notice: Callable[[str], None] | None = None,
     ) -> None:
@@ -194,11 +194,10 @@ class Fleet:
             deadlines.append(written + self.idle_after)
         if seen.state is AgentState.WORKING:
             deadlines.append(written + 2.0)  # an answer settles into waiting
-        if seen.state is AgentState.TOOL:
-            deadlines.append(written + self.stuck_after)
-            deadlines.append(max(written + GONE_AFTER, now + RECHECK))  # is its agent still running?
-        if seen.state is AgentState.STUCK:
-            deadlines.append(now + RECHECK)
+        if seen.state in (AgentState.TOOL, AgentState.WORKING):
+            deadlines.append(written + self.stuck_after)  # (the time rule, where the writer cannot be told)
+        if seen.state in (AgentState.TOOL, AgentState.WORKING, AgentState.STUCK) and self.process_check is not None:
+            deadlines.append(now + RECHECK)  # does its writer still live?
         if session.lines.torn and seen.state is not AgentState.CRASHED:
             deadlines.append(now + 1.0)  # (the fragment's quiet is the file's: looked at again in a second)
         if agent.alerts and "compaction" in agent.alerts and seen.compacted_at is not None:

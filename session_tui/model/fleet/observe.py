@@ -1,15 +1,17 @@
-"""The state of one agent session, from its last entries and its file's time.
+"""One agent session as the fleet shows it: its state (the session's live
+state, ``model.session.live_state``: the one rule every view uses), what it
+does, its tokens, context and alerts.
 
-- ``working``: the last entry is a prompt or a tool result: the model is answering;
-- ``tool``: a call without a result, the file written less than ``stuck_after``
-  ago (or held open by its writer): the tool runs, or waits for the user's
+- ``working``: the model has a prompt or results to answer;
+- ``tool``: a call without a result while its writer lives (or, that
+  unknown, within ``stuck_after``): the tool runs, or waits for the user's
   approval (the file cannot tell them apart);
-- ``stuck``: the same, quiet for ``stuck_after`` or more;
+- ``stuck``: the same, quiet for ``stuck_after`` or more, its writer's
+  liveness unknown;
 - ``waiting``: the last entry is a final answer: the agent waits for the user;
-- ``crashed``: the file ends in a torn line and nothing was written for
-  TORN_QUIET seconds; or a call is left without a result and no process of
-  that agent runs in the session's directory (where the OS tells: inferred);
-- ``idle``: nothing written for ``idle_after``.
+- ``crashed``: cut off mid-turn: its writer gone, or a torn line left
+  (``inferred`` says how);
+- ``idle``: an answer, then quiet for ``idle_after``.
 
 None of the three clients records the end of a session in its file, so no
 state says "ended".
@@ -19,33 +21,27 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ..entries.view import call_summary, parse_time
-from ..errors import SessionError
 from ..reading.segment import Shape
 from ..resume.clients import client_for, recorded_cwd
 from ..sanitize import shown_masked
-from ..session.live_state import ANSWER_SETTLE, Activity, default_stuck_after, live_state
+from ..session.live_state import GONE, IDLE_AFTER, PROGRAMS, Probe, cannot_tell, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.usage import session_usage
 from ..usage.over_time import last_context
 from ..usage.prices import context_window, provider_for
 
-TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
-IDLE_AFTER = 900.0
-GONE_AFTER = 10.0  # seconds of quiet before a call without result asks whether its agent still runs
 TAIL_BYTES = 64 << 10  # the end of the file looked at for the model's name
 LOOK_BACK = 200  # entries before the leaf looked at for usage, failures, a compaction
 _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,100})"')
-#: the programs of each client, as a process table shows them
-PROGRAMS = {"claude": ("claude",), "codex": ("codex",), "pi": ("pi",)}
+__all__ = ["IDLE_AFTER", "PROGRAMS", "AgentState", "Observation", "ProcessCheck", "observe"]
 
-#: ``(cwd, programs)`` → whether such a process runs (None: cannot tell)
-ProcessCheck = Callable[[str, tuple[str, ...]], "bool | None"]
+#: ``(session, the agent's last write)`` → whether its writer lives (``live_state.writer_liveness``)
+ProcessCheck = Probe
 
 
 class AgentState(StrEnum):
@@ -63,7 +59,7 @@ class Observation:
     since: float | None  # when the state began (epoch seconds), as far as the file tells
     tool: str | None  # the tool running (or stuck)
     doing: str  # ``Bash: pytest -q``
-    inferred: bool  # crashed: inferred from the agent's process being gone
+    inferred: str  # how the state was decided (``live_state``: "process gone", "time rule", …)
     written: float | None
     title: str
     cwd: str | None
@@ -85,7 +81,7 @@ class Observation:
     def state_words(self) -> str:
         if self.state is AgentState.TOOL:
             return "tool or approval"
-        if self.state is AgentState.CRASHED and self.inferred:
+        if self.state is AgentState.CRASHED and self.inferred in GONE[:2]:
             return "crashed (inferred)"
         return self.state.value
 
@@ -107,59 +103,33 @@ def observe(
     idle_after: float = IDLE_AFTER,
     process_check: ProcessCheck | None = None,
 ) -> Observation:
-    """The session's state now. Reads the file's time and a few records at
-    the end of its active branch; what depends only on the entries (tokens,
-    problems, the title, the model) is worked out once per refresh."""
+    """The session's state now (``live_state``, its writer's liveness asked
+    of ``process_check``; None: not asked, the time rule decides). Reads a
+    few records at the end of its active branch; what depends only on the
+    entries (tokens, problems, the title, the model) is worked out once per
+    refresh."""
     now = time.time() if now is None else now
-    live = live_state(session, now=now, stuck_after=stuck_after)
-    written, quiet = live.written, live.quiet_for
-    base = written if written is not None else now
+    live = live_state(
+        session, now=now, stuck_after=stuck_after, idle_after=idle_after, probe=process_check or cannot_tell
+    )
     leaf = session.active_leaf()
-    tree = session.tree
     client = client_for(session.format.name)
     cwd = recorded_cwd(client, session, leaf) if client is not None and leaf >= 0 else None
-    tool, doing, inferred = None, "", False
-    since: float | None
-    torn_quiet = _file_quiet(session, now) if session.lines.torn else 0.0  # (the fragment is being written now)
-    if torn_quiet >= TORN_QUIET:
-        state, since = AgentState.CRASHED, now - torn_quiet + TORN_QUIET
-    elif live.awaited:
+    tool, doing = None, ""
+    if live.awaited:
         first = live.awaited[0]
-        tool = ", ".join(dict.fromkeys(a.tool for a in live.awaited))
+        tool = live.tools()
         doing = _doing(session, first.entry, first.call_id, first.tool)
-        gone = (
-            client is not None
-            and cwd is not None
-            and process_check is not None
-            and quiet >= GONE_AFTER
-            and process_check(cwd, PROGRAMS[client.name]) is False
-        )
-        if gone:
-            state, since, inferred = AgentState.CRASHED, base, True
-        elif live.activity is Activity.RUNNING:
-            started = [a.since for a in live.awaited if a.since is not None]
-            state, since = AgentState.TOOL, min(started) if started else base
-        else:
-            state, since = AgentState.STUCK, base + (default_stuck_after() if stuck_after is None else stuck_after)
-    elif leaf < 0:  # a session just begun (a header, no entry yet): the file's own time says
-        begun = _file_quiet(session, now)
-        state, since = (AgentState.WORKING, now - begun) if begun < idle_after else (AgentState.IDLE, None)
-    elif quiet >= idle_after:
-        state, since = AgentState.IDLE, base + idle_after
-    elif leaf >= 0 and tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT and quiet >= ANSWER_SETTLE:
-        state, since = AgentState.WAITING, base
-    else:
-        state, since = AgentState.WORKING, base
     kept = _kept(session)
     usage = session_usage(session)
     context = last_context(session, leaf)
     return Observation(
-        state=state,
-        since=since,
+        state=AgentState(live.state),
+        since=live.since,
         tool=tool,
         doing=doing,
-        inferred=inferred,
-        written=written,
+        inferred=live.inferred,
+        written=live.written,
         title=kept.title,
         cwd=cwd,
         model=kept.model,
@@ -171,14 +141,6 @@ def observe(
         compacted_at=_compacted_at(session, leaf),
         problems=kept.problems,
     )
-
-
-def _file_quiet(session: Session, now: float) -> float:
-    """Seconds since the file's bytes last changed (its mtime)."""
-    try:
-        return max(0.0, now - session.stat().mtime_ns / 1e9)
-    except SessionError:
-        return float("inf")
 
 
 def _kept(session: Session) -> _Kept:

@@ -1,14 +1,20 @@
-"""Which other processes hold a file open for writing.
+"""Which other processes hold a file open for writing, and which run.
 
 Linux only, through ``/proc/<pid>/fd`` (the inode each descriptor points at)
 and ``/proc/<pid>/fdinfo`` (its open flags); only processes this user may
 inspect are seen (all of them for root). Elsewhere there is no such listing
 and ``writers_of`` returns None: the caller cannot tell, and says so.
+
+``writers_of`` looks now (the store, before a rewrite); ``process_table``
+is the cheap look the live state takes for many sessions: every process's
+command line, working directory and start, and the session files
+(``*.jsonl``) held open for writing, read at most every few seconds.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -76,41 +82,122 @@ def writers_of(device: int, inode: int) -> list[Holder] | None:
     return holders
 
 
-PROCESS_TABLE_TTL = 5.0  # seconds a look at the process table is reused
-_table: tuple[float, dict[str, set[str]]] | None = None
+PROCESS_TABLE_TTL = 2.0  # seconds a look at the process table is reused (the fleet asks for many sessions)
+ARGS_KEPT = 64  # arguments of a command line kept (a session's id or file is named early)
 
 
-def _programs_by_cwd() -> dict[str, set[str]]:
-    """The names of the programs (the executable's, and the script's it
-    runs) of every process this user may see, by working directory; read
-    at most every PROCESS_TABLE_TTL seconds."""
-    global _table
-    now = time.monotonic()
-    if _table is not None and now - _table[0] < PROCESS_TABLE_TTL:
-        return _table[1]
-    found: dict[str, set[str]] = {}
+@dataclass(frozen=True)
+class Process:
+    """One process this user may see, as the process table shows it."""
+
+    pid: int
+    cwd: str | None  # None: not ours to see
+    names: frozenset[str]  # the basenames of its first three arguments (the program, the script it runs)
+    args: tuple[str, ...]  # its command line (the first ARGS_KEPT arguments)
+    started: float | None  # when it started (epoch seconds), if the OS says
+
+
+@dataclass(frozen=True)
+class ProcessTable:
+    taken: float  # when it was read (epoch seconds)
+    processes: tuple[Process, ...]
+    #: (device, inode) of each ``*.jsonl`` file a process holds open for writing → those processes
+    writers: dict[tuple[int, int], tuple[Holder, ...]]
+
+
+_lock = threading.Lock()
+_table: tuple[float, ProcessTable] | None = None  # (monotonic time read, the table)
+
+
+def _boot_time() -> float | None:
     try:
-        pids = [p for p in os.listdir(PROC) if p.isdigit()]
+        with open(os.path.join(PROC, "stat"), "rb") as f:
+            for line in f:
+                if line.startswith(b"btime "):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _started(pid: str, boot: float | None, ticks: float) -> float | None:
+    """When ``pid`` started (``/proc/<pid>/stat``'s 22nd field: clock ticks after boot)."""
+    if boot is None:
+        return None
+    try:
+        with open(os.path.join(PROC, pid, "stat"), "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return boot + int(fields[19]) / ticks
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _session_writes(pid: str, holder: Holder, found: dict[tuple[int, int], list[Holder]]) -> None:
+    """Note the ``*.jsonl`` files ``pid`` holds open for writing."""
+    fd_dir = os.path.join(PROC, pid, "fd")
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:  # gone, or not ours to look at
+        return
+    for fd in fds:
+        link = os.path.join(fd_dir, fd)
+        try:
+            if not os.readlink(link).endswith(".jsonl"):  # (a session file; deleted ones end in " (deleted)")
+                continue
+            st = os.stat(link)
+        except OSError:
+            continue
+        if _write_mode(pid, fd):
+            found.setdefault((st.st_dev, st.st_ino), []).append(holder)
+
+
+def _read_table() -> ProcessTable:
+    me = str(os.getpid())
+    boot = _boot_time()
+    try:
+        ticks = float(os.sysconf("SC_CLK_TCK"))
+    except (ValueError, OSError):
+        ticks = 100.0
+    taken = time.time()
+    processes: list[Process] = []
+    writers: dict[tuple[int, int], list[Holder]] = {}
+    try:
+        pids = [p for p in os.listdir(PROC) if p.isdigit() and p != me]
     except OSError:
         pids = []
     for pid in pids:
         try:
-            cwd = os.readlink(os.path.join(PROC, pid, "cwd"))
             with open(os.path.join(PROC, pid, "cmdline"), "rb") as f:
-                argv = f.read().split(b"\0")[:3]
+                raw = f.read(1 << 16).split(b"\0")
         except OSError:
             continue
-        names = found.setdefault(cwd, set())
-        names.update(os.path.basename(a.decode("utf-8", "replace")) for a in argv if a)
-    _table = (now, found)
-    return found
+        args = tuple(a.decode("utf-8", "replace") for a in raw[:ARGS_KEPT] if a)
+        if not args:  # a kernel thread
+            continue
+        try:
+            cwd: str | None = os.readlink(os.path.join(PROC, pid, "cwd"))
+        except OSError:
+            cwd = None
+        names = frozenset(os.path.basename(a) for a in args[:3])
+        processes.append(Process(int(pid), cwd, names, args, _started(pid, boot, ticks)))
+        _session_writes(pid, Holder(int(pid), _name(pid)), writers)
+    return ProcessTable(taken, tuple(processes), {k: tuple(v) for k, v in writers.items()})
 
 
-def agent_running_in(cwd: str, programs: tuple[str, ...]) -> bool | None:
-    """Whether a process this user may see runs one of ``programs`` (by the
-    name of its executable or of the script it runs) in the directory
-    ``cwd``; None where the OS does not tell (no ``/proc``)."""
+def process_table(fresh_after: float | None = None) -> ProcessTable | None:
+    """The processes this user may see and the session files they hold
+    open for writing, read at most every PROCESS_TABLE_TTL seconds (and
+    again when it was read before ``fresh_after``, epoch seconds: what
+    says a process is gone must have been seen after the file's last
+    write); None where the OS does not tell (no ``/proc``)."""
+    global _table
     if not can_tell():
         return None
-    names = _programs_by_cwd().get(os.path.realpath(cwd), set())
-    return any(name == p or name.startswith(p + ".") for name in names for p in programs)
+    with _lock:
+        now = time.monotonic()
+        if _table is not None and now - _table[0] < PROCESS_TABLE_TTL:
+            if fresh_after is None or _table[1].taken >= fresh_after:
+                return _table[1]
+        table = _read_table()
+        _table = (now, table)
+        return table

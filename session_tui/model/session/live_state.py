@@ -1,45 +1,79 @@
-"""What the agent writing a session is doing now, told from the file alone.
+"""What the agent writing a session is doing now: the one rule every view
+uses (the session view and its status line, the tree's running rows,
+``check``, the picker, the fleet, the store's refusals and the dialogs).
 
-One rule, used by every screen and by ``check``: a session is *live* while
-its file was written in the last ``stuck_after`` seconds (by its mtime, or
-its last entry's time when earlier: a copy is not live; a file whose entries
-record no time counts only when seen growing) (default 300, or
-``$SESSION_TUI_STUCK_AFTER``), or, with calls awaited, while a process holds
-it open for writing where the OS shows it (Linux ``/proc``; Codex keeps its
-rollout open while it runs). While
-live, a tool call whose result has not come and after which the model has
-not gone on is *running*: no problem, drawn with its elapsed time. Once the
-file is quiet for longer, such a call is *stuck*: a call without a result,
-as in a crashed run.
+It reads three things: the session's last entries (a call without a
+result the model has not gone past, an answer, a prompt or results being
+answered, nothing yet), the agent's last write (its last record's time, or
+the file's growth seen by session-tui; never session-tui's own edit, which
+``reading.own_writes`` remembers; a copy or a checkout is as old as its
+entries) and whether its writer lives, strongest signal first:
 
-The activity, for the status line and the fleet view: running a tool,
-answering (the model has a prompt or results to answer), waiting for you
-(its last entry is an answer), idle (an answer, then quiet) or stopped
-(quiet in the middle of a turn: a crash, a kill).
+1. a process holds the file open for writing (Codex keeps its rollout open);
+2. a process of that client runs with the session: its command line names
+   the session's id or file, or it runs in the session's recorded working
+   directory, started before the agent's last write, and no later session
+   of that client in that directory may be its;
+3. else it cannot be told (another machine, no ``/proc``, a format no known
+   client writes, a client running with some session of that directory):
+   only then the time rule, ``stuck_after`` seconds of quiet (default 300,
+   or ``$SESSION_TUI_STUCK_AFTER``).
+
+A call awaited while the writer lives is running, however long; once the
+writer is gone it is a crash at once (where the OS can tell), as is a turn
+cut off mid-answer or a torn last line left for TORN_QUIET seconds.
+``inferred`` says how the state was decided.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING
 
-from ..entries.view import parse_time
+from ..entries.view import iso_time, parse_time
 from ..errors import SessionError
-from ..reading import open_writers
+from ..reading import open_writers, own_writes
 from ..reading.segment import Shape
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..entries.pairing import ToolIssue
     from .session import Session
 
-STUCK_AFTER = 300.0  # seconds of quiet after which a call without a result is stuck
+STUCK_AFTER = 300.0  # seconds of quiet after which a call without a result is stuck (writer unknown)
 STUCK_AFTER_ENV = "SESSION_TUI_STUCK_AFTER"
+IDLE_AFTER = 900.0  # seconds after an answer the agent counts as idle rather than waiting for you
 ANSWER_SETTLE = 2.0  # seconds of quiet after an answer before the agent is waiting for you
+TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
 TAIL_LIMIT = 512  # entries before the leaf looked at for calls still running
+START_SLACK = 5.0  # seconds a process may have started after the last write it is taken to have made
+#: the programs of each client (by format), as a process table shows them: the basename of the
+#: program or of the script it runs (``node …/bin/pi``), or a part of its path (``node …/pi-coding-agent/dist/cli.js``)
+PROGRAMS: dict[str, tuple[str, ...]] = {"claude": ("claude",), "codex": ("codex",), "pi": ("pi",)}
+PACKAGES: dict[str, tuple[str, ...]] = {
+    "claude": ("/claude-code/",),
+    "codex": ("/@openai/codex",),
+    "pi": ("/pi-coding-agent/",),
+}
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+HEAD_BYTES = 16 << 10  # the start of another session's file looked at for its directory
+
+# how a state was decided (``LiveState.inferred``)
+WRITER_OPEN = "writer open"  # a process holds the file open for writing
+PROCESS_NAMES_IT = "process running"  # a process of its client names the session on its command line
+PROCESS_IN_CWD = "process running in its directory"
+WRITER_GONE = "writer gone"  # the process seen holding it open is gone, and none of its client runs with it
+PROCESS_GONE = "process gone"  # no process of its client runs with it
+TIME_RULE = "time rule"  # the writer's liveness cannot be told: the agent's quiet decides
+TORN_LINE = "torn line"
+ENTRIES = "entries"  # the entries alone (an answer, an empty session)
+GONE = (WRITER_GONE, PROCESS_GONE, TORN_LINE)
 
 
 def default_stuck_after() -> float:
@@ -51,11 +85,50 @@ def default_stuck_after() -> float:
 
 
 class Activity(StrEnum):
-    RUNNING = "running"
-    ANSWERING = "answering"
-    WAITING = "waiting for you"
-    IDLE = "idle"
-    STOPPED = "stopped"
+    RUNNING = "running"  # a tool call runs (or waits for an approval: the file cannot tell)
+    ANSWERING = "answering"  # the model has a prompt or results to answer
+    WAITING = "waiting for you"  # its last entry is an answer
+    STUCK = "stuck"  # a call quiet past stuck_after, whether its writer lives unknown
+    STOPPED = "stopped"  # crashed, killed: cut off in the middle of a turn
+    IDLE = "idle"  # an answer, then quiet (or its client gone)
+
+    @property
+    def state(self) -> str:
+        """The state's name in the JSON outputs (``check --json``'s agent, ``live --json``)."""
+        return _STATES[self]
+
+
+_STATES = {
+    Activity.RUNNING: "tool",
+    Activity.ANSWERING: "working",
+    Activity.WAITING: "waiting",
+    Activity.STUCK: "stuck",
+    Activity.STOPPED: "crashed",
+    Activity.IDLE: "idle",
+}
+
+
+class Tail(Enum):
+    """What the session's active branch ends in, for the rule."""
+
+    EMPTY = "empty"  # no entry yet (a header)
+    CALLS = "calls"  # calls without a result the model has not gone past
+    ANSWER = "answer"  # an answer: the turn is done
+    TURN = "turn"  # a prompt, results or a step: the model has to answer
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """Whether the session's writer lives: True, False, or None (cannot tell); and how that was told."""
+
+    alive: bool | None
+    how: str = ""
+
+
+UNKNOWN = Liveness(None)
+
+#: ``(session, the agent's last write)`` → the liveness of its writer
+Probe = Callable[["Session", "float | None"], Liveness]
 
 
 @dataclass(frozen=True)
@@ -69,30 +142,70 @@ class Awaited:
 
 
 @dataclass(frozen=True)
+class Decision:
+    activity: Activity
+    since: float | None  # when the state began (epoch seconds), as far as can be told
+    inferred: str  # how it was decided
+
+
+@dataclass(frozen=True)
 class LiveState:
     activity: Activity
-    quiet_for: float  # seconds since the file was last written
-    awaited: tuple[Awaited, ...]  # running while live, stuck after
-    written: float | None = None  # when it was last written (``last_written``), if it can be told
+    quiet_for: float  # seconds since the agent last wrote the file (inf: cannot be told)
+    awaited: tuple[Awaited, ...]  # running while live, stuck or crashed after
+    written: float | None = None  # when the agent last wrote it (``last_written``), if it can be told
+    since: float | None = None  # when the state began
+    inferred: str = ""  # how it was decided: WRITER_OPEN, PROCESS_GONE, TIME_RULE, TORN_LINE, …
+    alive: bool | None = None  # whether its writer lives (None: cannot tell)
+    stuck_after: float = STUCK_AFTER
 
     @property
     def live(self) -> bool:
         return self.activity in (Activity.RUNNING, Activity.ANSWERING, Activity.WAITING)
 
+    @property
+    def state(self) -> str:
+        return self.activity.state
+
+    @property
+    def may_write(self) -> bool:
+        """Whether an agent may still write the file: its writer lives, or
+        (that unknown) the agent wrote within ``stuck_after``. What the
+        store refuses to edit without force, and what a dialog warns of."""
+        if self.alive is not None:
+            return self.alive
+        return self.quiet_for < self.stuck_after
+
+    def tools(self) -> str:
+        return ", ".join(dict.fromkeys(a.tool for a in self.awaited))
+
     def running(self) -> set[int]:
         """The entries of calls running now (none once the session is not live)."""
-        return {a.entry for a in self.awaited} if self.live else set()
+        return {a.entry for a in self.awaited} if self.activity is Activity.RUNNING else set()
 
     def words(self, now: float | None = None) -> str:
-        """``running bash 0:12`` / ``answering`` / ``waiting for you`` / ``idle 25 min`` / ``stopped``."""
+        """``running bash 0:12`` / ``answering`` / ``waiting for you`` /
+        ``stuck bash`` / ``crashed (process gone)`` / ``idle 25 min``."""
         now = time.time() if now is None else now
         if self.activity is Activity.RUNNING:
-            names = ", ".join(dict.fromkeys(a.tool for a in self.awaited))
             started = [a.since for a in self.awaited if a.since is not None]
-            return f"running {names} {clock(now - min(started))}" if started else f"running {names}"
+            return f"running {self.tools()} {clock(now - min(started))}" if started else f"running {self.tools()}"
+        if self.activity is Activity.STUCK:
+            return f"stuck {self.tools()}".rstrip()
+        if self.activity is Activity.STOPPED:
+            return f"crashed ({self.inferred})" if self.inferred in GONE else "stopped"
         if self.activity is Activity.IDLE:  # (since when, unknown for a file whose entries record no time)
             return f"idle {ago(self.quiet_for)}" if self.quiet_for != float("inf") else "idle"
         return self.activity.value
+
+    def as_json(self) -> dict[str, object]:
+        """``check --json``'s ``agent``: ``{"state", "since", "tool", "inferred"}``."""
+        return {
+            "state": self.state,
+            "since": iso_time(self.since),
+            "tool": self.tools() or None,
+            "inferred": self.inferred,
+        }
 
 
 def clock(seconds: float) -> str:
@@ -113,6 +226,364 @@ def ago(seconds: float) -> str:
     return f"{int(seconds // 86400)} days"
 
 
+# -- the rule --------------------------------------------------------------------------------
+def decide(
+    tail: Tail,
+    written: float | None,
+    now: float,
+    liveness: Liveness,
+    stuck_after: float,
+    idle_after: float = IDLE_AFTER,
+    started: float | None = None,
+    torn_quiet: float = 0.0,
+) -> Decision:
+    """The state, from what the branch ends in (``tail``), the agent's last
+    write, its writer's liveness and the thresholds: the one decision.
+    ``started``: when the first call awaited was made; ``torn_quiet``:
+    seconds the file has ended in a torn line (0: it does not)."""
+    quiet = max(0.0, now - written) if written is not None else float("inf")
+    alive, how = liveness.alive, liveness.how
+    if torn_quiet >= TORN_QUIET and how != WRITER_OPEN:  # (a writer that holds it open is writing the line)
+        return Decision(Activity.STOPPED, now - torn_quiet + TORN_QUIET, TORN_LINE)
+    if tail is Tail.ANSWER:
+        if alive is False:
+            return Decision(Activity.IDLE, written, how)
+        if quiet < ANSWER_SETTLE:  # (a response's calls follow its text a moment later)
+            return Decision(Activity.ANSWERING, written, how or ENTRIES)
+        if quiet < idle_after:
+            return Decision(Activity.WAITING, written, how or ENTRIES)
+        return Decision(Activity.IDLE, None if written is None else written + idle_after, how or ENTRIES)
+    if tail is Tail.EMPTY:  # a session just begun: ``written`` is the file's own time
+        if alive is True or (alive is None and quiet < idle_after):
+            return Decision(Activity.ANSWERING, written, how or ENTRIES)
+        return Decision(Activity.IDLE, written, how or ENTRIES)
+    calls = tail is Tail.CALLS
+    if alive is True:
+        return Decision(Activity.RUNNING if calls else Activity.ANSWERING, (started if calls else None) or written, how)
+    if alive is False:
+        return Decision(Activity.STOPPED, written, how)
+    if quiet < stuck_after:
+        return Decision(
+            Activity.RUNNING if calls else Activity.ANSWERING, (started if calls else None) or written, TIME_RULE
+        )
+    return Decision(
+        Activity.STUCK if calls else Activity.STOPPED, None if written is None else written + stuck_after, TIME_RULE
+    )
+
+
+# -- the session's side: its entries, its last write, its writer ------------------------------
+def live_state(
+    session: Session,
+    now: float | None = None,
+    stuck_after: float | None = None,
+    dangling: Sequence[ToolIssue] | None = None,
+    idle_after: float = IDLE_AFTER,
+    probe: Probe | None = None,
+) -> LiveState:
+    """The session's state now. Reads the agent's last write, the calls
+    without a result (``dangling``, else the session's pairing at its active
+    leaf) and the records of those still awaited, and asks ``probe`` (by
+    default ``writer_liveness``; ``cannot_tell``: the time rule) whether
+    its writer lives."""
+    now = time.time() if now is None else now
+    stuck_after = default_stuck_after() if stuck_after is None else stuck_after
+    try:
+        written = last_written(session)
+    except SessionError:  # gone: nothing writes it now
+        written = None
+    leaf = session.active_leaf()
+    awaited: list[Awaited] = []
+    if leaf >= 0:
+        from .context import tool_issues, tool_name  # (the picker imports this module for its first frame: not these)
+
+        for issue in awaited_calls(session, tool_issues(session)[0] if dangling is None else dangling):
+            view = session.format.view(session.record(issue.entry))
+            tool = tool_name(session, issue.entry, issue.call_id)
+            awaited.append(Awaited(issue.entry, issue.call_id, tool, parse_time(view.time)))
+    if leaf < 0:
+        tail = Tail.EMPTY
+        written = _file_written(session)
+    elif awaited:
+        tail = Tail.CALLS
+    elif session.tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT:
+        tail = Tail.ANSWER
+    else:
+        tail = Tail.TURN
+    liveness = UNKNOWN
+    try:
+        liveness = (writer_liveness if probe is None else probe)(session, written)
+    except (SessionError, OSError):
+        pass
+    torn = 0.0
+    if session.lines.torn:
+        file_written = _file_written(session, own=False)
+        torn = max(0.0, now - file_written) if file_written is not None else float("inf")
+    started = min((a.since for a in awaited if a.since is not None), default=None)
+    decided = decide(tail, written, now, liveness, stuck_after, idle_after, started, torn)
+    quiet = max(0.0, now - written) if written is not None else float("inf")
+    return LiveState(
+        decided.activity,
+        quiet,
+        tuple(awaited),
+        written,
+        decided.since,
+        decided.inferred,
+        liveness.alive,
+        stuck_after,
+    )
+
+
+def cannot_tell(session: Session, written: float | None) -> Liveness:
+    """A probe for where the writer's liveness is not to be asked: the time rule decides."""
+    return UNKNOWN
+
+
+def _file_written(session: Session, own: bool = True) -> float | None:
+    """The file's mtime; ``own``: before session-tui's own last write when the file is as that left it."""
+    if session.remote:
+        return session.stat().mtime_ns / 1e9
+    try:
+        st = os.stat(session.files[-1])
+    except OSError:
+        return None
+    if own:
+        ours = own_writes.own_write(session.files[-1], st)
+        if ours is not None:
+            return ours.agent_written
+    return st.st_mtime_ns / 1e9
+
+
+def last_written(session: Session) -> float | None:
+    """When the agent last wrote the file, as far as it can be told: while
+    the file is as session-tui's own last write left it, when the agent had
+    written it before that (``reading.own_writes``); else its mtime, or its
+    last entry's time when that is earlier (a copy, a checkout or a touch
+    makes an old session look new; an agent writes its entries as they
+    happen), or when this session saw it grow. None for a file whose entries
+    record no time and that was not seen growing: its mtime alone cannot
+    tell an agent at work from a fresh copy."""
+    if not session.remote:
+        ours = own_writes.own_write(session.files[-1])
+        if ours is not None:
+            return ours.agent_written
+    seen = session.grew_at
+    mtime = session.stat().mtime_ns / 1e9
+    count = session.tree.count
+    stamp = None
+    if count:
+        try:
+            stamp = parse_time(session.format.view(session.record(count - 1)).time)
+        except (OSError, ValueError):
+            stamp = None
+    told = min(mtime, stamp) if stamp is not None else None
+    if seen is not None:
+        return max(seen, told) if told is not None else seen
+    return told
+
+
+# -- is its writer alive? ---------------------------------------------------------------------
+@dataclass
+class _Seen:
+    """What the probe keeps on a session between looks (its memo)."""
+
+    writer: bool = False  # a process was seen holding the file open for writing
+
+
+def writer_liveness(session: Session, written: float | None) -> Liveness:
+    """Whether the process writing ``session`` lives, strongest signal
+    first (see the module's doc). ``written``: the agent's last write."""
+    if session.remote:
+        return UNKNOWN
+    return file_liveness(
+        session.files[-1], session.format.name, written, lambda: session_cwd(session), session.memo.of(_Seen)
+    )
+
+
+def file_liveness(
+    path: str,
+    format_name: str,
+    written: float | None,
+    cwd: Callable[[], str | None] = lambda: None,
+    seen: _Seen | None = None,
+) -> Liveness:
+    """``writer_liveness`` for a file of ``format_name``: ``cwd`` gives the
+    directory it records (None: not known); ``seen`` is kept between looks
+    at one session (a writer seen holding it, then gone, is a crash)."""
+    table = open_writers.process_table()
+    if table is None:
+        return UNKNOWN
+    try:
+        st = os.stat(path)
+    except OSError:
+        return UNKNOWN
+    seen = _Seen() if seen is None else seen
+
+    def look(table: open_writers.ProcessTable) -> Liveness:
+        holders: Sequence[object] | None
+        if path.endswith(".jsonl"):
+            holders = table.writers.get((st.st_dev, st.st_ino))
+        else:
+            holders = open_writers.writers_of(st.st_dev, st.st_ino)
+        if holders:
+            seen.writer = True
+            return Liveness(True, WRITER_OPEN)
+        return _client_liveness(path, format_name, st, table, written, cwd)
+
+    found = look(table)
+    if found.alive is False and written is not None and table.taken < written:  # seen before the last write
+        found = look(open_writers.process_table(fresh_after=written) or table)
+    if seen.writer and (found.alive is False or (found.alive is None and format_name not in PROGRAMS)):
+        return Liveness(False, WRITER_GONE)  # it held the file while it ran: now no process does
+    return found
+
+
+def _client_liveness(
+    path: str,
+    format_name: str,
+    st: os.stat_result,
+    table: open_writers.ProcessTable,
+    written: float | None,
+    cwd_of: Callable[[], str | None],
+) -> Liveness:
+    """Signal 2: a process of the session's client runs with it."""
+    programs = PROGRAMS.get(format_name)
+    if programs is None:
+        return UNKNOWN
+    if hasattr(os, "getuid") and os.getuid() not in (
+        0,
+        st.st_uid,
+    ):  # another user's: their processes are not ours to see
+        return UNKNOWN
+    packages = PACKAGES.get(format_name, ())
+    ids = set(_UUID.findall(os.path.basename(path)))
+    real = os.path.realpath(path)
+    late = written + START_SLACK if written is not None else None
+    clients = [  # (one started after the agent's last write did not make it: another copy's, a new session's)
+        p
+        for p in table.processes
+        if _runs(p, programs, packages) and (late is None or p.started is None or p.started <= late)
+    ]
+    if any(_names_it(p, ids, path, real) for p in clients):
+        return Liveness(True, PROCESS_NAMES_IT)
+    eligible = [p for p in clients if not _names_another(p, ids)]
+    if not eligible:
+        return Liveness(False, PROCESS_GONE)
+    cwd = cwd_of()
+    if cwd is None:
+        return UNKNOWN
+    where = os.path.realpath(cwd)
+    here = [p for p in eligible if p.cwd == where]
+    if not here:
+        return UNKNOWN if any(p.cwd is None for p in eligible) else Liveness(False, PROCESS_GONE)
+    if len(here) > _later_sessions(path, written, where):
+        return Liveness(True, PROCESS_IN_CWD)
+    return UNKNOWN  # as many later sessions in that directory as processes: theirs, maybe
+
+
+def _runs(process: open_writers.Process, programs: tuple[str, ...], packages: tuple[str, ...]) -> bool:
+    if any(name == p or name.startswith(p + ".") for name in process.names for p in programs):
+        return True
+    return any(part in arg for arg in process.args[:3] for part in packages)
+
+
+def _names_it(process: open_writers.Process, ids: set[str], path: str, real: str) -> bool:
+    for arg in process.args[1:]:
+        if ids and any(i in arg for i in ids):
+            return True
+        if arg in (path, real) or (arg.endswith(".jsonl") and os.path.basename(arg) == os.path.basename(path)):
+            return True
+    return False
+
+
+def _names_another(process: open_writers.Process, ids: set[str]) -> bool:
+    """Its command line names a session (an id) that is not this one: it runs with that one."""
+    named = {found for arg in process.args[1:] for found in _UUID.findall(arg)}
+    return bool(named) and not named & ids
+
+
+def session_cwd(session: Session) -> str | None:
+    """The working directory the session recorded: its header's (pi; Codex's
+    payload) or, from its active leaf back, the first record's that carries
+    one (Claude Code)."""
+    header = session.header or {}
+    for holder in (header, header.get("payload")):
+        found = holder.get("cwd") if isinstance(holder, dict) else None
+        if isinstance(found, str) and found:
+            return found
+    tree = session.tree
+    entry = session.active_leaf()
+    for _ in range(64):
+        if entry < 0:
+            break
+        found = session.record(entry).get("cwd")
+        if isinstance(found, str) and found:
+            return found
+        entry = tree.parent[entry]
+    return None
+
+
+_folders_lock = threading.Lock()
+_folders: dict[str, tuple[float, list[tuple[str, float]]]] = {}  # folder → (when listed, its *.jsonl and mtimes)
+_heads: dict[tuple[str, int], str | None] = {}  # (path, inode) → the directory its head records
+
+
+def _later_sessions(path: str, written: float | None, cwd: str) -> int:
+    """How many other session files beside ``path`` were written after the
+    agent's last write to it and record the directory ``cwd`` (or none:
+    Claude Code's and pi's folders are one a directory)."""
+    if written is None:
+        return 0
+    folder = os.path.dirname(os.path.abspath(path))
+    now = time.monotonic()
+    with _folders_lock:
+        listed = _folders.get(folder)
+        if listed is None or now - listed[0] >= open_writers.PROCESS_TABLE_TTL:
+            files: list[tuple[str, float]] = []
+            try:
+                with os.scandir(folder) as it:
+                    for item in it:
+                        if item.name.endswith(".jsonl") and item.is_file(follow_symlinks=False):
+                            files.append((item.path, item.stat(follow_symlinks=False).st_mtime))
+            except OSError:
+                pass
+            if len(_folders) > 256:
+                _folders.clear()
+            listed = _folders[folder] = (now, files)
+    me = os.path.abspath(path)
+    return sum(
+        1
+        for other, mtime in listed[1]
+        if other != me and mtime > written + START_SLACK and _head_cwd(other) in (None, cwd)
+    )
+
+
+def _head_cwd(path: str) -> str | None:
+    """The directory the first records of ``path`` name (None: none named)."""
+    try:
+        st = os.stat(path)
+        key = (path, st.st_ino)
+        if key in _heads:
+            return _heads[key]
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError:
+        return None
+    found = _CWD.search(head)
+    cwd = None
+    if found:
+        import json
+
+        try:
+            cwd = os.path.realpath(json.loads(b'"' + found.group(1) + b'"'))
+        except ValueError:
+            cwd = None
+    if len(_heads) > 4096:
+        _heads.clear()
+    _heads[key] = cwd
+    return cwd
+
+
+# -- the entries ------------------------------------------------------------------------------
 def _prompt(shape: int) -> bool:
     return shape & Shape.ROLE_MASK == Shape.USER and not shape & (Shape.RESULT | Shape.QUIET)
 
@@ -163,74 +634,3 @@ def awaited_calls(session: Session, dangling: Sequence[ToolIssue]) -> list[ToolI
         if not gone_on:
             out.append(issue)
     return out
-
-
-def held_open(session: Session) -> bool:
-    """Whether another process holds the file written to open for writing
-    (False where the OS does not tell, or for a remote file)."""
-    if session.remote:
-        return False
-    try:
-        st = os.stat(session.files[-1])
-    except OSError:
-        return False
-    return bool(open_writers.writers_of(st.st_dev, st.st_ino))
-
-
-def last_written(session: Session) -> float | None:
-    """When the file was last written, as far as it can be told: its mtime,
-    or its last entry's time when that is earlier (a copy, a checkout or a
-    touch makes an old session look new; an agent writes its entries as
-    they happen), or when this session saw it grow. None for a file whose
-    entries record no time and that was not seen growing: its mtime alone
-    cannot tell an agent at work from a fresh copy."""
-    seen = session.grew_at
-    mtime = session.stat().mtime_ns / 1e9
-    count = session.tree.count
-    stamp = None
-    if count:
-        try:
-            stamp = parse_time(session.format.view(session.record(count - 1)).time)
-        except (OSError, ValueError):
-            stamp = None
-    told = min(mtime, stamp) if stamp is not None else None
-    if seen is not None:
-        return max(seen, told) if told is not None else seen
-    return told
-
-
-def live_state(
-    session: Session,
-    now: float | None = None,
-    stuck_after: float | None = None,
-    dangling: Sequence[ToolIssue] | None = None,
-) -> LiveState:
-    """The session's activity now. Reads the file's time, the calls without
-    a result (``dangling``, else the session's pairing at its active leaf)
-    and the records of those still awaited."""
-    now = time.time() if now is None else now
-    stuck_after = default_stuck_after() if stuck_after is None else stuck_after
-    try:
-        written = last_written(session)
-    except SessionError:  # gone: nothing writes it now
-        written = None
-    quiet = max(0.0, now - written) if written is not None else float("inf")
-    leaf = session.active_leaf()
-    awaited: list[Awaited] = []
-    if leaf >= 0:
-        from .context import tool_issues, tool_name  # (the picker imports this module for its first frame: not these)
-
-        for issue in awaited_calls(session, tool_issues(session)[0] if dangling is None else dangling):
-            view = session.format.view(session.record(issue.entry))
-            tool = tool_name(session, issue.entry, issue.call_id)
-            awaited.append(Awaited(issue.entry, issue.call_id, tool, parse_time(view.time)))
-    # the OS is asked only for a quiet file with calls awaited (a long command
-    # in a client that keeps its file open); an answer then quiet is idle
-    live = quiet < stuck_after or (bool(awaited) and stuck_after > 0 and held_open(session))  # (0: stuck at once)
-    answered = leaf >= 0 and session.tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
-    if live:
-        waiting = answered and quiet >= ANSWER_SETTLE  # (a response's calls follow its text a moment later)
-        activity = Activity.RUNNING if awaited else Activity.WAITING if waiting else Activity.ANSWERING
-    else:
-        activity = Activity.IDLE if answered or leaf < 0 else Activity.STOPPED
-    return LiveState(activity, quiet, tuple(awaited), written)

@@ -44,9 +44,10 @@ class EditActions(SessionHost):
         self.app.push_screen(ConfirmScreen(title, plan.preview(), choices, warning), chosen)
 
     def _live_warning(self) -> str:
-        """What an edit now may run into: the agent still writing, a call still running."""
+        """What an edit now may run into: the agent still writing, a call
+        still running (the live state's one answer: ``LiveState.may_write``)."""
         live = self.live_state
-        if live is None or not live.live:
+        if live is None or not live.may_write:
             return ""
         running = [a for a in live.awaited if a.entry in live.running()]
         if running:
@@ -55,6 +56,8 @@ class EditActions(SessionHost):
                 f"▶ {calls}: this call may still be running: its result may arrive. "
                 "A repair now answers a call that is still running."
             )
+        elif live.alive:
+            text = f"Its client is running with this file ({live.inferred}): it may still write to it."
         else:
             text = f"The agent wrote this file {ago(live.quiet_for)} ago: it may still be writing it."
         return text + " You will be asked to confirm once more."

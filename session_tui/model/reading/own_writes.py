@@ -1,0 +1,192 @@
+"""session-tui's own writes to session files, remembered: a leaf move, a
+repair or an undo changes the file's time (and may append a record with
+today's time) without the agent having written anything.
+
+The store records, after each write of its own, the file as the write left
+it (path, inode, size, ``mtime_ns``) and when the agent had last written it
+before (``agent_written``). While the file is still exactly that, the live
+state takes the agent's last write from here instead of the file's time or
+last record. Kept in a small ledger in the trusted cache dir (0600, ours);
+one that is damaged, too big, not ours or open to others is ignored, never
+trusted (a record there could make a live session look dead).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass
+
+from ..cache_dir import trusted_cache_dir, write_cache_file
+
+LEDGER = "own-writes.json"
+VERSION = 1
+MAX_WRITES = 256  # files remembered (the oldest forgotten first)
+MAX_BYTES = 256 << 10  # a bigger ledger is not read
+REUSE_SECONDS = 1.0  # a look at the ledger is reused this long (the picker asks for every row; our writes renew it)
+
+
+@dataclass(frozen=True)
+class OwnWrite:
+    inode: int
+    size: int
+    mtime_ns: int
+    agent_written: float | None  # the agent's last write before session-tui's (epoch seconds), if known
+    at: float  # when session-tui wrote
+
+
+_lock = threading.Lock()
+#: (the ledger's stat, what it holds, when it was looked at: monotonic)
+_read: tuple[tuple[int, int, int], dict[str, OwnWrite], float] | None = None
+
+
+def _ledger_path() -> str | None:
+    folder = trusted_cache_dir()
+    return os.path.join(folder, LEDGER) if folder else None
+
+
+def _key(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _load(ledger: str) -> dict[str, OwnWrite]:
+    """What the ledger holds; nothing when it is missing, damaged, too big,
+    not ours or writable by others."""
+    global _read
+    with _lock:
+        if _read is not None and time.monotonic() - _read[2] < REUSE_SECONDS:
+            return _read[1]
+    try:
+        fd = os.open(ledger, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return {}
+    try:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or (hasattr(os, "getuid") and st.st_uid != os.getuid())
+            or st.st_mode & 0o077
+            or st.st_size > MAX_BYTES
+        ):
+            return {}
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns)
+        with _lock:
+            if _read is not None and _read[0] == seen:
+                _read = (seen, _read[1], time.monotonic())
+                return _read[1]
+        data = os.read(fd, MAX_BYTES + 1)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+    writes = _parse(data)
+    with _lock:
+        _read = (seen, writes, time.monotonic())
+    return writes
+
+
+def _parse(data: bytes) -> dict[str, OwnWrite]:
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(doc.get("writes"), dict):
+        return {}
+    out: dict[str, OwnWrite] = {}
+    for path, item in doc["writes"].items():
+        if not isinstance(path, str) or not isinstance(item, dict):
+            continue
+        inode, size, mtime_ns = item.get("inode"), item.get("size"), item.get("mtime_ns")
+        agent, at = item.get("agent_written"), item.get("at")
+        if not (type(inode) is int and type(size) is int and type(mtime_ns) is int):
+            continue
+        if min(inode, size, mtime_ns) < 0 or type(at) not in (int, float):
+            continue
+        if agent is not None and type(agent) not in (int, float):
+            continue
+        out[path] = OwnWrite(inode, size, mtime_ns, None if agent is None else float(agent), float(at))  # type: ignore[arg-type]
+    return out
+
+
+def _forget() -> None:
+    global _read
+    with _lock:
+        _read = None
+
+
+def own_write(path: str, st: os.stat_result | None = None) -> OwnWrite | None:
+    """The write of session-tui's that left ``path`` as it is now (same
+    inode, size and mtime), or None: the file is not as our last write left
+    it (the agent, or anyone, wrote since; or we never wrote it)."""
+    ledger = _ledger_path()
+    if ledger is None:
+        return None
+    try:
+        st = os.stat(path) if st is None else st
+    except OSError:
+        return None
+    found = _load(ledger).get(_key(path))
+    if found is None or (found.inode, found.size, found.mtime_ns) != (st.st_ino, st.st_size, st.st_mtime_ns):
+        return None
+    return found
+
+
+def record(path: str, agent_written: float | None) -> None:
+    """After a write of ours: remember the file as it is now, and when the
+    agent had last written it. A ledger that cannot be written is only a
+    wrong time next time (the file looks written now)."""
+    ledger = _ledger_path()
+    if ledger is None:
+        return
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    lock = ledger + ".lock"
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return
+    try:
+        import fcntl  # (POSIX; the store that calls this needs it too)
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _forget()
+        writes = dict(_load(ledger))
+        writes[_key(path)] = OwnWrite(st.st_ino, st.st_size, st.st_mtime_ns, agent_written, time.time())
+        kept = sorted(writes.items(), key=lambda item: item[1].at)[-MAX_WRITES:]
+        doc = {
+            "version": VERSION,
+            "writes": {
+                key: {
+                    "inode": w.inode,
+                    "size": w.size,
+                    "mtime_ns": w.mtime_ns,
+                    "agent_written": w.agent_written,
+                    "at": w.at,
+                }
+                for key, w in kept
+            },
+        }
+        write_cache_file(ledger, json.dumps(doc, separators=(",", ":")).encode())
+        _forget()
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def agent_written_for(path: str, size: int, mtime_ns: int) -> tuple[bool, float | None]:
+    """For a file listed with ``size`` and ``mtime_ns`` (the picker's rows,
+    not opened): (True, the agent's last write) when our own last write left
+    it so, else (False, None)."""
+    ledger = _ledger_path()
+    if ledger is None:
+        return False, None
+    found = _load(ledger).get(_key(path))
+    if found is None or (found.size, found.mtime_ns) != (size, mtime_ns):
+        return False, None
+    return True, found.agent_written
