@@ -57,3 +57,31 @@ async def test_after_a_leaf_move_in_the_compare_the_branch_list_lists_each_branc
         assert len(rows) == leaves == 2, [(screen.session.line_of(b.leaf), b.active) for b in rows]
         assert len({b.leaf for b in rows}) == len(rows) and [b.leaf for b in rows if b.active] == [other]
         assert str(listed.query_one("#heading").render()).startswith("2 branches")
+
+
+async def test_the_picker_s_estimate_gives_way_to_the_exact_count_also_after_a_change(tmp_path):
+    import json
+    import shutil
+
+    from session_tui.ui.cells import entries_text
+    from tests.support import REPO, check_json
+
+    path = tmp_path / "large-session.jsonl"
+    shutil.copy(REPO / "tests" / "data" / "real" / "pi" / "large-session.jsonl", path)
+    (report,) = check_json(path)
+    async with SessionApp([str(tmp_path)], watch=True).run_test(size=(160, 40)) as pilot:
+        screen = await picker_read(pilot, 1)
+        await wait_for(pilot, lambda: screen.table.rows[0].exact, timeout=30, what="the exact count")
+        assert screen.table.rows[0].entries == report["entries"] == 1018
+        assert entries_text(screen.table.rows[0]) == "1,018"
+        await wait_for(pilot, lambda: screen.watch_armed, what="the folder watched")
+        more = {"type": "message", "timestamp": "2025-11-21T02:15:00Z", "message": {"role": "user", "content": "ok"}}
+        with open(path, "a") as f:  # (a version-1 pi session: entries without ids)
+            f.write(json.dumps(more) + "\n")
+        await wait_for(
+            pilot,
+            lambda: screen.table.rows[0].exact and screen.table.rows[0].entries == 1019,
+            timeout=30,
+            what="the new exact count",
+        )
+        assert entries_text(screen.table.rows[0]) == "1,019"

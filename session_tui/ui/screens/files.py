@@ -10,6 +10,7 @@ import asyncio
 import gc
 import os
 import sqlite3
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
 from ...model.catalog.finding import SORTS, rank_rows
 from ...model.catalog.session_info import SessionInfo
 from ...model.errors import Cancelled, SessionError
+from ...model.reading.source import is_url
 from ...model.sanitize import inert
 from ...model.words import plural
 from ..app_services import services
@@ -89,6 +91,9 @@ class FilesScreen(Screen):
         self._search_timer: Timer | None = None  # a search due once typing pauses
         self._index: sqlite3.Connection | None = None  # the search index, opened at the first search
         self._refilter_timer: Timer | None = None  # a refilter due for background changes
+        self._to_count: dict[str, None] = {}  # rows whose entry count is an estimate, to count in full (in order)
+        self._count_lock = threading.Lock()
+        self._counting = False  # a worker is at the queue
 
     def compose(self) -> ComposeResult:
         yield Static(id="heading", markup=False)
@@ -128,6 +133,7 @@ class FilesScreen(Screen):
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
+        self._count_later(list(self.infos.values()))  # (remembered estimates: counted while the walk goes on)
         if services(self).watching:
             self.watch_files()
 
@@ -189,6 +195,7 @@ class FilesScreen(Screen):
                 self.infos.pop(path, None)
             elif current is None or info.mtime_ns >= current.mtime_ns:
                 self.infos[path] = info
+        self._count_later([info for _, info in updates if info is not None])
         gc.freeze()
         if self.contents_query and not self.searching:  # what was written may hold it: ask the index again
             self.search_id += 1
@@ -333,6 +340,62 @@ class FilesScreen(Screen):
     def _hit(self, path: str) -> int | None:
         """The line of the newest hit in ``path`` (the view opens there)."""
         return self.matches.get(path) if self.matches is not None else None
+
+    # -- exact entry counts --------------------------------------------------------
+    def _count_later(self, infos: list[SessionInfo]) -> None:
+        """Queue the rows whose entry count is an estimate (``≈``: read from
+        the head and tail only) to be counted in full, the newest first; a
+        row read again after a change on disk is an estimate again, and is
+        queued again."""
+        wanted = sorted(
+            (i for i in infos if i.known and i.format is not None and not i.exact and not is_url(i.path)),
+            key=lambda i: -i.mtime_ns,
+        )
+        if not wanted:
+            return
+        with self._count_lock:
+            self._to_count.update((info.path, None) for info in wanted)
+            start = not self._counting
+            self._counting = True
+        if start:
+            self.count_entries()
+
+    @work(thread=True, group="count", exit_on_error=False, description="count entries")
+    def count_entries(self) -> None:
+        """Read each queued file in full, one at a time, and replace its
+        row's estimate with the exact count (kept by the cache until the
+        file changes). A count is used only if the file is still as the
+        row read it: else the row's next reading queues it again."""
+        from ...model.session.session import Session
+
+        worker = get_current_worker()
+        stop = lambda: worker.is_cancelled  # noqa: E731
+        while not worker.is_cancelled:
+            with self._count_lock:
+                if not self._to_count:
+                    self._counting = False
+                    return
+                path = next(iter(self._to_count))
+                del self._to_count[path]
+            info = self.infos.get(path)
+            if info is None or info.exact:
+                continue
+            try:
+                with Session(path, parallel_ok=False) as session:
+                    session.refresh(should_stop=stop)
+                    entries = session.entries
+                st = os.stat(path)
+            except (SessionError, OSError, Cancelled):
+                continue
+            if (st.st_size, st.st_mtime_ns) == (info.size, info.mtime_ns):
+                self.app.call_from_thread(self._counted_exactly, info, entries)
+
+    def _counted_exactly(self, info: SessionInfo, entries: int) -> None:
+        if self.infos.get(info.path) is not info:  # (read again meanwhile: that reading is queued)
+            return
+        info.entries, info.exact = entries, True
+        self.catalog.correct(info)
+        self.table.refresh()
 
     def counted(self, path: str, entries: int) -> None:
         """The exact count of a file a session view read: the row and the
