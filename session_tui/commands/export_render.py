@@ -310,7 +310,8 @@ def _output_html(text: str) -> str:
     rest = text.split("\n", FOLDED_HEAD)[FOLDED_HEAD]
     return (
         f"<pre>{_h(head)}</pre>"
-        f'<details class="more"><summary>… {_lines(more)} more</summary><pre>{_h(rest)}</pre></details>'
+        f'<details class="more"><summary>… {more:,} more line{"s" if more != 1 else ""}</summary>'
+        f"<pre>{_h(rest)}</pre></details>"
     )
 
 

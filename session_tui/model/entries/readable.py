@@ -162,17 +162,16 @@ def response_usage(usages: Iterable[tuple[str | None, Mapping[str, Any]]]) -> di
 
 
 def tokens_line(usage: Mapping[str, int]) -> str:
-    """``in 25.4k (11.5k cache read, 13.8k cache write) · out 13`` of a
-    ``response_usage``; empty when it counts nothing."""
+    """``in 25.4k · out 13 · cache read 11.5k · cache write 13.8k`` of a
+    ``response_usage`` (each count as its format reports it); empty when
+    it counts nothing."""
     if not (usage.get("input") or usage.get("output")):
         return ""
-    cache = [
-        f"{human_tokens(usage[key])} {words}"
-        for key, words in (("cache_read", "cache read"), ("cache_write", "cache write"))
-        if usage.get(key)
-    ]
-    cached = f" ({', '.join(cache)})" if cache else ""
-    return f"in {human_tokens(usage.get('input', 0))}{cached} · out {human_tokens(usage.get('output', 0))}"
+    parts = [f"in {human_tokens(usage.get('input', 0))}", f"out {human_tokens(usage.get('output', 0))}"]
+    for key, words in (("cache_read", "cache read"), ("cache_write", "cache write")):
+        if usage.get(key):
+            parts.append(f"{words} {human_tokens(usage[key])}")
+    return " · ".join(parts)
 
 
 # -- long outputs ---------------------------------------------------------------------

@@ -8,17 +8,20 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from ...model.entries.pairing import results_of
+from ...model.entries.pairing import partner, results_of
+from ...model.entries.readable import command_of, first_lines, response_usage, tokens_line
+from ...model.entries.view import call_summary
 from ...model.reading import json_text
 from ...model.reading.records import loads as json_loads
-from ...model.sanitize import inert, inert_line
+from ...model.sanitize import inert, inert_line, strip_ansi
 from ...model.session.usage import entry_tokens, step_seconds
 from ...model.words import human_seconds
-from ..labels import tokens_text
-from ..masking import masked, redacting
+from ..masking import masked, masked_record, redacting
 
 MAX_LINES = 2000
 MAX_CHARS = 200_000
+#: a tool's or command's output longer than this shows its first FOLD_LINES lines (o reads all)
+FOLD_LINES = 30
 
 
 def pretty_arguments(arguments: str) -> str:
@@ -29,15 +32,25 @@ def pretty_arguments(arguments: str) -> str:
         return arguments
 
 
-def entry_body(view, tool_name=None, outcomes: dict[str, str] | None = None) -> str:
-    """The readable body of an entry: its text, its calls (each with what
-    became of it: ``outcomes``), what it answers."""
+def entry_body(view, tool_name=None, outcomes: dict[str, str] | None = None, ran: str = "") -> str:
+    """The readable body of an entry: its text (a command run in the client
+    as the command typed, or its output), its calls (each with what became
+    of it: ``outcomes``), what it answers (``ran``: what its call ran)."""
     parts = []
     if view.result_for is not None:
         name = tool_name(view.result_for) if tool_name else "tool"
-        failed = " ✗ failed" if view.is_error else ""
-        parts.append(f"← result of {name} ({view.result_for}){failed}\n")
-    if view.text:
+        failed = "✗ failed · " if view.is_error else ""
+        parts.append(f"{failed}← result of {name} ({view.result_for})" + (f"\n{ran}" if ran else "") + "\n")
+    command = command_of(view)
+    if command is not None and command.kind == "command":
+        parts.append(f"❯ {command.text}")
+        if command.contents:
+            parts.append(f"\n{command.contents}")
+    elif command is not None and command.kind == "caveat":
+        parts.append(f"(caveat: Claude Code's note to the model)\n{command.text}")
+    elif command is not None:
+        parts.append("\n".join(strip_ansi(part) for part in (command.text, command.error) if part) or "(no output)")
+    elif view.text:
         parts.append(view.text)
     for call in view.tool_calls:
         outcome = f"\n   {outcomes[call.id]}" if outcomes and call.id in outcomes else ""
@@ -60,6 +73,19 @@ def call_outcomes(session, entry: int, view, running: set[str]) -> dict[str, str
         else:
             out[call.id] = "⚠ no result"
     return out
+
+
+def ran_by(session, entry: int, view, mask: bool = False) -> str:
+    """What the call a result answers ran (``$ pytest -q``), or ""; with
+    ``mask``, its secrets masked before it is cut to one line (a secret cut
+    short is no longer found)."""
+    call = partner(session, entry)
+    if call is None:
+        return ""
+    for made in session.format.view(masked_record(session.record(call), mask)).tool_calls:
+        if made.id == view.result_for:
+            return call_summary(made.name, made.arguments)
+    return ""
 
 
 def cap(text: str) -> tuple[str, int]:
@@ -90,12 +116,15 @@ class DetailPane(Vertical):
         self.entry_shown: int | None = None  # the entry the pane shows (-1: the pending line)
         self.running_calls: set[str] = set()  # ids of the calls running now (model.session.live_state)
 
-    def show_text(self, header: Text, body: str) -> None:
+    def show_text(self, header: Text, body: str, fold: int | None = None) -> None:
+        """``body`` under ``header``; with ``fold``, only its first ``fold``
+        lines (o reads all)."""
         self.entry_shown = None
         self.full_text = inert(masked(body, self.mask or redacting(self.app)))
-        shown, cut = cap(self.full_text)
-        if cut:
-            shown += f"\n\n… {cut:,} more lines — press o to read all"
+        shown, cut = first_lines(self.full_text, fold) if fold else (self.full_text, 0)
+        shown, capped = cap(shown)
+        if cut or capped:
+            shown += f"\n… {cut + capped:,} more lines — press o to read all"
         self.query_one("#detail-header", Static).update(header)
         area = self.query_one("#detail-body", TextArea)
         area.load_text(shown)
@@ -112,14 +141,22 @@ class DetailPane(Vertical):
             return
         record = session.record(entry)
         view = session.format.view(record)
+        command = command_of(view)
         header = Text()
         header.append(f"{inert_line(view.role)} ", style="bold")
+        if command is not None:
+            header.append("command " if command.kind == "command" else f"command {command.kind} ", style="bold")
         header.append(f"· line {session.line_of(entry)}")
         if view.time:
             header.append(f" · {inert(str(view.time), keep_newlines=False)}")
-        tokens = tokens_text(view, entry_tokens(session, entry, view))
+        usage = entry_tokens(session, entry, view) if view.result_for is None else None
+        tokens = tokens_line(response_usage([(view.step, usage)])) if usage else ""
         if tokens:
             header.append(f" · {tokens}")
+        if view.tokens_before is not None:
+            header.append(f" · {view.tokens_before:,} tokens before")
+        if view.tokens_after is not None:
+            header.append(f" · {view.tokens_after:,} after")
         step = step_seconds(session, entry)
         if step is not None:
             kind, seconds = step
@@ -128,11 +165,20 @@ class DetailPane(Vertical):
             header.append(f"\nid {inert(str(view.id), keep_newlines=False)}")
         if view.parent_id:
             header.append(f"\nparent {inert(str(view.parent_id), keep_newlines=False)}")
+        fold = None
         if self.raw:
             header.append("\nraw JSON (r: readable view)", style="italic")
             body = json_text.dumps(record, indent=True)
         else:
             outcomes = call_outcomes(session, entry, view, self.running_calls) if view.tool_calls else None
-            body = entry_body(view, (lambda call_id: tool_name(entry, call_id)) if tool_name else None, outcomes)
-        self.show_text(header, body)
+            names = (lambda call_id: tool_name(entry, call_id)) if tool_name else None
+            body = entry_body(
+                view,
+                names,
+                outcomes,
+                ran_by(session, entry, view, self.mask or redacting(self.app)) if view.result_for else "",
+            )
+            if view.result_for is not None or (command is not None and command.kind == "output"):
+                fold = FOLD_LINES  # a long output: its first lines
+        self.show_text(header, body, fold)
         self.entry_shown = entry

@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...model.entries.readable import command_of
 from ...model.entries.view import EntryView, role_label
 from ...model.reading.segment import Shape
 from ...model.sanitize import inert
@@ -279,7 +280,15 @@ class EntryTree(ScrollView, can_focus=True):
         if agent:  # first, so a narrow pane still shows it
             name = os.path.basename(agent).removesuffix(".jsonl")
             text.append(f"⤷ sub-agent {inert(name, keep_newlines=False)} (s) ", styles("entry-tree--call"))
-        if view.kind == "summary":
+        command = command_of(view)
+        if command is not None:  # a command run in Claude Code itself: as typed, its output, its caveat
+            if command.kind == "command":
+                text.append(f"❯ {inert(command.line, keep_newlines=False)}", styles("entry-tree--call"))
+            elif command.kind == "caveat":
+                text.append(command.line, styles("entry-tree--lineno"))
+            else:
+                text.append(one_line(command.line))
+        elif view.kind == "summary":
             tokens = f" ({view.tokens_before:,} tokens before)" if view.tokens_before is not None else ""
             text.append(f"◆ summary{tokens}: ", styles("entry-tree--summary"))
             text.append(one_line(view.text))
