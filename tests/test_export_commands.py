@@ -76,8 +76,9 @@ def test_anything_else_is_no_command(text):
 
 
 def test_a_response_written_over_several_entries_is_counted_once():
-    first = {"input_tokens": 3180, "output_tokens": 40}
-    last = {"input_tokens": 3180, "output_tokens": 47, "cache_read_input_tokens": 11_515}
+    # as Claude Code's view keeps them: input_tokens counts the cache too
+    first = {"input_tokens": 14_695, "output_tokens": 40, "cache_read_input_tokens": 11_515}
+    last = {"input_tokens": 14_695, "output_tokens": 47, "cache_read_input_tokens": 11_515}
     usage = response_usage([("msg_1", first), ("msg_1", last), (None, {"input_tokens": 10, "output_tokens": 2})])
     assert usage == {"input": 3190, "output": 49, "cache_read": 11_515, "cache_write": 0}
     assert tokens_line(usage) == "in 3.2k · out 49 · cache read 11.5k"
@@ -140,7 +141,7 @@ def test_thinking_and_long_outputs_are_folded_and_the_command_shown(tmp_path):
     assert "<pre>1\n2\n3\n4\n5\n6\n7\n8\n9\n10</pre>" in page
     assert '<details class="more"><summary>… 90 more lines</summary><pre>11\n' in page
     assert '<details class="result failed" open><summary>✗ failed Bash result · 1 line</summary>' in page
-    assert "in 21.5k · out 12 · cache read 20.0k · cache write 1.5k" in page
+    assert "in 5 · out 12 · cache read 20.0k · cache write 1.5k" in page  # input: the uncached part
 
 
 def test_hostile_command_text_stays_text(tmp_path):
@@ -172,7 +173,7 @@ def test_markdown_shows_the_command_typed_and_tokens_once_per_response(tmp_path)
     md = done.stdout
     assert "> ❯ /model opus" in md and "> ❯ ! ls" in md and "<command-name>" not in md and "&lt;command" not in md
     assert "```\nSet model to Opus\n```" in md
-    assert md.count("in 11.5k · out 47 · cache read 11.5k") == 2  # msg_1 (two lines) once, msg_3 once
+    assert md.count("in 3 · out 47 · cache read 11.5k") == 2  # msg_1 (two lines) once, msg_3 once
     assert "✗ failed result for toolu_false · Bash $ false" in md
 
 

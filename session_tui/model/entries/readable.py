@@ -22,7 +22,7 @@ from typing import Any
 
 from ..sanitize import strip_ansi
 from ..words import human_tokens
-from .tokens import CACHE_READ_KEYS, CACHE_WRITE_KEYS, IN_KEYS, OUT_KEYS, first_count
+from .tokens import OUT_KEYS, first_count, response_counts
 from .view import EntryView
 
 _TAGS = (
@@ -141,10 +141,11 @@ def readable_text(view: EntryView) -> str:
 def response_usage(usages: Iterable[tuple[str | None, Mapping[str, Any]]]) -> dict[str, int]:
     """The tokens of the responses that (step, usage) pairs record (usage as
     ``model.session.usage.entry_tokens`` gives it), each response counted
-    once as ``model.entries.tokens.ResponseTokens`` does: of the entries of
-    one step, the one with the highest output; entries without a step each
-    on their own. Keys: input (cached input included, as the formats
-    report it), output, cache_read, cache_write."""
+    once as the session's count does: of the entries of one step, the one
+    with the highest output; entries without a step each on their own.
+    Each usage is read by ``model.entries.tokens.response_counts``: input is
+    the uncached input, as every screen says it. Keys: input, output,
+    cache_read, cache_write."""
     steps: dict[str, Mapping[str, Any]] = {}
     alone: list[Mapping[str, Any]] = []
     for step, usage in usages:
@@ -154,10 +155,8 @@ def response_usage(usages: Iterable[tuple[str | None, Mapping[str, Any]]]) -> di
             steps[step] = usage
     total = {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}
     for usage in (*steps.values(), *alone):
-        total["input"] += first_count(usage, IN_KEYS)
-        total["output"] += first_count(usage, OUT_KEYS)
-        total["cache_read"] += first_count(usage, CACHE_READ_KEYS)
-        total["cache_write"] += first_count(usage, CACHE_WRITE_KEYS)
+        for key, count in zip(total, response_counts(usage), strict=True):
+            total[key] += count
     return total
 
 

@@ -172,12 +172,11 @@ class DetailPane(Vertical):
         else:
             outcomes = call_outcomes(session, entry, view, self.running_calls) if view.tool_calls else None
             names = (lambda call_id: tool_name(entry, call_id)) if tool_name else None
-            body = entry_body(
-                view,
-                names,
-                outcomes,
-                ran_by(session, entry, view, self.mask or redacting(self.app)) if view.result_for else "",
-            )
+            mask = self.mask or redacting(self.app)
+            # masked before any of it is cut to a line: a secret cut short is no longer found
+            shown = session.format.view(masked_record(record, mask)) if mask else view
+            ran = ran_by(session, entry, view, mask) if view.result_for else ""
+            body = entry_body(shown, names, outcomes, ran)
             if view.result_for is not None or (command is not None and command.kind == "output"):
                 fold = FOLD_LINES  # a long output: its first lines
         self.show_text(header, body, fold)
