@@ -194,3 +194,14 @@ def test_real_claude_code_files_show_no_raw_command_tags(path: Path):
         assert f"❯ {name}" in "".join(assert_only_our_markup(page).text)
     shown = [s for s in sections(page) if s.startswith('class="command"') or s.startswith('class="user"')]
     assert not any(RAW_TAGS.search(s.split("</h2>", 1)[1][:200]) for s in shown)  # no section opens with a raw tag
+
+
+def test_an_output_of_few_but_long_lines_is_folded_too():
+    from session_tui.commands.export_render import FOLDED_CHARS, _output_html
+
+    links = "Links: " + "x" * 5000
+    page = _output_html(f"Web search results\n\n{links}\nend")
+    head, folded = page.split('<details class="more">')
+    assert len(head) < FOLDED_CHARS + 50 and "<summary>… 2 more lines</summary>" in folded
+    assert "end" in folded and head.count("x") + folded.count("x") == 5000  # nothing lost
+    assert _output_html("short\nreply") == "<pre>short\nreply</pre>"

@@ -25,6 +25,9 @@ from ..model.sanitize import inert, strip_ansi
 #: a tool's output longer than this many lines shows its first FOLDED_HEAD lines, the rest folded
 LONG_OUTPUT = 20
 FOLDED_HEAD = 10
+#: ... or longer than this many characters: its first FOLDED_CHARS at most
+LONG_CHARS = 3000
+FOLDED_CHARS = 1200
 
 
 @dataclass(frozen=True)
@@ -304,10 +307,11 @@ def _lines(count: int) -> str:
 def _output_html(text: str) -> str:
     """A tool's or command's output: all of it when short, else its first
     lines and the rest folded."""
-    head, more = first_lines(text, FOLDED_HEAD) if text.count("\n") >= LONG_OUTPUT else (text, 0)
+    long = text.count("\n") >= LONG_OUTPUT or len(text) > LONG_CHARS
+    head, more = first_lines(text, FOLDED_HEAD, FOLDED_CHARS) if long else (text, 0)
     if not more:
         return f"<pre>{_h(text)}</pre>"
-    rest = text.split("\n", FOLDED_HEAD)[FOLDED_HEAD]
+    rest = text[len(head) :].removeprefix("\n")
     return (
         f"<pre>{_h(head)}</pre>"
         f'<details class="more"><summary>… {more:,} more line{"s" if more != 1 else ""}</summary>'

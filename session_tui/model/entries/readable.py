@@ -176,9 +176,15 @@ def tokens_line(usage: Mapping[str, int]) -> str:
 # -- long outputs ---------------------------------------------------------------------
 
 
-def first_lines(text: str, count: int) -> tuple[str, int]:
-    """The first ``count`` lines of ``text`` and how many more it has."""
+def first_lines(text: str, count: int, chars: int | None = None) -> tuple[str, int]:
+    """The first ``count`` lines of ``text`` (and at most ``chars``
+    characters of them, cut at a line's end where one is near) and how many
+    lines follow what is kept."""
     lines = text.split("\n")
-    if len(lines) <= count:
+    head = "\n".join(lines[:count])
+    if chars is not None and len(head) > chars:
+        end = head.rfind("\n", 0, chars)
+        head = head[: end if end > chars // 2 else chars]
+    if len(head) >= len(text):
         return text, 0
-    return "\n".join(lines[:count]), len(lines) - count
+    return head, text.count("\n", len(head)) + (0 if text[len(head)] == "\n" else 1)
