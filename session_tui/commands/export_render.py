@@ -367,6 +367,20 @@ def _thinking_html(text: str) -> str:
     return f'<details class="thinking"><summary>{summary}</summary><div class="prose">{_h(text)}</div></details>'
 
 
+def _description(arguments: str, summary: str) -> str:
+    """What the model said a call is for (Claude Code's ``description``),
+    escaped and followed by `` · ``, unless the summary already says it."""
+    try:
+        value = json_loads(arguments) if arguments.lstrip().startswith("{") else None
+    except ValueError:  # not JSON, or nested deeper than the reader goes
+        return ""
+    said = value.get("description") if isinstance(value, dict) else None
+    if not isinstance(said, str) or not said.strip() or said.strip() in summary:
+        return ""
+    said = " ".join(said.split())
+    return _h(said if len(said) <= 80 else said[:79] + "…", keep_newlines=False) + " · "
+
+
 def _group_html(n: int, group: list[Section], calls: Mapping[str, tuple[str, str]]) -> list[str]:
     """One section of the page; ``calls``: every call id of the page → its tool and what it ran."""
     first_section, first = group[0], group[0].view
@@ -418,10 +432,11 @@ def _group_html(n: int, group: list[Section], calls: Mapping[str, tuple[str, str
         for call in view.tool_calls:
             language, arguments = _arguments(call.arguments)
             what = call_summary(call.name, call.arguments)
+            said = _description(call.arguments, what)
             out.append(
                 f'<details class="call"><summary><span class="tool-name">{_h(call.name, keep_newlines=False)}</span> '
                 f'<span class="summary-line">{_h(what, keep_newlines=False)}</span> '
-                f'<span class="meta">call {_h(call.id, keep_newlines=False)}</span></summary>'
+                f'<span class="meta">{said}call {_h(call.id, keep_newlines=False)}</span></summary>'
                 f"<pre>{_h(arguments)}</pre></details>"
             )
             answer = results.get(call.id)
