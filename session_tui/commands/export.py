@@ -19,7 +19,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..model.entries.readable import command_of
+from ..model.entries.readable import added_by_client, command_of
 from ..model.entries.view import model_named, parse_time, typed_prompt
 from ..model.reading import json_text
 from ..model.sanitize import inert, json_escape_invisible
@@ -75,8 +75,7 @@ def export(
     for entry, rec in zip(entries, records, strict=True):
         view = session.format.view(rec)
         usage = entry_tokens(session, entry, view) if view.result_for is None else None
-        added = view.role == "user" and rec.get("isMeta") is True  # Claude Code's own user messages
-        sections.append(Section(session.line_of(entry), view, usage, command_of(view), added))
+        sections.append(Section(session.line_of(entry), view, usage, command_of(view), added_by_client(rec, view)))
     if to == "md":
         return markdown(heading, sections)
     return html_page(heading, _facts(session, records, sections, redact), sections)

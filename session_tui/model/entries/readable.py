@@ -122,6 +122,12 @@ def command_of(view: EntryView) -> LocalCommand | None:
     return local_command(view.text)
 
 
+def added_by_client(record: Mapping[str, Any], view: EntryView) -> bool:
+    """A user message the client wrote, not the person: Claude Code marks
+    its own (a caveat, a skill's expanded prompt, /context's table) ``isMeta``."""
+    return view.role == "user" and record.get("isMeta") is True
+
+
 def readable_text(view: EntryView) -> str:
     """An entry's text as it reads: a command record as the command typed and
     what it printed (a caveat as its note), any other text as it is."""

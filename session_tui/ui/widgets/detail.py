@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from ...model.entries.pairing import partner, results_of
-from ...model.entries.readable import command_of, first_lines, response_usage, tokens_line
+from ...model.entries.readable import added_by_client, command_of, first_lines, response_usage, tokens_line
 from ...model.entries.view import call_summary
 from ...model.reading import json_text
 from ...model.reading.records import loads as json_loads
@@ -146,6 +146,8 @@ class DetailPane(Vertical):
         header.append(f"{inert_line(view.role)} ", style="bold")
         if command is not None:
             header.append("command " if command.kind == "command" else f"command {command.kind} ", style="bold")
+        elif added_by_client(record, view):
+            header.append("added by the client, not typed ", style="italic")
         header.append(f"· line {session.line_of(entry)}")
         if view.time:
             header.append(f" · {inert(str(view.time), keep_newlines=False)}")
