@@ -156,10 +156,7 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
 def _span_and_tokens(session: Session, spent: Usage) -> str:
     """The span of the session's times, and its tokens where no response
     records them in the form the cost line shows (that line says them then)."""
-    found = session_usage(session)
-    if spent.responses:
-        found.input_tokens = found.output_tokens = 0
-    return usage_text(found)
+    return usage_text(session_usage(session), tokens=not spent.responses)
 
 
 def _sidecar_summary(session: Session) -> tuple[str, list[str]] | None:
@@ -216,7 +213,7 @@ def to_text(rep: Report) -> str:
     if rep.subagents_spent is not None:
         out.append(f"    of which sub-agents: {spent_text(rep.subagents_spent)}")
     if rep.state_words:
-        out.append(f"  agent: {rep.state_words}")
+        out.append(f"  agent: {inert(rep.state_words, keep_newlines=False)}")
     if rep.dry_run is not None:
         out.append(f"  resume: {inert(rep.dry_run.words(), keep_newlines=False)}")
     if rep.sidecar:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 
 from session_tui.model.session.context import tool_issues
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
+from session_tui.ui.widgets.status import StatusLine
 from tests.store.test_store import old
 from tests.support import SAMPLES
 
@@ -83,16 +86,32 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
     os.utime(path, (old, old))  # quiet: its call is stuck, a problem to repair
     async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
-        os.utime(path)  # "written just now"
-        await pilot.press("t")
-        await pilot.click("#close")
-        await wait_for(
-            pilot,
-            lambda: isinstance(pilot.app.screen, ConfirmScreen) and "live agent" in pilot.app.screen.title_text,
-            what="the force question",
+        holder = subprocess.Popen(  # its writer comes back: it holds the file open (as Codex does)
+            [
+                sys.executable,
+                "-c",
+                "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)",
+            ]
+            + [str(path)],
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        await pilot.click("#force")
-        await wait_for(pilot, lambda: tool_issues(screen.session) == ([], []), what="the forced close")
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+            status = screen.query_one(StatusLine)
+            await wait_for(pilot, lambda: "running" in status.text.plain, what="its call running again")
+            await pilot.press("t")
+            await pilot.click("#close")
+            await wait_for(
+                pilot,
+                lambda: isinstance(pilot.app.screen, ConfirmScreen) and "live agent" in pilot.app.screen.title_text,
+                what="the force question",
+            )
+            await pilot.click("#force")
+            await wait_for(pilot, lambda: tool_issues(screen.session) == ([], []), what="the forced close")
+        finally:
+            holder.kill()
+            holder.wait()
 
 
 async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_path):

@@ -49,7 +49,7 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
         await wait_for(pilot, lambda: screen.problems, timeout=8, what="the call stuck")
         assert [p.kind.value for p in screen.problems] == ["dangling_tool_call"]
         await wait_for(pilot, lambda: "⚠ call without result" in _row_of_cursor(screen), what="the stuck mark")
-        assert "stopped" in status.text.plain and "⚠ 1 problem" in status.text.plain
+        assert "stuck run" in status.text.plain and "⚠ 1 problem" in status.text.plain  # (the time rule: a tree file)
         await pilot.press("t")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the repair dialog")
         assert pilot.app.screen.warning == ""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
@@ -217,18 +219,33 @@ def where(screen) -> str:
     return str(screen.query_one("#where").render())
 
 
+HOLD_AND_WRITE = (
+    "import sys, time; f = open(sys.argv[1], 'a'); f.write(sys.argv[2]); f.flush(); "
+    "print('written', flush=True); time.sleep(60)"
+)
+
+
 async def test_an_append_shows_the_live_badge_and_new_and_deleted_files_follow(folder):
     async with SessionApp([str(folder)], watch=True).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
-        with open(folder / "pi.jsonl", "ab") as f:
-            f.write(
-                b'{"type":"message","id":"feedf00d","parentId":null,"timestamp":"%s",'
-                b'"message":{"role":"user","content":"one more"}}\n' % now().encode()
-            )
-        await wait_for(pilot, lambda: names(screen)[0] == "pi.jsonl", what="the appended file on top")
-        assert "● live" in screen_text(screen)[0]
-        assert "● live" not in "".join(screen_text(screen)[1:])
+        line = orjson.dumps(
+            {"type": "message", "id": "feedf00d", "parentId": None, "timestamp": now()}
+            | {"message": {"role": "user", "content": "one more"}}
+        ).decode()
+        agent = subprocess.Popen(  # its agent writes it, and holds it open while it runs (its writer lives)
+            [sys.executable, "-c", HOLD_AND_WRITE, str(folder / "pi.jsonl"), line + "\n"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert agent.stdout is not None and agent.stdout.readline().strip() == "written"
+            await wait_for(pilot, lambda: names(screen)[0] == "pi.jsonl", what="the appended file on top")
+            await wait_for(pilot, lambda: "● live" in screen_text(screen)[0], what="the live badge")
+            assert "● live" not in "".join(screen_text(screen)[1:])
+        finally:
+            agent.kill()
+            agent.wait()
 
         (folder / "new").mkdir()
         fresh = message("a", None, content="A brand new session").replace(b"2026-03-14T11:05:00.000Z", now().encode())

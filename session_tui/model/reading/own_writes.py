@@ -26,7 +26,6 @@ LEDGER = "own-writes.json"
 VERSION = 1
 MAX_WRITES = 256  # files remembered (the oldest forgotten first)
 MAX_BYTES = 256 << 10  # a bigger ledger is not read
-REUSE_SECONDS = 1.0  # a look at the ledger is reused this long (the picker asks for every row; our writes renew it)
 
 
 @dataclass(frozen=True)
@@ -39,8 +38,7 @@ class OwnWrite:
 
 
 _lock = threading.Lock()
-#: (the ledger's stat, what it holds, when it was looked at: monotonic)
-_read: tuple[tuple[int, int, int], dict[str, OwnWrite], float] | None = None
+_read: tuple[tuple[int, int, int, int], dict[str, OwnWrite]] | None = None  # (the ledger's stat, what it holds)
 
 
 def _ledger_path() -> str | None:
@@ -56,9 +54,6 @@ def _load(ledger: str) -> dict[str, OwnWrite]:
     """What the ledger holds; nothing when it is missing, damaged, too big,
     not ours or writable by others."""
     global _read
-    with _lock:
-        if _read is not None and time.monotonic() - _read[2] < REUSE_SECONDS:
-            return _read[1]
     try:
         fd = os.open(ledger, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -72,10 +67,9 @@ def _load(ledger: str) -> dict[str, OwnWrite]:
             or st.st_size > MAX_BYTES
         ):
             return {}
-        seen = (st.st_ino, st.st_size, st.st_mtime_ns)
+        seen = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         with _lock:
-            if _read is not None and _read[0] == seen:
-                _read = (seen, _read[1], time.monotonic())
+            if _read is not None and _read[0] == seen:  # (read before, unchanged: its checks passed again above)
                 return _read[1]
         data = os.read(fd, MAX_BYTES + 1)
     except OSError:
@@ -84,7 +78,7 @@ def _load(ledger: str) -> dict[str, OwnWrite]:
         os.close(fd)
     writes = _parse(data)
     with _lock:
-        _read = (seen, writes, time.monotonic())
+        _read = (seen, writes)
     return writes
 
 

@@ -40,6 +40,7 @@ from ..entries.view import iso_time, parse_time
 from ..errors import SessionError
 from ..reading import open_writers, own_writes
 from ..reading.segment import Shape
+from ..sanitize import inert_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..entries.pairing import ToolIssue
@@ -51,6 +52,7 @@ IDLE_AFTER = 900.0  # seconds after an answer the agent counts as idle rather th
 ANSWER_SETTLE = 2.0  # seconds of quiet after an answer before the agent is waiting for you
 TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
 TAIL_LIMIT = 512  # entries before the leaf looked at for calls still running
+TOOLS_SHOWN = 60  # characters of the tools' names in the words
 START_SLACK = 5.0  # seconds a process may have started after the last write it is taken to have made
 #: the programs of each client (by format), as a process table shows them: the basename of the
 #: program or of the script it runs (``node …/bin/pi``), or a part of its path (``node …/pi-coding-agent/dist/cli.js``)
@@ -187,11 +189,12 @@ class LiveState:
         """``running bash 0:12`` / ``answering`` / ``waiting for you`` /
         ``stuck bash`` / ``crashed (process gone)`` / ``idle 25 min``."""
         now = time.time() if now is None else now
+        tools = inert_line(self.tools())[:TOOLS_SHOWN]  # (the tools' names are the file's: hostile)
         if self.activity is Activity.RUNNING:
             started = [a.since for a in self.awaited if a.since is not None]
-            return f"running {self.tools()} {clock(now - min(started))}" if started else f"running {self.tools()}"
+            return f"running {tools} {clock(now - min(started))}" if started else f"running {tools}"
         if self.activity is Activity.STUCK:
-            return f"stuck {self.tools()}".rstrip()
+            return f"stuck {tools}".rstrip()
         if self.activity is Activity.STOPPED:
             return f"crashed ({self.inferred})" if self.inferred in GONE else "stopped"
         if self.activity is Activity.IDLE:  # (since when, unknown for a file whose entries record no time)
@@ -305,7 +308,7 @@ def live_state(
         written = _file_written(session)
     elif awaited:
         tail = Tail.CALLS
-    elif session.tree.shape[leaf] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT:
+    elif session.tree.shape[_last_said(session, leaf)] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT:
         tail = Tail.ANSWER
     else:
         tail = Tail.TURN
@@ -331,6 +334,17 @@ def live_state(
         liveness.alive,
         stuck_after,
     )
+
+
+def _last_said(session: Session, leaf: int) -> int:
+    """The last entry of the conversation at ``leaf``: records the model never
+    sees (a leaf pointer of session-tui's, a label) passed over."""
+    tree, node = session.tree, leaf
+    for _ in range(TAIL_LIMIT):
+        if tree.shape[node] & Shape.QUIET == 0 or tree.parent[node] < 0:
+            return node
+        node = tree.parent[node]
+    return leaf
 
 
 def cannot_tell(session: Session, written: float | None) -> Liveness:
