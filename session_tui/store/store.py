@@ -79,6 +79,7 @@ class Store:
         self.force = force
         self.lock_path = self.path + ".lock"
         self._agent_written: float | None | object = _UNSET  # the agent's last write before ours (check_quiet)
+        self._state_before: str | None = None  # what the live state said before our write (check_quiet)
 
     # -- guards -------------------------------------------------------------------
     @contextmanager
@@ -124,7 +125,7 @@ class Store:
         live = self.agent_state()
         if live is None:
             return
-        self._agent_written = live.written
+        self._agent_written, self._state_before = live.written, live.activity.value
         if not live.may_write:
             return
         if live.alive:
@@ -164,13 +165,15 @@ class Store:
             return
         if st.st_size != end or st.st_ino != inode:  # someone appended since: that write is theirs
             return
+        state = self._state_before
         if before is not None and before[1] is not None:
             written: float | None = before[1].agent_written  # (the agent had not written since our last edit)
+            state = before[1].state or state
         elif isinstance(self._agent_written, float) or self._agent_written is None:
             written = self._agent_written
         else:
             written = self._agent_written_then(before, appended_at, backup)
-        own_writes.record(self.path, written)
+        own_writes.record(self.path, written, state)
 
     def _agent_written_then(
         self,

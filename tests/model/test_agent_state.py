@@ -242,6 +242,13 @@ def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(
     assert moved.returncode == 0, moved.stderr
     assert agent_of(path) == before
     assert "agent: idle" in run_cli("check", str(path)).stdout
+    with open_session(path) as session:  # the leaf moved to a prompt: still the idle session it was
+        prompt = next(
+            e for e in reversed(session.active_path()) if session.tree.shape[e] & Shape.ROLE_MASK == Shape.USER
+        )
+        target = session.format.entry_id(session.record(prompt))
+    assert run_cli("set-leaf", str(path), target).returncode == 0
+    assert agent_of(path) == before
 
     crashed = tmp_path / "crash" / "s.jsonl"  # an old crash: a call without a result, its client long gone
     crashed.parent.mkdir()

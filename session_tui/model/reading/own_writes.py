@@ -35,6 +35,7 @@ class OwnWrite:
     mtime_ns: int
     agent_written: float | None  # the agent's last write before session-tui's (epoch seconds), if known
     at: float  # when session-tui wrote
+    state: str | None = None  # the live state's activity before session-tui's write, if it was told
 
 
 _lock = threading.Lock()
@@ -101,7 +102,15 @@ def _parse(data: bytes) -> dict[str, OwnWrite]:
             continue
         if agent is not None and type(agent) not in (int, float):
             continue
-        out[path] = OwnWrite(inode, size, mtime_ns, None if agent is None else float(agent), float(at))  # type: ignore[arg-type]
+        state = item.get("state")
+        out[path] = OwnWrite(
+            inode,
+            size,
+            mtime_ns,
+            None if agent is None else float(agent),
+            float(at),  # type: ignore[arg-type]
+            state if isinstance(state, str) and len(state) < 40 else None,
+        )
     return out
 
 
@@ -128,9 +137,10 @@ def own_write(path: str, st: os.stat_result | None = None) -> OwnWrite | None:
     return found
 
 
-def record(path: str, agent_written: float | None) -> None:
-    """After a write of ours: remember the file as it is now, and when the
-    agent had last written it. A ledger that cannot be written is only a
+def record(path: str, agent_written: float | None, state: str | None = None) -> None:
+    """After a write of ours: remember the file as it is now, when the
+    agent had last written it and (``state``) what the live state said
+    before our write, if it was asked. A ledger that cannot be written is only a
     wrong time next time (the file looks written now)."""
     ledger = _ledger_path()
     if ledger is None:
@@ -150,7 +160,7 @@ def record(path: str, agent_written: float | None) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         _forget()
         writes = dict(_load(ledger))
-        writes[_key(path)] = OwnWrite(st.st_ino, st.st_size, st.st_mtime_ns, agent_written, time.time())
+        writes[_key(path)] = OwnWrite(st.st_ino, st.st_size, st.st_mtime_ns, agent_written, time.time(), state)
         kept = sorted(writes.items(), key=lambda item: item[1].at)[-MAX_WRITES:]
         doc = {
             "version": VERSION,
@@ -161,6 +171,7 @@ def record(path: str, agent_written: float | None) -> None:
                     "mtime_ns": w.mtime_ns,
                     "agent_written": w.agent_written,
                     "at": w.at,
+                    "state": w.state,
                 }
                 for key, w in kept
             },

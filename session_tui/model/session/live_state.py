@@ -119,6 +119,20 @@ class Tail(Enum):
     TURN = "turn"  # a prompt, results or a step: the model has to answer
 
 
+_TAIL_OF_ACTIVITY = {
+    Activity.RUNNING: Tail.CALLS,
+    Activity.STUCK: Tail.CALLS,
+    Activity.ANSWERING: Tail.TURN,
+    Activity.STOPPED: Tail.TURN,
+    Activity.WAITING: Tail.ANSWER,
+    Activity.IDLE: Tail.ANSWER,
+}
+
+
+#: the branch's end that gives each activity (a state remembered across session-tui's own edit)
+_TAIL_OF: dict[str, Tail] = {activity.value: tail for activity, tail in _TAIL_OF_ACTIVITY.items()}
+
+
 @dataclass(frozen=True)
 class Liveness:
     """Whether the session's writer lives: True, False, or None (cannot tell); and how that was told."""
@@ -323,6 +337,11 @@ def live_state(
         torn = max(0.0, now - file_written) if file_written is not None else float("inf")
     started = min((a.since for a in awaited if a.since is not None), default=None)
     decided = decide(tail, written, now, liveness, stuck_after, idle_after, started, torn)
+    ours = None if session.remote else own_writes.own_write(session.files[-1])
+    if ours is not None and ours.state in _TAIL_OF and liveness.alive is not True and ours.state != decided.activity:
+        # the file is as session-tui's own edit left it (a leaf moved to a prompt, a call closed): the
+        # agent has not written since, so the state is what it was before that edit
+        decided = decide(_TAIL_OF[ours.state], written, now, liveness, stuck_after, idle_after, started, torn)
     quiet = max(0.0, now - written) if written is not None else float("inf")
     return LiveState(
         decided.activity,
