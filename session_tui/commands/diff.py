@@ -129,7 +129,12 @@ def _side_json(session: Session, side: Side, fork: int) -> dict:
         "entries": [
             {"id": s.id, "line": s.line, "role": s.role, "kind": s.kind, "preview": s.preview} for s in side.steps
         ],
-        "tokens": {"in": side.tokens[0], "out": side.tokens[1]},
+        "tokens": {  # (its steps' responses: the session's one count)
+            "in": side.tokens.input,
+            "out": side.tokens.output,
+            "cache_read": side.tokens.cache_read,
+            "cache_write": side.tokens.cache_write,
+        },
         "usage": _spent(session, side, fork).as_json(),
         "tool_calls": side.tool_calls,
         "errors": side.errors,

@@ -20,13 +20,14 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..model.entries.readable import added_by_client, command_of
+from ..model.entries.tokens import tokens_text
 from ..model.entries.view import model_named, parse_time, typed_prompt
 from ..model.reading import json_text
 from ..model.sanitize import inert, json_escape_invisible
 from ..model.session.context import context_items, resume_items
 from ..model.session.problems import find_problems
 from ..model.session.session import Session
-from ..model.session.usage import entry_tokens, session_usage
+from ..model.session.usage import entry_tokens, session_tokens
 from ..model.words import human_seconds, plural
 from .choices import EXPORT_TARGETS
 from .export_render import Section, html_page, markdown
@@ -112,9 +113,9 @@ def _facts(
     models = list(dict.fromkeys(m for r in records if (m := model_named(r, ("model",)))))
     if models:
         facts.append(("models", ", ".join(models)))
-    usage = session_usage(session)
-    if usage.input_tokens or usage.output_tokens:
-        facts.append(("tokens", f"in {usage.input_tokens:,} · out {usage.output_tokens:,} (the whole file)"))
+    tokens = tokens_text(session_tokens(session), exact=True)  # (the one count, as every screen says it)
+    if tokens:
+        facts.append(("tokens", f"{tokens} (every branch, sub-agents included)"))
     problems = find_problems(session)
     kinds = Counter(p.kind.words for p in problems)
     facts.append(("problems", ", ".join(f"{n} × {kind}" for kind, n in kinds.items()) if problems else "none"))

@@ -14,6 +14,7 @@ from ..model.catalog.known import default_paths
 from ..model.catalog.session_info import is_subagent, parent_of
 from ..model.errors import SessionError
 from ..model.reading import json_text
+from ..model.reading.source import is_url
 from ..model.resume.clients import client_for, recorded_cwd
 from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
@@ -48,8 +49,8 @@ def run_usage(paths: list[str], by: str, as_json: bool, redact: bool = False) ->
             found = ledger.usage(path, size, mtime_ns, partial(_work_out, path, None))
             parts = [found]
             if not is_subagent(path):
-                for sub in _subagents(path, present):
-                    parts.append(ledger.usage(sub, *present[sub], partial(_work_out, sub, found.project)))
+                for sub, stamp in _subagents(path, present).items():
+                    parts.append(ledger.usage(sub, *stamp, partial(_work_out, sub, found.project)))
         except (SessionError, OSError, ValueError):
             skipped += 1
             continue
@@ -101,10 +102,23 @@ def _work_out(path: str, project: str | None) -> FileUsage:
         return file_usage(session, project or _project(session, path))
 
 
-def _subagents(path: str, present: dict[str, tuple[int, int]]) -> list[str]:
-    """The sub-agent transcripts listed beside the session at ``path``."""
+def _subagents(path: str, present: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of each sub-agent transcript beside the session at
+    ``path``: listed, or on disk when the session file itself was given (its
+    figure is the session's with them, as every screen says it)."""
+    import glob
+
     folder = os.path.join(path.removesuffix(".jsonl"), "subagents", "")
-    return sorted(p for p in present if p.startswith(folder))
+    found = {p: present[p] for p in sorted(present) if p.startswith(folder)}
+    if not is_url(path):
+        for sub in sorted(glob.glob(glob.escape(folder) + "*.jsonl")):
+            if sub not in found:
+                try:
+                    st = os.stat(sub)
+                except OSError:
+                    continue
+                found[sub] = (st.st_size, st.st_mtime_ns)
+    return found
 
 
 def _project(session: Session, path: str) -> str:

@@ -61,7 +61,7 @@ def test_diff_json_is_the_fork_point_and_the_two_paths_after_it(fmt):
     for side, expected in zip(got, (a[common:], b[common:]), strict=True):
         assert [e["id"] for e in side["entries"]] == expected
         assert [e["line"] for e in side["entries"]] == [line[i] for i in expected]
-        assert side["ends"] == "answer" and side["tokens"].keys() == {"in", "out"}
+        assert side["ends"] == "answer" and side["tokens"].keys() == {"in", "out", "cache_read", "cache_write"}
     # the same two given explicitly, in the other order
     again = json.loads(run_cli("diff", str(path), other, active, "--json").stdout)
     assert [side["leaf"] for side in again["branches"]] == [other, active]

@@ -14,16 +14,19 @@ PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab143
 
 
 def test_pi_token_totals_match_the_file():
-    expected_in = expected_out = 0
+    expected_in = expected_out = expected_cached = 0
     for line in PI.read_text().splitlines():
         usage = json.loads(line).get("message", {}).get("usage") if line.strip() else None
         if usage:
             expected_in += usage.get("input", 0)
             expected_out += usage.get("output", 0)
+            expected_cached += usage.get("cacheRead", 0)
     with open_session(PI) as s:
         total = session_usage(s)
-        assert (total.input_tokens, total.output_tokens) == (expected_in, expected_out) and expected_out > 0
-        assert "tokens in" in usage_text(total)
+        counts = total.tokens
+        assert (counts.input, counts.output, counts.cache_read) == (expected_in, expected_out, expected_cached)
+        assert (total.input_tokens, total.output_tokens) == (expected_in + expected_cached, expected_out) > (0, 0)
+        assert usage_text(total).startswith(f"tokens in {human_tokens(expected_in)} · out {human_tokens(expected_out)}")
 
 
 def test_model_latency_and_tool_time_from_timestamps():
@@ -55,7 +58,8 @@ def test_codex_totals_are_its_last_cumulative_token_count():
     with open_session(rollout) as s:
         total = session_usage(s)
         assert (total.input_tokens, total.output_tokens) == (totals[-1]["input_tokens"], totals[-1]["output_tokens"])
-        assert f"tokens in {human_tokens(totals[-1]['input_tokens'])}" in usage_text(total)
+        uncached = totals[-1]["input_tokens"] - totals[-1]["cached_input_tokens"]  # (Codex's input holds its cache)
+        assert f"tokens in {human_tokens(uncached)} · out" in usage_text(total)
         answer = s.tree.entry_line.index(14)  # line 15: the assistant message before the first token_count
         assert entry_tokens(s, answer)["output_tokens"] == 610
         user = s.tree.entry_line.index(4)

@@ -85,3 +85,39 @@ async def test_the_picker_s_estimate_gives_way_to_the_exact_count_also_after_a_c
             what="the new exact count",
         )
         assert entries_text(screen.table.rows[0]) == "1,019"
+
+
+async def test_one_session_s_tokens_read_the_same_on_every_screen_and_export(tmp_path):
+    """A real Claude Code session whose responses are written over several
+    records, each with its usage, and whose sub-agents spend too: the status
+    line said out 40.3k, U and check 40.4k, the export 40,320."""
+    import json
+    import shutil
+
+    from textual.widgets import Static
+
+    from session_tui.model.words import human_tokens
+    from tests.support import REPO, run_cli
+
+    from .pilot_support import session_screen
+    from .test_usage_ui import open_usage
+
+    real = REPO / "tests" / "data" / "real" / "claude"
+    name = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
+    shutil.copytree(real / name, tmp_path / name)
+    path = tmp_path / f"{name}.jsonl"
+    shutil.copy(real / f"{name}.jsonl", path)
+    (report,) = [json.loads(line) for line in run_cli("check", "--json", str(path)).stdout.splitlines()]
+    out = report["usage"]["output"]
+    assert out == 40_359  # (with its sub-agents' 39: the export said the session's own 40,320)
+    said = f"out {human_tokens(out)}"
+    check = run_cli("check", str(path)).stdout
+    html = run_cli("export", str(path), "--to", "html").stdout
+    usage = json.loads(run_cli("usage", "--json", str(path)).stdout)
+    assert said in check and f"out {out:,}" in html and usage["total"]["output"] == out
+    async with SessionApp(str(path), watch=False).run_test(size=(200, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: "tokens" in screen.usage, timeout=20, what="the status line's tokens")
+        assert said in screen.usage, screen.usage
+        shown = await open_usage(pilot)
+        assert said in str(shown.query_one("#usage-heading", Static).render())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ..words import human_tokens
 from .view import EntryView
 
 IN_KEYS = ("prompt_tokens", "input_tokens")
@@ -32,29 +33,47 @@ def usage_counts(usage: Mapping[str, object]) -> tuple[int, int]:
 
 
 @dataclass
-class ResponseTokens:
-    """(input, output) summed over entries, a response written over several
-    entries (each carrying the response's usage) counted once: its entry
-    with the highest output."""
+class TokenCounts:
+    """Tokens summed over responses, each response once: ``input`` is the
+    uncached input only (as a price table counts it)."""
 
-    input_tokens: int = 0  # of entries that are not part of a several-entry response
-    output_tokens: int = 0
-    #: response id -> its (input, output), the highest output
-    steps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
 
-    def add(self, response: str | None, tokens: tuple[int, int]) -> None:
-        if response is None:
-            self.input_tokens += tokens[0]
-            self.output_tokens += tokens[1]
-        elif response not in self.steps or tokens[1] > self.steps[response][1]:
-            self.steps[response] = tokens
+    def add(self, other: TokenCounts | Response) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
 
     @property
-    def total(self) -> tuple[int, int]:
-        return (
-            self.input_tokens + sum(t[0] for t in self.steps.values()),
-            self.output_tokens + sum(t[1] for t in self.steps.values()),
-        )
+    def sent(self) -> int:
+        """Every input token the model read: uncached, cache read and cache write."""
+        return self.input + self.cache_read + self.cache_write
+
+
+def counts_of(responses: Iterable[Response]) -> TokenCounts:
+    total = TokenCounts()
+    for response in responses:
+        total.add(response)
+    return total
+
+
+def tokens_text(counts: TokenCounts, exact: bool = False) -> str:
+    """A session's (or a branch's) tokens said one way on every screen and
+    export: ``in 2.5k · out 40.4k · cache read 16.2M · cache write 276.8k``
+    (``exact``: ``in 2,481 · …``); a cache part only where there is one;
+    empty when it counts nothing."""
+    if not (counts.input or counts.output or counts.cache_read or counts.cache_write):
+        return ""
+    say = (lambda n: f"{n:,}") if exact else human_tokens
+    parts = [f"in {say(counts.input)}", f"out {say(counts.output)}"]
+    for count, words in ((counts.cache_read, "cache read"), (counts.cache_write, "cache write")):
+        if count:
+            parts.append(f"{words} {say(count)}")
+    return " · ".join(parts)
 
 
 CACHE_READ_KEYS = ("cache_read_input_tokens", "cached_input_tokens", "cached_tokens")

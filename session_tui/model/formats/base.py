@@ -266,6 +266,9 @@ class Format:
         token_count after it); None: the view's ``tokens``."""
         return None
 
+    #: the responses are found entry by entry (``entry_response``): a file that grew adds to what was found
+    responses_by_entry = True
+
     def responses(self, session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
         """Every model response the file records, each once (one written over
         several entries, which each carry its usage, by its entry with the
@@ -273,31 +276,32 @@ class Format:
         found: dict[str | int, Response] = {}
         for entry in range(session.tree.count):
             check_stop(should_stop, entry)
-            record = session.record(entry)
-            view = self.view(record)
-            if not view.tokens:
-                continue
-            counts = response_counts(view.tokens)
-            if not any(counts):
-                continue
-            key: str | int = view.step if view.step is not None else entry
-            if key in found and found[key].output > counts[1]:
-                continue
-            cost = view.tokens.get("cost_usd")
-            inner = record.get("message")
-            message: dict[str, Any] = inner if isinstance(inner, dict) else record
-            model, provider = message.get("model"), message.get("provider")
-            found.pop(key, None)  # (in file order: where its last line is)
-            found[key] = Response(
-                entry,
-                model if isinstance(model, str) else None,
-                provider if isinstance(provider, str) else None,
-                *counts,
-                time=view.time,
-                recorded_cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
-                cache_write_1h=min(counts[3], hour_cache_writes(view.tokens)),
-            )
+            add_response(found, self.entry_response(session, entry))
         return list(found.values())
+
+    def entry_response(self, session: Session, entry: int) -> tuple[str | int, Response] | None:
+        """The response ``entry`` records a part of, keyed by the response
+        (its entries share the key), or None: no usage."""
+        record = session.record(entry)
+        view = self.view(record)
+        if not view.tokens:
+            return None
+        counts = response_counts(view.tokens)
+        if not any(counts):
+            return None
+        cost = view.tokens.get("cost_usd")
+        inner = record.get("message")
+        message: dict[str, Any] = inner if isinstance(inner, dict) else record
+        model, provider = message.get("model"), message.get("provider")
+        return view.step if view.step is not None else entry, Response(
+            entry,
+            model if isinstance(model, str) else None,
+            provider if isinstance(provider, str) else None,
+            *counts,
+            time=view.time,
+            recorded_cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+            cache_write_1h=min(counts[3], hour_cache_writes(view.tokens)),
+        )
 
 
 class LinearFile(Format):
@@ -330,3 +334,16 @@ class LinearFile(Format):
         found = session.sidecar()
         parent = found[1].get("parentId") if found else None
         return f"session {parent}" if isinstance(parent, (str, int)) and parent != "" else None
+
+
+def add_response(found: dict[str | int, Response], part: tuple[str | int, Response] | None) -> None:
+    """Add an entry's part of a response to ``found`` (by response, in file
+    order of each one's last part): the part with the highest output stands
+    for the response."""
+    if part is None:
+        return
+    key, response = part
+    if key in found and found[key].output > response.output:
+        return
+    found.pop(key, None)  # (in file order: where its last line is)
+    found[key] = response

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..entries.tokens import Response, response_counts
@@ -377,21 +377,23 @@ class CodexFormat(LinearFile):
                 found = _token_usage(session.raw_line(n), "last_token_usage") or found
         return found
 
+    responses_by_entry = False  # (read from the token_count lines between the entries)
+
     def responses(self, session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
         """One response per token_count whose cumulative total grew (Codex
         writes some twice), counted by its ``last_token_usage`` with the model
         of the turn_context before it; what the last cumulative total holds
         beyond their sum (a resumed rollout's earlier turns) is one response
-        more, so the responses add up to that total."""
+        more, so the responses add up to that total. The scan goes on from
+        where it stopped (kept with the session): a live file costs its new
+        lines."""
         kinds, tree = session.lines.line_kinds, session.tree
-        found: list[Response] = []
-        model, before, entry = None, -1, -1
-        summed = [0, 0, 0]
-        last: dict[str, Any] | None = None
-        for n in range(len(kinds)):
+        scan = session.memo.of(_ResponseScan)
+        for n in range(scan.lines, len(kinds)):
+            scan.lines = n
             check_stop(should_stop, n)
-            while entry + 1 < tree.count and tree.entry_line[entry + 1] < n:
-                entry += 1
+            while scan.entry + 1 < tree.count and tree.entry_line[scan.entry + 1] < n:
+                scan.entry += 1
             if kinds[n] not in RECORD_KINDS:
                 continue
             raw = session.raw_line(n)
@@ -399,23 +401,26 @@ class CodexFormat(LinearFile):
                 record = parse_object(raw)
                 payload = record.get("payload")
                 if record.get("type") == "turn_context" and isinstance(payload, dict):
-                    model = payload["model"] if isinstance(payload.get("model"), str) else model
+                    scan.model = payload["model"] if isinstance(payload.get("model"), str) else scan.model
                 continue
             if kinds[n] != LineKind.META:
                 continue
             total = _token_usage(raw, "total_token_usage")
-            if total is None or _count(total, "total_tokens") == before:
+            if total is None or _count(total, "total_tokens") == scan.before:
                 continue
-            before, last = _count(total, "total_tokens"), total
+            scan.before, scan.last = _count(total, "total_tokens"), total
             usage = _token_usage(raw, "last_token_usage") or total
             counts = response_counts(usage)
-            summed = [summed[0] + counts[0] + counts[2], summed[1] + counts[1], summed[2] + counts[2]]
-            found.append(Response(entry, model, "openai", *counts, time=_time_of(raw)))
+            summed = scan.summed
+            scan.summed = [summed[0] + counts[0] + counts[2], summed[1] + counts[1], summed[2] + counts[2]]
+            scan.found.append(Response(scan.entry, scan.model, "openai", *counts, time=_time_of(raw)))
+        scan.lines = len(kinds)
+        found, last, summed = list(scan.found), scan.last, scan.summed
         if last is not None:
             rest = [_count(last, "input_tokens") - summed[0], _count(last, "output_tokens") - summed[1]]
             cached = _count(last, "cached_input_tokens") - summed[2]
             if rest[0] > 0 or rest[1] > 0:
-                first = found[0].model if found else model
+                first = found[0].model if found else scan.model
                 found.insert(
                     0, Response(-1, first, "openai", max(0, rest[0] - cached), max(0, rest[1]), max(0, cached), 0)
                 )
@@ -521,3 +526,16 @@ def command_output(output: str) -> tuple[str, int | None]:
 
 
 FORMAT = CodexFormat()
+
+
+@dataclass
+class _ResponseScan:
+    """How far ``CodexFormat.responses`` read the lines, and what it found."""
+
+    lines: int = 0
+    model: str | None = None
+    before: int = -1  # the last cumulative total_tokens seen
+    entry: int = -1  # the last entry before the line read
+    summed: list[int] = field(default_factory=lambda: [0, 0, 0])  # input (cache included), output, cached input
+    last: dict[str, Any] | None = None
+    found: list[Response] = field(default_factory=list)

@@ -17,13 +17,13 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..entries.tokens import ResponseTokens, usage_counts
+from ..entries.tokens import TokenCounts, counts_of, tokens_text
 from ..entries.tree import NONE
 from ..entries.view import EntryView, parse_time, typed_prompt
 from ..privacy.secrets import find_secrets
 from ..reading.segment import Shape
 from ..words import human_seconds, plural
-from .usage import entry_tokens
+from .usage import responses
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -55,9 +55,7 @@ class Step:
     key: StepKey  # what makes two steps the same
     is_error: bool = False
     time: float | None = None
-    tokens: tuple[int, int] = (0, 0)
     calls: int = 0
-    response: str | None = None  # the model response it is a part of (one written over several entries)
 
 
 @dataclass
@@ -68,7 +66,7 @@ class Details:
     fork_line: int | None
     fork_time: float | None
     steps: int
-    tokens: tuple[int, int]
+    tokens: TokenCounts  # of its own responses (``total_tokens``)
     last_time: float | None
     ends: str
 
@@ -77,7 +75,7 @@ class Details:
 class Side:
     branch: Branch
     steps: list[Step]
-    tokens: tuple[int, int] = (0, 0)
+    tokens: TokenCounts = field(default_factory=TokenCounts)
     tool_calls: int = 0
     errors: int = 0
     span_s: float | None = None
@@ -223,7 +221,7 @@ def details(session: Session, branch: Branch) -> Details:
     steps = [step(session, e) for e in own if is_step(session, e)]
     fork_line = session.line_of(branch.fork) if branch.fork != NONE else None
     fork_time = step(session, branch.fork).time if branch.fork != NONE else None
-    tokens = total_tokens(steps)
+    tokens = total_tokens(session, steps)
     times = [s.time for s in steps if s.time is not None]
     return Details(
         label(session, branch, own),
@@ -281,7 +279,6 @@ def step(session: Session, entry: int) -> Step:
     preview = text or ("→ " + ", ".join(calls) if calls else "")
     if calls and text:
         preview = f"{text} → {', '.join(calls)}"
-    usage = entry_tokens(session, entry, view)
     key = (view.role, view.text, tuple((c.name, c.arguments) for c in view.tool_calls), view.result_for)
     return Step(
         entry,
@@ -293,18 +290,16 @@ def step(session: Session, entry: int) -> Step:
         key,
         _is_error(view, record),
         parse_time(view.time),
-        usage_counts(usage) if usage else (0, 0),
         len(view.tool_calls),
-        view.step,
     )
 
 
-def total_tokens(steps: list[Step]) -> tuple[int, int]:
-    """(input, output) of ``steps``, a response written over several entries counted once."""
-    tally = ResponseTokens()
-    for s in steps:
-        tally.add(s.response, s.tokens)
-    return tally.total
+def total_tokens(session: Session, steps: list[Step]) -> TokenCounts:
+    """The tokens of the responses ``steps`` record: the session's one count
+    (``usage.responses``, a response written over several entries once)
+    over these steps."""
+    wanted = {s.entry for s in steps}
+    return counts_of(r for r in responses(session) if r.entry in wanted)
 
 
 _ERROR_STARTS = ("error", "[error]", "aborted", "[tool call interrupted", "[tool result missing")
@@ -353,7 +348,7 @@ def _side(session: Session, branch: Branch, entries: list[int]) -> Side:
     return Side(
         branch,
         steps,
-        total_tokens(steps),
+        total_tokens(session, steps),
         sum(s.calls for s in steps),
         sum(s.is_error for s in steps),
         max(times) - min(times) if len(times) > 1 else (0.0 if times else None),
@@ -374,7 +369,7 @@ def summary(session: Session, side: Side) -> tuple[str, str]:
     return (
         f"leaf line {session.line_of(leaf)}{name}{' · active' if side.branch.active else ''} · "
         f"{plural(len(side.steps), 'step')} · ends: {side.ends}",
-        f"tokens in {side.tokens[0]:,} out {side.tokens[1]:,} · {plural(side.tool_calls, 'tool call')} · "
+        f"tokens {tokens_text(side.tokens, exact=True) or 'none'} · {plural(side.tool_calls, 'tool call')} · "
         f"{plural(side.errors, 'error')}"
         + (f" · {human_seconds(side.span_s, second_digits=0)}" if side.span_s is not None else ""),
     )

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..entries.pairing import partner
-from ..entries.tokens import ResponseTokens, tokens_of
+from ..entries.tokens import Response, TokenCounts, counts_of, tokens_text
 from ..entries.view import EntryView, parse_time
 from ..errors import check_stop
+from ..formats.base import add_response
 from ..reading.segment import Shape
-from ..words import human_seconds, human_tokens
+from ..words import human_seconds
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -56,10 +57,11 @@ def step_seconds(session: Session, entry: int) -> tuple[str, float] | None:
 
 @dataclass
 class SessionUsage:
-    input_tokens: int = 0
+    input_tokens: int = 0  # every input token the model read (cache included): ``tokens.sent``
     output_tokens: int = 0
     first: float | None = None  # earliest entry time
     last: float | None = None
+    tokens: TokenCounts = field(default_factory=TokenCounts)  # the session's tokens (``session_tokens``)
 
     @property
     def seconds(self) -> float | None:
@@ -69,58 +71,147 @@ class SessionUsage:
 def session_usage(
     session: Session, should_stop: Callable[[], bool] | None = None, read_records: bool = True
 ) -> SessionUsage:
-    """Tokens over every entry of the file (all branches: what was spent;
-    a response recorded over several entries once, with its highest output
-    count) or, where the format records a session total (Codex), that;
-    and the span of its timestamps. Formats that tally while indexing
-    (``ScanTally``) need no record read again; the others read each entry
-    once, the tally kept with the session, so a live file costs only its
-    new entries. ``read_records=False``: only what the index kept (nothing
-    where it keeps no tally: a remote file's records are not read again
-    for a status line)."""
-    fmt = session.format
+    """The session's tokens (``session_tokens``: the one count every screen
+    and export says) and the span of its timestamps. Each entry is read
+    once, what was found kept with the session, so a live file costs only
+    its new entries. ``read_records=False``: only what the index kept
+    (the native format's tally while indexing; nothing where it keeps
+    none: a remote file's records are not read again for a status line)."""
     scanned = session.scan_tally
-    if scanned.exact and not session.tree.duplicates and fmt.session_tokens(session, should_stop) is None:
-        return SessionUsage(
-            scanned.input_tokens, scanned.output_tokens, parse_time(scanned.first), parse_time(scanned.last)
-        )  # kept by the index: no record read again
     if not read_records:
-        return SessionUsage()
-    tally = session.memo.of(UsageTally)
-    for entry in range(tally.entries, session.tree.count):
-        check_stop(should_stop, entry - tally.entries)
-        tally.add(fmt.view(session.record(entry)))
-        tally.entries = entry + 1
-    total = SessionUsage(first=tally.first, last=tally.last)
-    recorded = fmt.session_tokens(session, should_stop)
-    if recorded is not None:
-        total.input_tokens, total.output_tokens = recorded
+        if not (scanned.exact and not session.tree.duplicates):
+            return SessionUsage()
+        kept = TokenCounts(scanned.input_tokens, scanned.output_tokens)
+        return SessionUsage(kept.sent, kept.output, parse_time(scanned.first), parse_time(scanned.last), kept)
+    tokens = session_tokens(session, should_stop)
+    if scanned.exact and not session.tree.duplicates:
+        first, last = parse_time(scanned.first), parse_time(scanned.last)  # kept by the index
     else:
-        total.input_tokens, total.output_tokens = tally.tokens.total
-    return total
+        tally = session.memo.of(TimeTally)
+        for entry in range(tally.entries, session.tree.count):
+            check_stop(should_stop, entry - tally.entries)
+            tally.add(session.format.view(session.record(entry)))
+            tally.entries = entry + 1
+        first, last = tally.first, tally.last
+    return SessionUsage(tokens.sent, tokens.output, first, last, tokens)
 
 
 @dataclass
-class UsageTally:
-    """Tokens and times of the first ``entries`` entries of a session."""
+class TimeTally:
+    """The earliest and latest times of the first ``entries`` entries of a session."""
 
     entries: int = 0
-    tokens: ResponseTokens = field(default_factory=ResponseTokens)
     first: float | None = None
     last: float | None = None
 
     def add(self, view: EntryView) -> None:
-        self.tokens.add(view.step, tokens_of(view))
         when = parse_time(view.time)
         if when is not None:
             self.first = when if self.first is None else min(self.first, when)
             self.last = when if self.last is None else max(self.last, when)
 
 
-def usage_text(usage: SessionUsage) -> str:
+# -- the responses: one count of a session's tokens -----------------------------------
+@dataclass
+class KeptResponses:
+    """The session's responses as found so far: formats that find them entry
+    by entry (``Format.responses_by_entry``) go on from ``entries``; the
+    others find them again after each refresh."""
+
+    refreshes: int = -1
+    entries: int = 0
+    found: dict[str | int, Response] = field(default_factory=dict)
+    responses: list[Response] = field(default_factory=list)
+
+
+def responses(session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
+    """Every model response the file records, each once (``Format.responses``),
+    every branch; a file that grew costs its new entries only."""
+    kept, fmt = session.memo.of(KeptResponses), session.format
+    if not fmt.responses_by_entry:
+        if kept.refreshes != session.refreshes:
+            kept.responses = fmt.responses(session, should_stop)
+            kept.refreshes = session.refreshes
+        return kept.responses
+    if kept.entries < session.tree.count or kept.refreshes < 0:
+        for entry in range(kept.entries, session.tree.count):
+            check_stop(should_stop, entry - kept.entries)
+            add_response(kept.found, fmt.entry_response(session, entry))
+            kept.entries = entry + 1
+        kept.responses = list(kept.found.values())
+        kept.refreshes = session.refreshes
+    return kept.responses
+
+
+def subagent_files(session: Session) -> list[str]:
+    """The sub-agent transcripts of a session: those its calls spawned, and
+    every other beside it (Claude Code's ``<id>/subagents/``: a compaction's
+    own agent spends too, with no call naming it)."""
+    import glob
+    import os
+
+    found = set(session.format.subagents(session).values())
+    if session.format.name == "claude" and not session.remote:
+        folder = os.path.join(os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"))
+        found.update(glob.glob(os.path.join(glob.escape(folder), "subagents", "*.jsonl")))
+    return sorted(found)
+
+
+@dataclass
+class KeptSubagents:
+    """Each sub-agent transcript's (format, responses), by path, as of its (size, mtime)."""
+
+    found: dict[str, tuple[tuple[int, int], str, list[Response]]] = field(default_factory=dict)
+
+
+def subagent_responses(
+    session: Session, should_stop: Callable[[], bool] | None = None
+) -> dict[str, tuple[str, list[Response]]]:
+    """(format name, responses) of each sub-agent transcript of the session;
+    one is read again only when it changed. A transcript that cannot be
+    read is left out."""
+    import os
+
+    from .session import Session as Opened
+
+    kept = session.memo.of(KeptSubagents)
+    out: dict[str, tuple[str, list[Response]]] = {}
+    for path in subagent_files(session):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        stamp = (st.st_size, st.st_mtime_ns)
+        known = kept.found.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                with Opened(path) as sub:
+                    sub.refresh(should_stop)
+                    known = kept.found[path] = (stamp, sub.format.name, list(responses(sub, should_stop)))
+            except (OSError, ValueError):
+                continue
+        out[path] = (known[1], known[2])
+    return out
+
+
+def session_tokens(session: Session, should_stop: Callable[[], bool] | None = None) -> TokenCounts:
+    """The one count of a session's tokens, said by every screen and export
+    (the status line, ``U``, ``check``, ``export``, the fleet): every
+    response once (one written over several records, each carrying its
+    usage, counted once), every branch, its sub-agents' responses rolled up."""
+    total = counts_of(responses(session, should_stop))
+    for _, found in subagent_responses(session, should_stop).values():
+        total.add(counts_of(found))
+    return total
+
+
+def usage_text(usage: SessionUsage, tokens: bool = True) -> str:
+    """``tokens in 2.5k · out 40.4k · cache read 16.2M · span 3.1 h``
+    (``tokens=False``: the span only, where the tokens are said beside it)."""
     parts: list[str] = []
-    if usage.input_tokens or usage.output_tokens:
-        parts.append(f"tokens in {human_tokens(usage.input_tokens)} · out {human_tokens(usage.output_tokens)}")
+    said = tokens_text(usage.tokens) if tokens else ""
+    if said:
+        parts.append(f"tokens {said}")
     if usage.seconds is not None:
         parts.append(f"span {human_seconds(usage.seconds)}")
     return " · ".join(parts)

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..entries.tokens import Response
+from ..entries.tokens import Response, TokenCounts, tokens_text
+from ..session.usage import responses, subagent_responses
 from .prices import priced_by, response_cost
 
 NO_MODEL = "(no model recorded)"  # the name of a response's model that none is recorded for
@@ -43,6 +44,11 @@ class Usage:
     def tokens(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
 
+    @property
+    def counts(self) -> TokenCounts:
+        """Its tokens as the session's count holds them (``session_tokens``): said by ``tokens_text``."""
+        return TokenCounts(self.input, self.output, self.cache_read, self.cache_write)
+
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "input": self.input,
@@ -61,13 +67,9 @@ class Usage:
 def spent_text(usage: Usage) -> str:
     """One line for people: the money, the tokens it paid for, what was not priced."""
     from ..sanitize import inert_line
-    from ..words import human_tokens
 
     cost = "cost unknown" if usage.cost_usd is None else f"cost ${usage.cost_usd:,.2f}"
-    tokens = (
-        f"in {human_tokens(usage.input)}, cache read {human_tokens(usage.cache_read)}, "
-        f"cache write {human_tokens(usage.cache_write)}, out {human_tokens(usage.output)}"
-    )
+    tokens = tokens_text(usage.counts) or "no tokens"
     parts = [f"{cost} · {usage.responses} responses: {tokens}"]
     if usage.recorded_cost_usd is not None:
         parts.append(f"the client recorded ${usage.recorded_cost_usd:,.2f} (the table's is shown)")
@@ -131,20 +133,10 @@ class Spending:
         return out
 
 
-@dataclass
-class KeptResponses:
-    """The session's responses as of its last refresh (the branch list asks for each branch's)."""
-
-    refreshes: int = -1
-    responses: list[Response] = field(default_factory=list)
-
-
 def responses_of(session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
-    kept = session.memo.of(KeptResponses)
-    if kept.refreshes != session.refreshes:
-        kept.responses = session.format.responses(session, should_stop)
-        kept.refreshes = session.refreshes
-    return kept.responses
+    """The session's responses, each once: the same list the session's token
+    count sums (``session.usage.responses``), so the cost and the tokens agree."""
+    return responses(session, should_stop)
 
 
 def entries_usage(session: Session, entries: Iterable[int]) -> Usage:
@@ -154,33 +146,12 @@ def entries_usage(session: Session, entries: Iterable[int]) -> Usage:
     return usage_of([r for r in responses_of(session) if r.entry in wanted], session.format.name)
 
 
-def subagent_files(session: Session) -> list[str]:
-    """The sub-agent transcripts of a session: those its calls spawned, and
-    every other beside it (Claude Code's ``<id>/subagents/``: a compaction's
-    own agent spends too, with no call naming it)."""
-    import glob
-    import os
-
-    found = set(session.format.subagents(session).values())
-    if session.format.name == "claude" and not session.remote:
-        folder = os.path.join(os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"))
-        found.update(glob.glob(os.path.join(glob.escape(folder), "subagents", "*.jsonl")))
-    return sorted(found)
-
-
 def spending(session: Session, should_stop: Callable[[], bool] | None = None) -> Spending:
     """The session's usage and each of its sub-agents' (Claude Code's
-    transcripts beside it), counted once each."""
-    from ..session.session import Session as Opened
-
-    fmt = session.format
-    own = usage_of(responses_of(session, should_stop), fmt.name)
-    subagents: dict[str, Usage] = {}
-    for path in subagent_files(session):
-        try:
-            with Opened(path) as sub:
-                sub.refresh()
-                subagents[path] = usage_of(responses_of(sub, should_stop), sub.format.name)
-        except (OSError, ValueError):
-            continue
+    transcripts beside it), counted once each: the responses
+    ``session_tokens`` counts, priced."""
+    own = usage_of(responses_of(session, should_stop), session.format.name)
+    subagents = {
+        path: usage_of(found, name) for path, (name, found) in subagent_responses(session, should_stop).items()
+    }
     return Spending(own, subagents)

@@ -20,9 +20,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
+from ...model.entries.tokens import TokenCounts
 from ...model.sanitize import inert
 from ...model.session import branches as model
 from ...model.session.branches import Branch, Details
+from ...model.words import human_tokens
 from ..cells import age_since, cell, local_time
 from ..masking import masked, redacting
 from ..widgets.row_table import NAV_KEYS, RowTable
@@ -41,11 +43,9 @@ FIXED = 4 + sum(width + 1 for _, width, _ in COLUMNS)
 ACTION_KEYS = "aFd/ " + NAV_KEYS  # keys the table keeps for its bindings: any other printable key starts a filter
 
 
-def tokens_cell(tokens: tuple[int, int]) -> str:
-    def short(n: int) -> str:
-        return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
-
-    return f"{short(tokens[0])}/{short(tokens[1])}" if any(tokens) else ""
+def tokens_cell(tokens: TokenCounts) -> str:
+    """``in/out`` of a branch's own responses, as the status line says them (``human_tokens``)."""
+    return f"{human_tokens(tokens.input)}/{human_tokens(tokens.output)}" if tokens.input or tokens.output else ""
 
 
 def cost_cell(cost: float | None) -> str:
