@@ -354,6 +354,9 @@ async def test_an_estimate_is_corrected_once_the_file_is_opened(tmp_path, monkey
     lines = [message(f"m{i}", f"m{i - 1}" if i else None, content="x" * (40 + 37 * (i % 9))) for i in range(3000)]
     (root / "big.jsonl").write_bytes(b"".join(lines))
     monkeypatch.setattr(info_reader, "SAMPLE_BYTES", 4096)  # sampled: an estimate
+    from session_tui.ui.screens.files import FilesScreen
+
+    monkeypatch.setattr(FilesScreen, "_count_later", lambda self, infos: None)  # (no count in the background here)
     async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         info = screen.table.rows[0]
