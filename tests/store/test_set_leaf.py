@@ -45,8 +45,9 @@ def test_pis_leaf_pointer_is_no_step_of_its_branch(tmp_path):
     with open_session(path) as session:
         pointer = session.active_leaf()
         assert session.tree.shape[pointer] & Shape.QUIET  # session-tui's own record
-        (moved,) = [b for b in branches(session) if b.leaf == pointer]
+        (moved,) = [b for b in branches(session) if b.active]
+        assert moved.leaf == target  # the branch ends at the entry it points at: listed once
         shown = details(session, moved)
-        assert shown.ends == "answer"  # the entry it points at, not "custom"
-        unmoved = [b for b in branches(session) if b.leaf != pointer]
+        assert shown.ends == "answer"  # not "custom"
+        unmoved = [b for b in branches(session) if not b.active]
         assert all(details(session, b).steps for b in unmoved)
