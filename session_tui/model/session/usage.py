@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -122,25 +124,27 @@ class KeptResponses:
     entries: int = 0
     found: dict[str | int, Response] = field(default_factory=dict)
     responses: list[Response] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # (the status line, U and the branch list ask at once)
 
 
 def responses(session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
     """Every model response the file records, each once (``Format.responses``),
     every branch; a file that grew costs its new entries only."""
     kept, fmt = session.memo.of(KeptResponses), session.format
-    if not fmt.responses_by_entry:
-        if kept.refreshes != session.refreshes:
-            kept.responses = fmt.responses(session, should_stop)
+    with _held(kept.lock, should_stop):
+        if not fmt.responses_by_entry:
+            if kept.refreshes != session.refreshes:
+                kept.responses = fmt.responses(session, should_stop)  # (Codex's scan goes on where it stopped)
+                kept.refreshes = session.refreshes
+            return kept.responses
+        if kept.entries < session.tree.count or kept.refreshes < 0:
+            for entry in range(kept.entries, session.tree.count):
+                check_stop(should_stop, entry - kept.entries)
+                add_response(kept.found, fmt.entry_response(session, entry))
+                kept.entries = entry + 1
+            kept.responses = list(kept.found.values())
             kept.refreshes = session.refreshes
         return kept.responses
-    if kept.entries < session.tree.count or kept.refreshes < 0:
-        for entry in range(kept.entries, session.tree.count):
-            check_stop(should_stop, entry - kept.entries)
-            add_response(kept.found, fmt.entry_response(session, entry))
-            kept.entries = entry + 1
-        kept.responses = list(kept.found.values())
-        kept.refreshes = session.refreshes
-    return kept.responses
 
 
 def subagent_files(session: Session) -> list[str]:
@@ -162,6 +166,7 @@ class KeptSubagents:
     """Each sub-agent transcript's (format, responses), by path, as of its (size, mtime)."""
 
     found: dict[str, tuple[tuple[int, int], str, list[Response]]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def subagent_responses(
@@ -170,11 +175,30 @@ def subagent_responses(
     """(format name, responses) of each sub-agent transcript of the session;
     one is read again only when it changed. A transcript that cannot be
     read is left out."""
+    kept = session.memo.of(KeptSubagents)
+    with _held(kept.lock, should_stop):
+        return _subagent_responses(session, kept, should_stop)
+
+
+@contextmanager
+def _held(lock: threading.Lock, should_stop: Callable[[], bool] | None) -> Iterator[None]:
+    """``lock``, waited for while ``should_stop`` says go on (a frame's budget
+    is not spent waiting on a worker: it stops, and the worker's answer comes)."""
+    while not lock.acquire(timeout=0.02):
+        check_stop(should_stop, 0)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _subagent_responses(
+    session: Session, kept: KeptSubagents, should_stop: Callable[[], bool] | None
+) -> dict[str, tuple[str, list[Response]]]:
     import os
 
     from .session import Session as Opened
 
-    kept = session.memo.of(KeptSubagents)
     out: dict[str, tuple[str, list[Response]]] = {}
     for path in subagent_files(session):
         try:
