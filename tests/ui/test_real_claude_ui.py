@@ -41,6 +41,7 @@ async def test_parallel_calls_read_as_claude_code_resumes_them():
         )
         await pilot.press("h")
         await wait_for(pilot, lambda: len(screen.rows) == len(shown), what="quiet rows hidden again")
+        session.resume_model = "claude-sonnet-4-5"  # the model its golden was recorded with (the oracle's)
         await pilot.press("l", "c")
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), what="the context view")
         body = app.screen.body
