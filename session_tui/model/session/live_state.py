@@ -335,9 +335,10 @@ def live_state(
     if session.lines.torn:
         file_written = _file_written(session, own=False)
         if liveness.alive is not True and written is not None and file_written is not None:
-            # no writer seen: the agent's last entry says how long it has been quiet (a checkout or a
-            # copy of a crashed file is fresh by its mtime, crashed all the same)
-            file_written = min(file_written, written)
+            # no writer seen and the entries quiet for longer than the stuck rule: a checkout or a copy
+            # of a crashed file, fresh by its mtime, crashed all the same (not a line being written now)
+            if file_written - written >= stuck_after:
+                file_written = written
         torn = max(0.0, now - file_written) if file_written is not None else float("inf")
     started = min((a.since for a in awaited if a.since is not None), default=None)
     decided = decide(tail, written, now, liveness, stuck_after, idle_after, started, torn)
