@@ -29,3 +29,23 @@ def calls_stuck_at_once(monkeypatch) -> None:
     (tests write their files a moment before checking them); the tests of
     the live state set their own threshold."""
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "0")
+
+
+#: the markers a test gets from where it is (see pyproject's markers): tests/remote is the remote servers'
+REMOTE = Path(__file__).parent / "remote"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``remote`` for the tests under tests/remote, ``terminal`` for those of a module that runs the app in a
+    pseudo-terminal (it or its module imports tests/terminal.py's Terminal)."""
+    from tests.terminal import Terminal
+
+    for item in items:
+        path = Path(str(item.path))
+        if REMOTE in path.parents:
+            item.add_marker(pytest.mark.remote)
+        module = getattr(item, "module", None)
+        code = getattr(getattr(item, "function", None), "__code__", None)
+        imported = module is not None and any(value is Terminal for value in vars(module).values())
+        if imported or (code is not None and "Terminal" in code.co_varnames):  # imported where it is used
+            item.add_marker(pytest.mark.terminal)

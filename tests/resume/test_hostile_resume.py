@@ -326,6 +326,7 @@ def real_client(name: str) -> str | None:
     return found or (str(clients) if os.access(clients, os.X_OK) else None)
 
 
+@pytest.mark.clients
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_a_real_clients_dry_run_reaches_nothing_but_loopback_under_strace(tmp_path, name):
     program = real_client(name)
