@@ -118,6 +118,7 @@ def first_screen(argv: list[str], env: dict[str, str]) -> float:
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", *SIZE, 0, 0))
         os.environ.update(env, TERM="xterm-256color")
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package has it
         os.chdir(ROOT)
         os.execv(argv[0], argv)
     seen = b""
@@ -160,6 +161,8 @@ def main() -> None:
         warm_cache = os.path.join(tmp, "warm-cache")
         gather(root, warm_cache)  # fills the warm cache
         rows = {"hello": [], "cold": [], "warm": [], "gather cold": [], "gather warm": []}
+        first_screen([sys.executable, "-c", HELLO], {})  # untimed: caches the bytecode, warms the page cache
+        first_screen(picker, {"SESSION_TUI_CACHE_DIR": warm_cache})
         for run in range(args.runs):
             rows["hello"].append(first_screen([sys.executable, "-c", HELLO], {}))
             cold_cache = os.path.join(tmp, f"cold-{run}")
@@ -179,7 +182,7 @@ def main() -> None:
             ratio = median[name] / median["hello"]
             print(
                 f"picker first rows, {name} cache   {median[name]:.3f} s = {ratio:.2f}× hello-world "
-                f"(target ≤ 2.5× cold, ≤ 1.5× warm)   {fmt(rows[name])}"
+                f"(target ≤ 2.0× cold, ≤ 1.3× warm)   {fmt(rows[name])}"
             )
         print(
             f"all metadata, cold cache        {median['gather cold']:.3f} s (target ≤ 5 s)   {fmt(rows['gather cold'])}"
