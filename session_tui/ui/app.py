@@ -14,7 +14,6 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..model.privacy.redact import redact_shown
 from ..model.reading.source import is_url
 from ..model.sanitize import inert
 from . import keys
@@ -58,7 +57,11 @@ class SessionApp(App):
         self.fleet = fleet
         self.notify_alerts = notify_alerts
         self.redact = redact  # mask secrets wherever session text is shown (``--redact``; ui/masking.py)
-        self._redacting_before = redact_shown(True) if redact else None  # file names and every inert text too
+        self._redacting_before: bool | None = None
+        if redact:  # file names and every inert text too (the secret patterns load only then: ~80 ms)
+            from ..model.privacy.redact import redact_shown
+
+            self._redacting_before = redact_shown(True)
         # The collector's full passes stop every thread, for longer the more
         # objects live (0.3 s with 100,000 picker rows): collect less often (the picker also freezes its rows).
         gc.set_threshold(*GC_THRESHOLDS)
@@ -87,6 +90,8 @@ class SessionApp(App):
 
     def on_unmount(self) -> None:
         if self._redacting_before is not None:
+            from ..model.privacy.redact import redact_shown
+
             redact_shown(self._redacting_before)
 
     def on_mount(self) -> None:

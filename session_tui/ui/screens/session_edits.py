@@ -5,12 +5,24 @@ branch list and compare, whose choices come back here."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ...model.session.live_state import ago
-from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed, edits
+from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed
 from ..messages import OpenSession
 from .confirm import ConfirmScreen
 from .session_host import SessionHost
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...store import edits
+
+
+def _edits() -> ModuleType:
+    """store.edits, imported at the first edit: not before the session's first frame (~35 ms)."""
+    from ...store import edits
+
+    return edits
 
 
 class EditActions(SessionHost):
@@ -71,7 +83,7 @@ class EditActions(SessionHost):
         except OSError:
             ours = False
         try:
-            done = edits.apply(plan, force=force or ours)
+            done = _edits().apply(plan, force=force or ours)
         except Refused as exc:
             if not force and isinstance(exc, LiveWriter):
                 self._confirm(
@@ -110,10 +122,10 @@ class EditActions(SessionHost):
             self.notify("this entry is already the active leaf", timeout=3)
             return
         try:
-            plan = edits.plan_set_leaf(session, entry)
+            plan = _edits().plan_set_leaf(session, entry)
         except Refused as exc:  # no leaf to move in place: offer the fork instead
             self.notify(str(exc), title="The leaf cannot move in place", timeout=8, markup=False)
-            fork = self._plan(lambda: edits.plan_fork(session, entry))
+            fork = self._plan(lambda: _edits().plan_fork(session, entry))
             if fork:
                 self._confirm(
                     fork,
@@ -130,7 +142,7 @@ class EditActions(SessionHost):
         session = self.session
         if entry < 0 or session is None:
             return
-        plan = self._plan(lambda: edits.plan_fork(session, entry))
+        plan = self._plan(lambda: _edits().plan_fork(session, entry))
         if plan:
 
             def chosen(choice: str | None) -> None:
@@ -163,7 +175,7 @@ class EditActions(SessionHost):
                 return
             options.append((choice, label(plan) if callable(label) else label, plan))
 
-        offer("drop_bad", "Drop bad lines", lambda: edits.plan_drop_bad(session))
+        offer("drop_bad", "Drop bad lines", lambda: _edits().plan_drop_bad(session))
         offer(
             "close",
             lambda plan: (
@@ -173,12 +185,12 @@ class EditActions(SessionHost):
                 if plan.rewrite is not None and not plan.append
                 else "Close"
             ),
-            lambda: edits.plan_close(session, drop_torn=torn),
+            lambda: _edits().plan_close(session, drop_torn=torn),
         )
         if any(choice == "close" for choice, _, _ in options):
-            offer("cut", "Cut back", lambda: edits.plan_cut(session, drop_torn=torn))
+            offer("cut", "Cut back", lambda: _edits().plan_cut(session, drop_torn=torn))
         if torn and not any(plan.drop_torn for _, _, plan in options):
-            offer("drop_torn", "Drop torn line", lambda: edits.plan_drop_torn(session))
+            offer("drop_torn", "Drop torn line", lambda: _edits().plan_drop_torn(session))
         if not options:
             self.notify(
                 refusals[0] if refusals else "nothing to repair: no bad line, call without a result or torn line",
@@ -257,7 +269,7 @@ class EditActions(SessionHost):
             self.notify("no edit to undo in this run", timeout=3)
             return
         done = self.last_edit
-        plan = self._plan(lambda: edits.plan_undo(done))
+        plan = self._plan(lambda: _edits().plan_undo(done))
         if plan:
 
             def chosen(choice: str | None) -> None:

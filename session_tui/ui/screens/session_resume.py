@@ -9,11 +9,10 @@ import os
 import shlex
 import shutil
 import subprocess
+from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
-from ...commands.dry_run import DryRunFailed, Report, dry_run, remember_verdict
-from ...commands.resume import Resume, make_ready, shell_line
 from ...model.errors import Cancelled, SessionError
 from ...model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ...model.session.problems import ERROR, find_problems
@@ -23,6 +22,10 @@ from ..workers import Slow
 from .confirm import ConfirmScreen
 from .session_host import SessionHost
 from .text_view import TextViewScreen
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...commands.dry_run import Report
+    from ...commands.resume import Resume
 
 FORK_FORM = {"claude": "--resume <the new session's id>", "codex": "resume -- <the new thread's id>"}
 
@@ -107,6 +110,8 @@ class ResumeActions(SessionHost):
                 markup=False,
             )
             return
+        from ...commands.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
+
         try:
             ready = make_ready(session, plan, force=force)
         except LiveWriter as exc:
@@ -155,6 +160,8 @@ class ResumeActions(SessionHost):
         path, fmt, app = session.path, session.format.name, self.app
 
         def run() -> None:
+            from ...commands.dry_run import DryRunFailed, dry_run, remember_verdict  # (in the worker: ~15 ms)
+
             worker = get_current_worker()
             slow = Slow(self, f"dry run: {plan.client.title} resumes a copy against a fake API… (Esc stops)")
             try:
