@@ -156,9 +156,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
                 self.call_after_refresh(self.index_file)  # after the first frame: the scan would slow it
 
     def _after_index(self) -> None:
-        self.compute_problems()
-        if self.watching:
-            self.tail()
+        self.call_after_refresh(self.compute_problems)  # its thread would hold the GIL from the first frame
+        if self.watching:  # after the frame: the watch (and watchfiles' import) would delay it
+            self.call_after_refresh(self.tail)
         if self.session is not None:  # the picker's estimate gives way to the count
             services(self).counted(self.path, self.session.entries)
             if self.hit_line is not None and not self._query_found:  # the search index's hit: there
