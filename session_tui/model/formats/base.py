@@ -166,6 +166,8 @@ class Format:
 
     #: the scan fills ``Segment.tally`` (tokens, first and last time): totals need no record read again
     tallies_usage = False
+    #: with ``tallies_usage``: the tally holds its responses too (``ScanTally.unpriced``, ``priced``)
+    tallies_responses = False
 
     #: the tool that resumes this format's files, when it repairs them itself
     client: str | None = None

@@ -75,11 +75,24 @@ class ScanTally:
     first: str | None = None
     last: str | None = None
     exact: bool = True
+    #: the responses no price can be found for (no model, no recorded cost),
+    #: summed: how many, and (uncached input, output, cache read, cache write)
+    unpriced: int = 0
+    unpriced_counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    #: the entries of the other responses (their records are read to price them), in file order
+    priced: array[int] = field(default_factory=lambda: array("I"))
 
-    def add(self, other: ScanTally) -> None:
+    def add(self, other: ScanTally, first_entry: int = 0) -> None:
+        """Add ``other``, whose ``priced`` entries are numbered from ``first_entry``."""
         self.exact = self.exact and other.exact
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
+        self.unpriced += other.unpriced
+        self.unpriced_counts = [a + b for a, b in zip(self.unpriced_counts, other.unpriced_counts, strict=True)]
+        if first_entry:
+            self.priced.extend(entry + first_entry for entry in other.priced)
+        else:
+            self.priced.extend(other.priced)
         if other.first is not None and (self.first is None or other.first < self.first):
             self.first = other.first
         if other.last is not None and (self.last is None or other.last > self.last):

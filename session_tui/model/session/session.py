@@ -301,7 +301,7 @@ class Session:
         """Add a scanned segment. The tree may refuse a segment from the scan
         worker (NeedsIds): then the lines are taken back out."""
         lines = self.lines
-        before = len(lines)
+        before, first_entry = len(lines), self.tree.count
         lines.line_starts.extend(seg.line_starts)
         lines.line_kinds.extend(seg.line_kinds)
         try:
@@ -318,7 +318,7 @@ class Session:
             self.titles.extend(seg.titles)
         if seg.bad:
             self.bad.extend(seg.bad)
-        self.scan_tally.add(seg.tally)
+        self.scan_tally.add(seg.tally, first_entry)  # (renumbered as the tree numbers them: no duplicate dropped)
         for line, reason in rejected:
             if reason == "duplicate id":
                 lines.line_kinds[line] = LineKind.DUPLICATE

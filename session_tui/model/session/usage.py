@@ -147,6 +147,46 @@ def responses(session: Session, should_stop: Callable[[], bool] | None = None) -
         return kept.responses
 
 
+@dataclass
+class KeptPriced:
+    """The responses of the first ``entries`` of the scan's priced entries (``ScanTally.priced``)."""
+
+    entries: int = 0
+    responses: list[Response] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class TalliedResponses:
+    """A session's responses as its scan tallied them: those no price can be
+    found for summed (``unpriced`` of them, ``unpriced_counts`` their tokens),
+    the others read (``priced``, in file order). Together: ``responses``."""
+
+    unpriced: int
+    unpriced_counts: TokenCounts
+    priced: list[Response]
+
+
+def tallied_responses(session: Session, should_stop: Callable[[], bool] | None = None) -> TalliedResponses | None:
+    """What ``responses`` sums, from what the index kept, where its format
+    tallies the responses while scanning (``Format.tallies_responses``): only
+    the records of responses that may be priced are read. None: it does not."""
+    fmt, tally = session.format, session.scan_tally
+    if not (fmt.tallies_responses and tally.exact and not session.tree.duplicates):
+        return None
+    kept = session.memo.of(KeptPriced)
+    with _held(kept.lock, should_stop):
+        priced = tally.priced
+        for done, entry in enumerate(priced[kept.entries :]):
+            check_stop(should_stop, done)
+            part = fmt.entry_response(session, entry)
+            if part is not None:
+                kept.responses.append(part[1])
+            kept.entries += 1
+        found = list(kept.responses)
+    return TalliedResponses(tally.unpriced, TokenCounts(*tally.unpriced_counts), found)
+
+
 def subagent_files(session: Session) -> list[str]:
     """The sub-agent transcripts of a session: those its calls spawned, and
     every other beside it (Claude Code's ``<id>/subagents/``: a compaction's
@@ -223,7 +263,12 @@ def session_tokens(session: Session, should_stop: Callable[[], bool] | None = No
     (the status line, ``U``, ``check``, ``export``, the fleet): every
     response once (one written over several records, each carrying its
     usage, counted once), every branch, its sub-agents' responses rolled up."""
-    total = counts_of(responses(session, should_stop))
+    tallied = tallied_responses(session, should_stop)
+    if tallied is None:
+        total = counts_of(responses(session, should_stop))
+    else:
+        total = counts_of(tallied.priced)
+        total.add(tallied.unpriced_counts)
     for _, found in subagent_responses(session, should_stop).values():
         total.add(counts_of(found))
     return total

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..entries.tokens import Response, TokenCounts, tokens_text
-from ..session.usage import responses, subagent_responses
+from ..session.usage import responses, subagent_responses, tallied_responses
 from .prices import priced_by, response_cost
 
 NO_MODEL = "(no model recorded)"  # the name of a response's model that none is recorded for
@@ -150,7 +150,16 @@ def spending(session: Session, should_stop: Callable[[], bool] | None = None) ->
     """The session's usage and each of its sub-agents' (Claude Code's
     transcripts beside it), counted once each: the responses
     ``session_tokens`` counts, priced."""
-    own = usage_of(responses_of(session, should_stop), session.format.name)
+    tallied = tallied_responses(session, should_stop)
+    if tallied is None:
+        own = usage_of(responses_of(session, should_stop), session.format.name)
+    else:  # (the same sum: the summed responses are each unpriced, with no model recorded)
+        counts = tallied.unpriced_counts
+        own = Usage(counts.input, counts.output, counts.cache_read, counts.cache_write)
+        if tallied.unpriced:
+            own.responses = own.unpriced_responses = tallied.unpriced
+            own.unpriced_models = [NO_MODEL]
+        own.add(usage_of(tallied.priced, session.format.name))
     subagents = {
         path: usage_of(found, name) for path, (name, found) in subagent_responses(session, should_stop).items()
     }
