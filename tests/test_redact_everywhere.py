@@ -140,10 +140,18 @@ def leaks(output: str, secrets: list[tuple[str, str]]) -> list[str]:
     return [kind for kind, secret in secrets if any(w in text or w in escaped for w in windows(secret))]
 
 
-def outputs(paths: dict, tmp: Path) -> list[tuple[str, str]]:
-    """(what, text) of every command's output with --redact, for each session."""
+#: the parts of the outputs' walk, each a test of its own (they run side by side): a session of each format,
+#: then the verbs over the folder
+PARTS = [*SOURCES, "folder"]
+
+
+def outputs(paths: dict, tmp: Path, part: str) -> list[tuple[str, str]]:
+    """(what, text) of every command's output with --redact: for the session of format ``part``, or
+    (``folder``) over the folder of them all."""
     out = []
     for fmt, path in paths.items():
+        if fmt != part:
+            continue
         for args in (
             ["export", "--to", "md"],
             ["export", "--to", "html"],
@@ -172,6 +180,8 @@ def outputs(paths: dict, tmp: Path) -> list[tuple[str, str]]:
             done = run_cli(args[0], str(path), *args[1:], "--redact")
             assert done.returncode in (0, 1), f"{fmt} {args}: {done.stderr}"
             out.append((f"{fmt}: {' '.join(args)}", done.stdout + done.stderr))
+    if part != "folder":
+        return out
     root = str(next(iter(paths.values())).parent.parent)
     for args in (["usage", "--by", "model"], ["usage", "--json"], ["search", "the"], ["search", "--json", "the"]):
         done = run_cli(*args, root, "--redact")
@@ -182,14 +192,19 @@ def outputs(paths: dict, tmp: Path) -> list[tuple[str, str]]:
     return out
 
 
-def screens(paths: dict, root: Path) -> list[tuple[str, str]]:
+WALKS = ["picker", "tree", "claude"]
+
+
+def screens(paths: dict, root: Path, walk: str) -> list[tuple[str, str]]:
     """What the terminal UI shows with --redact: the picker over every
-    session, and each session's every screen, one text per key."""
+    session (``picker``), or each screen of one session (``tree``, ``claude``), one text per key."""
     out = []
     walks = [("picker", str(root), PICKER_KEYS, "claude")] + [
         (fmt, str(paths[fmt]), SESSION_KEYS, "entries") for fmt in ("tree", "claude")
     ]
     for what, target, keys, ready in walks:
+        if what != walk:
+            continue
         with Terminal(target, "--no-watch", "--redact") as term:
             term.wait_text(ready)
             out.append((f"{what}: first screen", term.text()))
@@ -219,24 +234,30 @@ def test_enough_secrets_of_enough_kinds_are_planted(planted_dir):
     assert unescaped < len(secrets)
 
 
-def test_no_output_with_redact_shows_a_secret(planted_dir, tmp_path):
+@pytest.mark.slow
+@pytest.mark.parametrize("part", PARTS)
+def test_no_output_with_redact_shows_a_secret(planted_dir, tmp_path, part):
     _, paths, secrets = planted_dir
-    found = [(what, leaked) for what, text in outputs(paths, tmp_path) if (leaked := leaks(text, secrets))]
+    found = [(what, leaked) for what, text in outputs(paths, tmp_path, part) if (leaked := leaks(text, secrets))]
     assert found == [], "\n".join(f"{what}: {leaked}" for what, leaked in found)
 
 
-def test_no_screen_of_the_terminal_ui_with_redact_shows_a_secret(planted_dir):
+@pytest.mark.slow
+@pytest.mark.parametrize("walk", WALKS)
+def test_no_screen_of_the_terminal_ui_with_redact_shows_a_secret(planted_dir, walk):
     root, paths, secrets = planted_dir
-    shown = screens(paths, root)
+    shown = screens(paths, root, walk)
     assert any(MARK in text for _, text in shown)
     found = [(what, leaked) for what, text in shown if (leaked := leaks(text, secrets))]
     assert found == []
     assert "--redact" in app_command(str(paths["tree"]), None, True, redact=True)  # what serve --redact runs
 
 
-def test_look_alikes_are_never_masked_anywhere(tmp_path):
+@pytest.mark.slow
+@pytest.mark.parametrize("part", PARTS)
+def test_look_alikes_are_never_masked_anywhere(tmp_path, part):
     pool = [("trap", trap, trap) for trap in TRAPS if MARK not in trap]  # (a mark itself is written as it is)
     paths, _ = plant_dir(tmp_path / "traps", pool, None)
-    shown = outputs(paths, tmp_path)
+    shown = outputs(paths, tmp_path, part)
     assert [what for what, text in shown if MARK in text] == []
     assert all("redacted 0 secrets" in text for what, text in shown if what.endswith(("--to md", "fork")))

@@ -100,6 +100,7 @@ def hostile(tmp_path_factory):
     return hostile_dir(tmp_path_factory.mktemp("hostile"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*FORMAT_SAMPLES, "named"])
 def test_every_screen_of_a_hostile_session_writes_no_foreign_escape(hostile, name):
     with Terminal(str(hostile[name]), "--no-watch") as term:
