@@ -428,10 +428,12 @@ def tally_usage(tally: ScanTally, message: dict[str, Any], usage: dict[str, Any]
         counts = response_counts(usage)
     tally.input_tokens += tokens_in
     tally.output_tokens += tokens_out
-    if not any(counts):
+    if not (counts[0] or counts[1] or counts[2] or counts[3]):
         return
     model, cost = message.get("model"), usage.get("cost_usd")
-    if (model.__class__ is str and model) or (isinstance(cost, (int, float)) and not isinstance(cost, bool)):
+    if (model.__class__ is str and model) or (
+        cost is not None and isinstance(cost, (int, float)) and not isinstance(cost, bool)
+    ):
         tally.priced.append(entry)
         return
     tally.unpriced += 1
