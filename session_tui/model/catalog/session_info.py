@@ -50,14 +50,14 @@ class SessionInfo:
 
     @property
     def written(self) -> float | None:
-        """The agent's last write (None: a file whose entries record no time
-        that session-tui's own edit left as it is, before the agent wrote)."""
+        """The agent's last write (None: a file whose entries record no time:
+        its mtime alone cannot tell an agent at work from a fresh copy)."""
         if not is_url(self.path):
             ours, agent = own_writes.agent_written_for(self.path, self.size, self.mtime_ns)
             if ours:
                 return agent
         mtime = self.mtime_ns / 1e9
-        return min(mtime, self.last_time) if self.last_time else mtime
+        return min(mtime, self.last_time) if self.last_time else None  # (no entry time: as live_state.last_written)
 
     def state(self, now: float | None = None) -> Decision:
         """The agent's state by the live state's one rule (its calls without
