@@ -157,8 +157,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     def _after_index(self) -> None:
         self.call_after_refresh(self.compute_problems)  # its thread would hold the GIL from the first frame
-        if self.watching:  # after the frame: the watch (and watchfiles' import) would delay it
-            self.call_after_refresh(self.tail)
+        if self.watching:  # (its room for appends is laid out with the rows: not a frame later)
+            self.tail()
         if self.session is not None:  # the picker's estimate gives way to the count
             services(self).counted(self.path, self.session.entries)
             if self.hit_line is not None and not self._query_found:  # the search index's hit: there
