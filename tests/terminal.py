@@ -44,6 +44,8 @@ class Terminal:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
         environment = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
         environment.pop("SESSION_TUI_DEBUG", None)
+        for sized in ("COLUMNS", "LINES"):  # (set by a Pilot test run before in this worker, they outrank the pty)
+            environment.pop(sized, None)
         self.started = time.monotonic()
         self.process = subprocess.Popen(
             command or [sys.executable, "-m", "session_tui", *args],
