@@ -134,16 +134,9 @@ def recorded_cwd(client: Client, session: Session, leaf: int) -> str | None:
     """The working directory the session recorded (at ``leaf`` where each
     record carries one: Claude Code)."""
     if client.name == "claude":
-        tree = session.tree
-        entry = leaf
-        for _ in range(10_000):
-            if entry < 0:
-                break
-            found = session.record(entry).get("cwd")
-            if isinstance(found, str) and found:
-                return found
-            entry = tree.parent[entry]
-        return None
+        from ..session.live_state import cwd_back
+
+        return cwd_back(session, leaf, 10_000)
     header = session.header or {}
     holder = header.get("payload") if client.name == "codex" else header
     found = holder.get("cwd") if isinstance(holder, dict) else None

@@ -548,9 +548,15 @@ def session_cwd(session: Session) -> str | None:
         found = holder.get("cwd") if isinstance(holder, dict) else None
         if isinstance(found, str) and found:
             return found
+    return cwd_back(session, session.active_leaf(), 64)
+
+
+def cwd_back(session: Session, leaf: int, limit: int) -> str | None:
+    """The ``cwd`` of the first record that carries one, from ``leaf`` back
+    (at most ``limit`` records)."""
     tree = session.tree
-    entry = session.active_leaf()
-    for _ in range(64):
+    entry = leaf
+    for _ in range(limit):
         if entry < 0:
             break
         found = session.record(entry).get("cwd")
