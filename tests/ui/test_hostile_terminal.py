@@ -106,7 +106,9 @@ def test_every_screen_of_a_hostile_session_writes_no_foreign_escape(hostile, nam
     with Terminal(str(hostile[name]), "--no-watch") as term:
         # the view is up once its problem count was written (read from the bytes too: under load the
         # emulator may show a frame half drawn, and what is checked here is the bytes written)
-        term.wait_for(lambda text: "problem" in text or b"problem" in bytes(term.output), what="the problem count")
+        term.wait_for(
+            lambda text: "problem" in text or b"problem" in bytes(term.output), timeout=60, what="the problem count"
+        )
         walk(term, SESSION_KEYS)
         responsive(term)
         assert escaped(bytes(term.output)) == []

@@ -209,6 +209,7 @@ async def test_escape_stops_a_search_and_the_list_stays_as_it_was(folder, monkey
         await wait_for(
             pilot,
             lambda: stopped.is_set() and not any(w.group == "search" and w.is_running for w in screen.workers),
+            timeout=30,  # (under load the worker's end reaches the event loop late)
             what="the search thread ended",
         )
         await pilot.pause()  # a late message of the stopped search changes nothing
