@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import bench_picker  # noqa: E402
-from bench_first_paint import leaf_text, time_to  # noqa: E402
+from bench_first_paint import HELLO, HELLO_TEXT, leaf_text, time_to  # noqa: E402
 from bench_live import append, live_file, message, status_lag  # noqa: E402
 from bench_search import make_archive, session_tui_search  # noqa: E402
 from gen_tree import generate  # noqa: E402
@@ -37,17 +37,6 @@ from gen_tree import generate  # noqa: E402
 from tests.terminal import Terminal  # noqa: E402
 
 MB = 1_000_000
-HELLO_TEXT = "bench-guard: hello, world"
-HELLO = f"""
-from textual.app import App
-from textual.widgets import Static
-
-class Hello(App):
-    def compose(self):
-        yield Static({HELLO_TEXT!r})
-
-Hello().run()
-"""
 LOOP = """
 import sys, orjson
 with open(sys.argv[1], "rb") as f:
