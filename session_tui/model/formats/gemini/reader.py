@@ -1,0 +1,484 @@
+"""`gemini`: Gemini CLI 0.61 chat recordings (docs/formats.md, "Gemini CLI").
+
+``~/.gemini/tmp/<project>/chats/session-<date>-<id8>.jsonl`` is a log of
+patches to one conversation, applied in order as Gemini CLI's
+``loadConversationRecord`` applies them: a header (``sessionId``,
+``projectHash``); message records (a string ``id``: ``user``, ``gemini``,
+``info``/``error``/``warning``), where a record written again under the same
+id replaces the earlier copy in the earlier copy's place (the last copy
+wins: a ``gemini`` record is written once when its text is done and again
+with ``toolCalls`` when its calls finish); ``{"$set": {...}}`` metadata
+patches, one with ``messages`` a snapshot that replaces the whole
+conversation; ``{"$rewindTo": id}``, which cuts the conversation from that
+message on (all of it when the id is unknown).
+
+Here the file is one branch of rows (one per message record, snapshot and
+rewind); what a rewind or a snapshot took out is off the branch (greyed),
+not lost. The context at a row is what Gemini CLI sends on resume of the
+file cut there: ``convertSessionToClientHistory`` (thoughts, the text, a
+``functionCall`` per tool call, then a user turn with each call's
+``result``), thoughts stripped (the first call of a turn that had some gets
+the synthetic ``thoughtSignature``), and the ``<tool>__`` prefix Gemini CLI
+puts on call ids in its file taken off. A kill during a call leaves no
+trace of it: the ``gemini`` record stays as first written, without calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...entries.tokens import Response
+from ...entries.view import EntryView, ToolCall
+from ...errors import check_stop
+from ...reading import json_text
+from ...reading.segment import LineKind, Segment, Shape
+from ..base import LinearFile, Sent, Session
+from .client import CLIENT
+
+CLIENT_TITLE = CLIENT.title
+#: what Gemini CLI adds on resume after a function response the model never answered
+INTERRUPTED = "[The previous response was interrupted before it completed.]"
+SIGNATURE = "skip_thought_signature_validator"  # Gemini CLI's synthetic thoughtSignature
+#: user text Gemini CLI never sends again (its own context blocks, slash and ? commands)
+IGNORED_USER = ("/", "?", "<session_context>", "<hook_context>")
+NOT_SENT = ("info", "error", "warning")
+
+
+def _is_str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def header_like(obj: dict[str, Any]) -> bool:
+    """Gemini CLI's partial metadata record: ``sessionId`` and ``projectHash``."""
+    return _is_str(obj.get("sessionId")) and _is_str(obj.get("projectHash")) and not _is_str(obj.get("id"))
+
+
+def snapshot(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The messages of a ``$set`` snapshot, or None for any other record."""
+    patch = obj.get("$set")
+    messages = patch.get("messages") if isinstance(patch, dict) else None
+    return [m for m in messages if isinstance(m, dict) and _is_str(m.get("id"))] if isinstance(messages, list) else None
+
+
+def parts_of(content: object) -> list[Any]:
+    """Gemini CLI's ``ensurePartArray``."""
+    if isinstance(content, list):
+        return [{"text": p} if isinstance(p, str) else p for p in content]
+    if isinstance(content, str):
+        return [{"text": content}]
+    return [content]
+
+
+def part_string(value: object) -> str:
+    """Gemini CLI's ``partListUnionToString`` (verbose)."""
+    if not value:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part_string(p) for p in value)
+    if not isinstance(value, dict):
+        return ""
+    for key, word in (("thought", None), ("functionCall", "Function Call"), ("functionResponse", "Function Response")):
+        if key in value:
+            if word is None:
+                return f"[Thought: {str(value[key]).lower()}]"
+            inner = value[key]
+            return f"[{word}: {inner.get('name') if isinstance(inner, dict) else ''}]"
+    for key in ("videoMetadata", "codeExecutionResult", "executableCode", "fileData", "inlineData"):
+        if key in value:
+            return f"[{key}]"
+    text = value.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def sent_user(record: dict[str, Any]) -> bool:
+    """Whether Gemini CLI sends a user record again on resume."""
+    text = part_string(record.get("content")).strip()
+    return bool(text) and not text.startswith(IGNORED_USER)
+
+
+def is_responses(record: dict[str, Any]) -> bool:
+    """A user record that holds only function responses."""
+    content = record.get("content")
+    return (
+        record.get("type") == "user"
+        and isinstance(content, list)
+        and bool(content)
+        and all(isinstance(p, dict) and "functionResponse" in p for p in content)
+    )
+
+
+def _calls(record: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = record.get("toolCalls")
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def history(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The turns Gemini CLI makes of one message record on resume
+    (``convertSessionToClientHistory``), before its clean-ups."""
+    kind = record.get("type")
+    if kind == "user":
+        return [{"role": "user", "parts": parts_of(record.get("content"))}] if sent_user(record) else []
+    if kind != "gemini":
+        return []
+    content = record.get("content")
+    parts = parts_of(content) if content else []
+    model: list[Any] = []
+    if any(isinstance(p, dict) and (p.get("functionCall") or p.get("thought")) for p in parts):
+        model.extend(parts)
+    else:
+        thoughts = record.get("thoughts")
+        for thought in thoughts if isinstance(thoughts, list) else []:
+            if isinstance(thought, dict):
+                subject, text = thought.get("subject"), thought.get("description")
+                model.append({"text": f"**{subject}** {text}" if subject else text, "thought": True})
+        model.extend(parts)
+        for call in _calls(record):
+            model.append({"functionCall": {"id": call.get("id"), "name": call.get("name"), "args": call.get("args")}})
+    if not model:
+        return []
+    out = [{"role": "model", "parts": model}]
+    responses: list[Any] = []
+    for call in _calls(record):
+        result = call.get("result")
+        if not result:
+            continue
+        if isinstance(result, str):
+            responses.append(
+                {"functionResponse": {"id": call.get("id"), "name": call.get("name"), "response": {"output": result}}}
+            )
+        elif isinstance(result, list):
+            responses.extend(parts_of(result))
+        else:
+            responses.append(result)
+    if responses:
+        out.append({"role": "user", "parts": responses})
+    return out
+
+
+def _strip_prefix(inner: dict[str, Any], keys: tuple[str, str]) -> dict[str, Any]:
+    name = inner.get("name")
+    prefix = (name.strip() if isinstance(name, str) and name.strip() else "generic_tool") + "__"
+    found = inner.get("id")
+    if isinstance(found, str) and found.startswith(prefix):
+        return {"name": inner.get("name"), keys[1]: inner.get(keys[1]), "id": found[len(prefix) :]}
+    return inner
+
+
+def _others(part: dict[str, Any]) -> bool:
+    return any(k not in ("text", "thought", "callIndex") for k in part)
+
+
+def cleaned(turn: dict[str, Any]) -> dict[str, Any] | None:
+    """One turn as sent: thoughts stripped (``stripThoughts``), call ids
+    without the ``<tool>__`` prefix and empty text parts dropped
+    (``stripToolCallIdPrefixes``); None when nothing is left."""
+    parts = [p for p in turn["parts"] if p is not None]
+    if any(isinstance(p, dict) and p.get("thought") for p in parts):
+        parts = [p for p in parts if not (isinstance(p, dict) and p.get("thought"))]
+        if turn["role"] == "model":
+            for k, part in enumerate(parts):
+                if isinstance(part, dict) and part.get("functionCall"):
+                    if not part.get("thoughtSignature"):
+                        parts[k] = {**part, "thoughtSignature": SIGNATURE}
+                    break
+        if not parts:
+            return None
+    out: list[Any] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            out.append(part)
+            continue
+        part = dict(part)
+        if isinstance(part.get("functionCall"), dict):
+            part["functionCall"] = _strip_prefix(part["functionCall"], ("id", "args"))
+        if isinstance(part.get("functionResponse"), dict):
+            part["functionResponse"] = _strip_prefix(part["functionResponse"], ("id", "response"))
+        if part.get("text") == "":
+            if _others(part):
+                del part["text"]
+            else:
+                continue
+        out.append(part)
+    return {"role": turn["role"], "parts": out}
+
+
+def coalesced(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive turns of one role joined (``coalesceConsecutiveRoles``): the request's ``contents``."""
+    out: list[dict[str, Any]] = []
+    for turn in contents:
+        if out and out[-1].get("role") == turn.get("role"):
+            out[-1] = {**out[-1], "parts": [*out[-1].get("parts", []), *turn.get("parts", [])]}
+        else:
+            out.append(dict(turn))
+    return out
+
+
+@dataclass
+class Fold:
+    """The conversation a prefix of the file leaves: message id -> (entry, record), in Gemini CLI's order."""
+
+    messages: dict[str, tuple[int, dict[str, Any]]]
+    removed: set[int]  # entries a rewind or a snapshot took out
+
+
+def fold(session: Session, leaf: int, should_stop: Callable[[], bool] | None = None) -> Fold:
+    """Apply the file's records up to entry ``leaf`` as Gemini CLI does (a
+    JS Map: a repeated id keeps its first place, with the last copy)."""
+    messages: dict[str, tuple[int, dict[str, Any]]] = {}
+    removed: set[int] = set()
+    for entry in range(leaf + 1):
+        check_stop(should_stop, entry)
+        record = session.record(entry)
+        target = record.get("$rewindTo")
+        if isinstance(target, str):
+            keys = list(messages)
+            cut = keys[keys.index(target) :] if target in messages else keys
+            for key in cut:
+                removed.add(messages.pop(key)[0])
+            continue
+        found = snapshot(record)
+        if found is not None:
+            removed.update(e for e, _ in messages.values())
+            messages = {m["id"]: (entry, m) for m in found}
+            continue
+        if _is_str(record.get("id")):
+            messages[record["id"]] = (entry, record)
+    return Fold(messages, removed)
+
+
+def contents(items: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    return coalesced([message for _, message in items])
+
+
+class GeminiFormat(LinearFile):
+    name = "gemini"
+    client = CLIENT
+    marks_errors = True
+    fills_dangling = None  # a call Gemini CLI did not finish is not in the file at all
+    torn_tail = ("warning", "Gemini CLI skips it on resume (it ignores a line it cannot parse)")
+
+    def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
+        return (
+            header_like(objs[0])
+            and "kind" in objs[0]
+            or (header_like(objs[0]) and len(objs) > 1 and ("$set" in objs[1] or _is_str(objs[1].get("id"))))
+        )
+
+    def sidecar_path(self, path: str) -> str | None:
+        return None
+
+    def origin(self, session: Session) -> str | None:
+        return None
+
+    def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
+        if _is_str(obj.get("$rewindTo")):
+            shape = Shape.OTHER
+        elif _is_str(obj.get("id")):
+            kind = obj.get("type")
+            if kind == "user":
+                shape = Shape.TOOL | Shape.RESULT if is_responses(obj) else Shape.USER
+            elif kind == "gemini":
+                shape = Shape.ASSISTANT | (Shape.CALLS if _calls(obj) else 0)
+            else:
+                shape = Shape.OTHER | Shape.QUIET  # info / error / warning: shown, never sent
+        elif "$set" in obj:
+            if snapshot(obj) is None:
+                return LineKind.META
+            shape = Shape.OTHER
+        elif header_like(obj):
+            if seg.header is None:
+                seg.header = obj
+                return LineKind.HEADER
+            return LineKind.META
+        else:
+            return LineKind.UNKNOWN
+        seg.entry_lines.append(line)
+        seg.shapes.append(shape)
+        return LineKind.ENTRY
+
+    def entry_id(self, record: dict[str, Any]) -> str | None:
+        found = record.get("id")
+        return found if isinstance(found, str) else None
+
+    # -- the conversation ------------------------------------------------------------
+    def context(
+        self, session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """(entry, turn) pairs: what Gemini CLI sends of the file cut at ``leaf``
+        (each message record's turns, not yet joined by role)."""
+        if leaf < 0:
+            return []
+        out: list[tuple[int, dict[str, Any]]] = []
+        for entry, record in fold(session, leaf, should_stop).messages.values():
+            for turn in history(record):
+                sent = cleaned(turn)
+                if sent is not None:
+                    out.append((entry, sent))
+        return out
+
+    def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
+        return None  # a repeated id, a snapshot or a rewind changes what came before
+
+    def off_branch(self, session: Session, should_stop: Callable[[], bool] | None = None) -> set[int]:
+        """Rows a rewind or a snapshot took out of the conversation (shown greyed)."""
+        if not session.tree.count:
+            return set()
+        final = fold(session, session.tree.count - 1, should_stop)
+        kept = {entry for entry, _ in final.messages.values()}
+        ids = {key for key in final.messages}
+        out = set()
+        for entry in range(session.tree.count):
+            record = session.record(entry)
+            if entry in kept or _is_str(record.get("$rewindTo")):
+                continue
+            found = record.get("id")
+            if _is_str(found) and found in ids:
+                continue  # an earlier copy of a message still there: no branch
+            if snapshot(record) is not None or _is_str(found):
+                out.add(entry)
+        return out
+
+    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
+        """The turns as sent, and the model turn Gemini CLI adds after
+        function responses the model never answered (a kill mid-answer)."""
+        out = [Sent(entry, message) for entry, message in items]
+        if items:
+            entry, last = items[-1]
+            if last.get("role") == "user" and any(
+                isinstance(p, dict) and p.get("functionResponse") for p in last.get("parts", [])
+            ):
+                out.append(Sent(entry, {"role": "model", "parts": [{"text": INTERRUPTED}]}, CLIENT_TITLE))
+        return out
+
+    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
+        if message.get("role") != "model":
+            return []
+        return [
+            str(p["functionCall"].get("id"))
+            for p in message.get("parts", [])
+            if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)
+        ]
+
+    def tool_result_id(self, message: dict[str, Any]) -> str | None:
+        found = self.tool_result_ids(message)
+        return found[0] if found else None
+
+    def tool_result_ids(self, message: dict[str, Any]) -> list[str]:
+        if message.get("role") != "user":
+            return []
+        return [
+            str(p["functionResponse"].get("id"))
+            for p in message.get("parts", [])
+            if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+        ]
+
+    # -- tokens ----------------------------------------------------------------------
+    responses_by_entry = False  # (the last copy of a response counts, once)
+
+    def responses(self, session: Session, should_stop: Callable[[], bool] | None = None) -> list[Response]:
+        """One response per ``gemini`` record id, from its last copy's
+        ``tokens`` (``input`` includes ``cached``; ``thoughts`` are output)."""
+        found: dict[str, Response] = {}
+        for entry in range(session.tree.count):
+            check_stop(should_stop, entry)
+            if session.tree.shape[entry] & Shape.ROLE_MASK != Shape.ASSISTANT:
+                continue
+            record = session.record(entry)
+            tokens = record.get("tokens")
+            if not isinstance(tokens, dict) or not _is_str(record.get("id")):
+                continue
+            usage = _usage(tokens)
+            model = record.get("model")
+            found.pop(record["id"], None)
+            found[record["id"]] = Response(
+                entry,
+                model if isinstance(model, str) else None,
+                "google",
+                usage["input_tokens"],
+                usage["output_tokens"],
+                usage["cache_read_input_tokens"],
+                0,
+                time=record.get("timestamp") if _is_str(record.get("timestamp")) else None,
+            )
+        return list(found.values())
+
+    # -- view ------------------------------------------------------------------------
+    def view(self, record: dict[str, Any]) -> EntryView:
+        time = record.get("timestamp") if _is_str(record.get("timestamp")) else None
+        target = record.get("$rewindTo")
+        if isinstance(target, str):
+            return EntryView(kind="rewind", role="event", text=f"rewound to {target}: it and what follows are cut")
+        found = snapshot(record)
+        if found is not None:
+            return EntryView(
+                kind="snapshot", role="event", text=f"snapshot: the conversation is now these {len(found)} message(s)"
+            )
+        kind = record.get("type")
+        entry_id = record.get("id") if _is_str(record.get("id")) else None
+        if kind == "user":
+            if is_responses(record):
+                parts = record["content"]
+                inner = parts[0]["functionResponse"] if isinstance(parts[0].get("functionResponse"), dict) else {}
+                return EntryView(
+                    kind="message",
+                    role="tool",
+                    id=entry_id,
+                    time=time,
+                    text="\n".join(_response_text(p["functionResponse"]) for p in parts),
+                    result_for=str(inner.get("id")) if inner.get("id") is not None else None,
+                )
+            return EntryView(
+                kind="message", role="user", id=entry_id, time=time, text=part_string(record.get("content"))
+            )
+        if kind == "gemini":
+            thoughts = record.get("thoughts")
+            listed = thoughts if isinstance(thoughts, list) else []
+            think = "".join(str(t.get("description", "")) for t in listed if isinstance(t, dict))
+            text = part_string(record.get("content"))
+            calls = [
+                ToolCall(str(c.get("id", "")), str(c.get("name", "")), json_text.dumps(c.get("args")))
+                for c in _calls(record)
+            ]
+            tokens = record.get("tokens") if isinstance(record.get("tokens"), dict) else None
+            return EntryView(
+                kind="message",
+                role="assistant",
+                id=entry_id,
+                time=time,
+                text=(f"[thinking] {think}\n" if think else "") + text,
+                tool_calls=calls,
+                tokens=_usage(tokens) if tokens else None,
+                step=entry_id,
+            )
+        text = part_string(record.get("content"))
+        return EntryView(kind=str(kind), role=str(kind), id=entry_id, time=time, text=text)
+
+
+def _response_text(inner: object) -> str:
+    response = inner.get("response") if isinstance(inner, dict) else None
+    if isinstance(response, dict):
+        for key in ("output", "error"):
+            if isinstance(response.get(key), str):
+                return str(response[key])
+    return json_text.dumps(response)
+
+
+def _usage(tokens: dict[str, Any]) -> dict[str, Any]:
+    """Gemini CLI's ``tokens`` as the usage keys the views read."""
+
+    def count(key: str) -> int:
+        value = tokens.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return {
+        "input_tokens": max(0, count("input") - count("cached")),
+        "output_tokens": count("output") + count("thoughts"),
+        "cache_read_input_tokens": count("cached"),
+    }
+
+
+FORMAT = GeminiFormat()
