@@ -10,10 +10,11 @@ from .base import Format as Format  # re-exported: what get_format returns
 from .chat import FORMAT as CHAT
 from .claude import FORMAT as CLAUDE
 from .codex import FORMAT as CODEX
+from .gemini import FORMAT as GEMINI
 from .pi import FORMAT as PI
 from .tree import FORMAT as TREE
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, CLAUDE, ASTORLM, CHAT)}  # astorlm before chat
+FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, GEMINI, CLAUDE, ASTORLM, CHAT)}  # astorlm before chat
 DEFAULT = TREE  # an empty file is an empty native session
 
 
