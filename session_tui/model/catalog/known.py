@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions")
+KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions", "~/.gemini/tmp")
 
 
 def default_paths() -> list[str]:
