@@ -1,10 +1,11 @@
 """A fake model API on 127.0.0.1 for a dry-run resume: it keeps every
 request, applies the real APIs' pairing rules to each conversation (400
 with their wording) and answers "ok" as plain text, so the client never
-runs a tool. Anthropic Messages (``/v1/messages``, streamed or not) and
+runs a tool. Anthropic Messages (``/v1/messages``, streamed or not),
 OpenAI Responses (``/v1/responses``, server-sent events; a websocket upgrade
-is answered 426 so Codex falls back to HTTP at once). Loopback only, a
-random port."""
+is answered 426 so Codex falls back to HTTP at once) and OpenAI Chat
+Completions (``/v1/chat/completions``, streamed or not: opencode, Qwen Code,
+Copilot CLI's BYOK mode). Loopback only, a random port."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..model.resume.api_rules import ANTHROPIC, RESPONSES, violations
+from ..model.resume.api_rules import ANTHROPIC, CHAT, RESPONSES, violations
 
 HOST = "127.0.0.1"  # never anything else
 
@@ -29,7 +30,7 @@ class Captured:
     path: str
     body: Any
     status: int
-    wire: str | None = None  # ANTHROPIC or RESPONSES for a model request
+    wire: str | None = None  # ANTHROPIC, RESPONSES or CHAT for a model request
     rejection: str | None = None  # the 400's message
     at: float = field(default_factory=time.time)
 
@@ -151,6 +152,56 @@ def _compaction_stream(base: dict[str, Any]) -> bytes:
     return _sse([(name, {"type": name, "sequence_number": n, **data}) for n, (name, data) in enumerate(events)])
 
 
+def _chat_chunk(chunk_id: str, model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    return {"id": chunk_id, "object": "chat.completion.chunk", "created": int(time.time()), "model": model} | {
+        "system_fingerprint": "fp_dry_run",
+        "choices": [choice],
+    }
+
+
+def _chat_usage() -> dict[str, Any]:
+    return {
+        "prompt_tokens": 10,
+        "completion_tokens": 1,
+        "total_tokens": 11,
+        "prompt_tokens_details": {"cached_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0},
+    }
+
+
+def _chat_stream(model: str, include_usage: bool) -> bytes:
+    """A Chat Completions answer "ok" as ``data:`` chunks, a usage chunk when
+    asked for (``stream_options.include_usage``), then ``[DONE]``."""
+    chunk_id = f"chatcmpl-dry-run-{int(time.time() * 1000)}"
+    chunks = [
+        _chat_chunk(chunk_id, model, {"role": "assistant", "content": ""}),
+        _chat_chunk(chunk_id, model, {"content": "ok"}),
+        _chat_chunk(chunk_id, model, {}, "stop"),
+    ]
+    if include_usage:
+        chunks.append({**_chat_chunk(chunk_id, model, {}), "choices": [], "usage": _chat_usage()})
+    return ("".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n").encode()
+
+
+def _chat_json(model: str) -> dict[str, Any]:
+    message = {"role": "assistant", "content": "ok"}
+    return {
+        "id": f"chatcmpl-dry-run-{int(time.time() * 1000)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+        "usage": _chat_usage(),
+    }
+
+
+def _wire(path: str) -> str | None:
+    if path.endswith("/chat/completions"):
+        return CHAT
+    return ANTHROPIC if path.endswith("/messages") else RESPONSES if path.endswith("/responses") else None
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: FakeAPI
@@ -194,7 +245,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/count_tokens"):
             self.server.keep(Captured("POST", self.path, body, 200))
             return self._send(200, b'{"input_tokens": 10}')
-        wire = ANTHROPIC if path.endswith("/messages") else RESPONSES if path.endswith("/responses") else None
+        wire = _wire(path)
         if wire is None:
             self.server.keep(Captured("POST", self.path, body, 404))
             return self._send(404, b'{"error": {"type": "not_found_error"}}')
@@ -207,10 +258,18 @@ class _Handler(BaseHTTPRequestHandler):
                 if wire == ANTHROPIC
                 else {"error": {"message": message, "type": "invalid_request_error", "param": "input", "code": None}}
             )
+            if wire == CHAT:
+                error["error"]["param"] = f"messages.[{found[0].index}].role"
             return self._send(400, json.dumps(error).encode())
         self.server.keep(Captured("POST", self.path, body, 200, wire))
         if wire == RESPONSES:
             return self._send(200, _responses_stream(model, compacting(fields)), "text/event-stream")
+        if wire == CHAT:
+            if fields.get("stream"):
+                options = fields.get("stream_options")
+                usage = isinstance(options, dict) and bool(options.get("include_usage"))
+                return self._send(200, _chat_stream(model, usage), "text/event-stream")
+            return self._send(200, json.dumps(_chat_json(model)).encode())
         if fields.get("stream"):
             return self._send(200, _anthropic_stream(model), "text/event-stream")
         self._send(200, json.dumps(_anthropic_json(model)).encode())

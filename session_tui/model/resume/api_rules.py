@@ -6,6 +6,10 @@ Anthropic Messages: every ``tool_use`` of an assistant message answered by a
 answering a ``tool_use`` of the message before it, no ``tool_use`` id twice.
 OpenAI Responses: every call item has an output with its ``call_id`` and
 every output a call.
+OpenAI Chat Completions: an assistant message with ``tool_calls`` followed
+by ``tool`` messages answering each ``tool_call_id`` before any other
+message, every ``tool`` message answering a call of the assistant message
+before that run of tool messages.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 ANTHROPIC = "anthropic"
 RESPONSES = "responses"
+CHAT = "chat"
 
 _CALLS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
 _OUTPUTS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
@@ -122,5 +127,51 @@ def responses_violations(body: dict[str, Any]) -> list[Violation]:
     return out
 
 
+_CHAT_UNANSWERED = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+    "'tool_call_id'. The following tool_call_ids did not have response messages: "
+)
+_CHAT_STRAY = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+)
+
+
+def chat_violations(body: dict[str, Any]) -> list[Violation]:
+    messages = body.get("messages")
+    messages = messages if isinstance(messages, list) else []
+    out: list[Violation] = []
+    pending: dict[object, None] = {}  # the last assistant message's calls not answered yet (in order)
+    open_ids: set[object] = set()  # the calls a tool message may answer now
+    at = -1
+
+    def unanswered() -> None:
+        if pending:
+            ids = ", ".join(map(str, pending))
+            out.append(Violation("tool_calls_without_result", at, _CHAT_UNANSWERED + ids))
+
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in open_ids:
+                out.append(Violation("tool_without_call", i, _CHAT_STRAY))
+            pending.pop(call_id, None)
+            continue
+        unanswered()
+        pending, open_ids = {}, set()
+        if role == "assistant":
+            calls = message.get("tool_calls")
+            ids = [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+            pending = dict.fromkeys(ids)
+            open_ids = set(ids)
+            at = i
+    unanswered()
+    return out
+
+
 def violations(wire: str, body: dict[str, Any]) -> list[Violation]:
+    if wire == CHAT:
+        return chat_violations(body)
     return anthropic_violations(body) if wire == ANTHROPIC else responses_violations(body)
