@@ -29,18 +29,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..model.errors import Cancelled, SessionError
-from ..model.reading.codex_thread import thread_files
+from ..model.formats.client import Client, DryRunHome
 from ..model.resume.api_rules import RESPONSES
-from ..model.resume.clients import Client, claude_project, client_for, session_id_of
-from ..model.resume.paths import checked_name, inside
+from ..model.resume.clients import client_for
 from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
 from ..model.resume.verdicts import remember
@@ -164,74 +161,22 @@ def client_version(program: str, env: dict[str, str], client: Client, seal: list
     return match.group(0)
 
 
-def _setup(
-    client: Client, session: Session, run: Path, work: Path, url: str, model: str | None
-) -> tuple[Path, dict[str, str], list[str]]:
-    """The copy of the session where the client looks for it, the
-    environment, notes. Returns (the copy, env additions, notes)."""
-    notes: list[str] = []
-    source = Path(session.path)
-    if client.name == "claude":
-        sid = session_id_of(client, session) or str(uuid.uuid4())  # (a UUID, or refused)
-        folder = Path(inside(str(run), ".claude", "projects", claude_project(str(work))))
-        folder.mkdir(parents=True)
-        copy = Path(inside(str(folder), checked_name(f"{sid}.jsonl", session.path)))
-        shutil.copyfile(source, copy)
-        beside = source.with_suffix("")
-        if beside.is_dir() and not beside.is_symlink():  # its sub-agents' transcripts (no links followed)
-            shutil.copytree(beside, inside(str(folder), sid), ignore=_links)
-        return copy, {"ANTHROPIC_BASE_URL": url, "CLAUDE_CONFIG_DIR": str(run / ".claude")}, notes
-    if client.name == "codex":
-        home = run / ".codex"
-        match = re.match(r"rollout-(\d{4})-(\d{2})-(\d{2})T", source.name)
-        day = match.groups() if match else tuple(datetime.now().strftime("%Y %m %d").split())
-        folder = home.joinpath("sessions", *day)
-        folder.mkdir(parents=True)
-        for part in thread_files(str(source)):
-            shutil.copyfile(part, inside(str(folder), checked_name(Path(part).name, part)))
-        config = [
-            f"model = {json.dumps(model)}" if model else "",
-            'model_provider = "openai"',
-            f'openai_base_url = "{url}/v1"',
-            'approval_policy = "never"',
-            'sandbox_mode = "read-only"',
-            "check_for_update_on_startup = false",
-            "",
-            "[analytics]",
-            "enabled = false",
-            "",
-            "[feedback]",
-            "enabled = false",
-        ]
-        (home / "config.toml").write_text("\n".join(config) + "\n")
-        copy = Path(inside(str(folder), checked_name(source.name, session.path)))
-        if not source.name.startswith("rollout-"):  # Codex finds a rollout by the id in its name
-            thread = session_id_of(client, session)
-            if thread is None:
-                raise DryRunFailed(f"{session.path}: its session_meta records no thread id: Codex cannot resume it")
-            named = Path(inside(str(folder), f"rollout-{'-'.join(day)}T00-00-00-{thread}.jsonl"))
-            copy = copy.rename(named)
-            notes.append(f"the copy was named {named.name}: Codex finds a rollout by the id in its name")
-        return copy, {"CODEX_HOME": str(home)}, notes
-    agent = run / ".pi" / "agent"
-    agent.mkdir(parents=True)
-    providers = {"anthropic": {"baseUrl": url}, "openai": {"baseUrl": f"{url}/v1"}}
-    (agent / "models.json").write_text(json.dumps({"providers": providers}))
-    folder = run / "sessions"
-    folder.mkdir()
-    copy = Path(inside(str(folder), checked_name(source.name, session.path)))
-    data = source.read_bytes()
-    head, newline, rest = data.partition(b"\n")
-    try:
-        header = json.loads(head)
-    except ValueError:
-        header = None
-    if isinstance(header, dict) and isinstance(header.get("cwd"), str) and not os.path.isdir(header["cwd"]):
-        notes.append(f"the header's cwd {header['cwd']} does not exist here: the copy's was set to a temporary one")
-        header["cwd"] = str(work)
-        data = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode() + newline + rest
-    copy.write_bytes(data)
-    return copy, {"PI_CODING_AGENT_DIR": str(agent)}, notes
+def _setup(client: Client, session: Session, run: Path, work: Path, url: str, model: str | None) -> DryRunHome:
+    """The client's throwaway home under ``run``, made: every file it names
+    copied or written there (its paths checked by the client to stay inside)."""
+    home = client.dry_run_home(session, str(run), str(work), url, model)
+    root = os.path.realpath(run)
+    for target in [dst for _, dst in home.copies] + [dst for _, dst in home.trees] + [dst for dst, _ in home.files]:
+        if os.path.commonpath([root, os.path.realpath(target)]) != root:
+            raise DryRunFailed(f"{target}: outside the dry run's folder: refused")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    for source, target in home.copies:
+        shutil.copyfile(source, target)
+    for folder, target in home.trees:  # (no links followed)
+        shutil.copytree(folder, target, ignore=_links)
+    for target, data in home.files:
+        Path(target).write_bytes(data)
+    return home
 
 
 def _links(folder: str, names: list[str]) -> set[str]:
@@ -244,13 +189,7 @@ def _argv(client: Client, program: str, session_id: str, path: str, model: str |
     Codex's positionals after ``--``, pi's path absolute: no value reads as a flag."""
     if model is not None and model.startswith("-"):
         raise DryRunFailed(f"--model {model}: not a model name")
-    resume = client.argv(session_id, path)[1:]
-    if client.name == "claude":
-        return [program, "-p", *resume, *(["--model", model] if model else []), PROMPT]
-    if client.name == "codex":
-        extra = ["-m", model] if model else []
-        return [program, "exec", "--skip-git-repo-check", "--color", "never", *extra, *resume, PROMPT]
-    return [program, *(["--model", model] if model else []), *resume, "-p", PROMPT]
+    return client.dry_run_argv(program, client.argv(session_id, path)[1:], model, PROMPT)
 
 
 def _last_user_text(wire: str, messages: list[Any]) -> str:
@@ -329,8 +268,9 @@ def dry_run(
             work.mkdir()
             base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(run), **QUIET_ENV}
             version = client_version(program, base, client, seal if box.sealed else None)
-            copy, extra, notes = _setup(client, session, run, work, box.server.url, model)
-            env = {**base, **extra}
+            home = _setup(client, session, run, work, box.server.url, model)
+            copy, notes = Path(home.copy), home.notes
+            env = {**base, **home.env}
             resumed, session_id = _at_leaf(client, copy, session, leaf)
             # what the client must send: session-tui's context at the leaf of the file asked about
             # (at a leaf the client would not continue at, the fork or leaf move must lead it there)
@@ -550,9 +490,9 @@ def _at_leaf(client: Client, copy: Path, session: Session, leaf: int | None) -> 
     the client's folder, pi's leaf moved): (the file resumed, its id)."""
     with open_session(copy, session.format.name) as opened:
         if leaf is None or leaf == opened.active_leaf():
-            return copy, session_id_of(client, opened) or str(copy)
+            return copy, client.session_id_of(opened) or str(copy)
         write = SET_LEAF if client.moves_leaf else FORK
-        plan = ResumePlan(client, leaf, None, session_id_of(client, opened), write, str(copy.parent))
+        plan = ResumePlan(client, leaf, None, client.session_id_of(opened), write, str(copy.parent))
         ready = make_ready(opened, plan, force=True)  # (a copy in a new folder: no agent writes it)
         return Path(ready.file), ready.session_id
 

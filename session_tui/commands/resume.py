@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from ..model.checked_paths import inside
 from ..model.errors import SessionError
-from ..model.resume.clients import Client, new_file_id
-from ..model.resume.paths import inside
+from ..model.formats.client import Client
 from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.problems import ERROR, find_problems
@@ -64,7 +64,7 @@ def make_ready(session: Session, plan: ResumePlan, force: bool = False, write: b
         path, data = store_plan.new_files[0]
         if plan.folder is not None and inside(plan.folder, os.path.basename(path)) != os.path.realpath(path):
             raise ResumeRefused(f"{path}: not inside {plan.folder}: refused")
-        fork_id = new_file_id(client, path, data)
+        fork_id = client.new_file_id(path, data)
         client.argv(fork_id, path)  # (refuses an id that is no UUID before anything is written)
         done = {"kind": FORK, "path": path}
         if not write:

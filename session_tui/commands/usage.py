@@ -15,7 +15,6 @@ from ..model.catalog.session_info import is_subagent, parent_of
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.reading.source import is_url
-from ..model.resume.clients import client_for, recorded_cwd
 from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
 from ..model.usage.ledger import FileUsage, Ledger, file_usage
@@ -122,7 +121,7 @@ def _subagents(path: str, present: dict[str, tuple[int, int]]) -> dict[str, tupl
 
 
 def _project(session: Session, path: str) -> str:
-    client = client_for(session.format.name)
+    client = session.format.client
     leaf = session.active_leaf()
-    cwd = recorded_cwd(client, session, leaf) if client is not None and leaf >= 0 else None
+    cwd = client.recorded_cwd(session, leaf) if client is not None and leaf >= 0 else None
     return cwd or os.path.dirname(path)

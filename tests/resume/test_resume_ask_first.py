@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from session_tui.model.resume.paths import ResumeRefused, checked_name, inside
+from session_tui.model.checked_paths import ResumeRefused, checked_name, inside
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
 from tests.ui.pilot_support import session_screen, wait_for

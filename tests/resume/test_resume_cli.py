@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.resume.clients import claude_project
+from session_tui.model.formats.claude.client import claude_project
 from session_tui.model.session.context import context_at
 from session_tui.model.session.session import open_session
 from tests.support import REPO, SAMPLES

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
+from session_tui.model.formats.claude.client import claude_project
 from session_tui.model.resume.api_rules import anthropic_violations, responses_violations
-from session_tui.model.resume.clients import claude_project
 from session_tui.model.resume.plan import FORK, SET_LEAF, ResumeRefused, plan_resume
 from session_tui.model.session.session import open_session
 from tests.support import SAMPLES

@@ -26,9 +26,8 @@ from enum import StrEnum
 
 from ..entries.view import call_summary, parse_time
 from ..reading.segment import Shape
-from ..resume.clients import client_for, recorded_cwd
 from ..sanitize import shown_masked
-from ..session.live_state import GONE, IDLE_AFTER, PROGRAMS, Probe, cannot_tell, live_state
+from ..session.live_state import GONE, IDLE_AFTER, Probe, cannot_tell, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.usage import session_usage
@@ -38,7 +37,7 @@ from ..usage.prices import context_window, provider_for
 TAIL_BYTES = 64 << 10  # the end of the file looked at for the model's name
 LOOK_BACK = 200  # entries before the leaf looked at for usage, failures, a compaction
 _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,100})"')
-__all__ = ["IDLE_AFTER", "PROGRAMS", "AgentState", "Observation", "ProcessCheck", "observe"]
+__all__ = ["IDLE_AFTER", "AgentState", "Observation", "ProcessCheck", "observe"]
 
 #: ``(session, the agent's last write)`` → whether its writer lives (``live_state.writer_liveness``)
 ProcessCheck = Probe
@@ -113,8 +112,8 @@ def observe(
         session, now=now, stuck_after=stuck_after, idle_after=idle_after, probe=process_check or cannot_tell
     )
     leaf = session.active_leaf()
-    client = client_for(session.format.name)
-    cwd = recorded_cwd(client, session, leaf) if client is not None and leaf >= 0 else None
+    client = session.format.client
+    cwd = client.recorded_cwd(session, leaf) if client is not None and leaf >= 0 else None
     tool, doing = None, ""
     if live.awaited:
         first = live.awaited[0]

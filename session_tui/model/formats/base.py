@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..memo import Memo
     from ..reading.line_index import LineIndex
     from ..reading.segment import Segment
+    from .client import Client
 
 
 class Session(Protocol):
@@ -95,6 +96,8 @@ class Format:
     #: ``classify`` reads ``seg.state``, carried over from earlier lines: the
     #: file is scanned in order, in one process
     stateful = False
+    #: the client that writes and resumes this format (None: no client resumes it)
+    client: Client | None = None
 
     def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         """Whether the first parsed records of a file (at ``path``) look like this format."""
@@ -169,8 +172,6 @@ class Format:
     #: with ``tallies_usage``: the tally holds its responses too (``ScanTally.unpriced``, ``priced``)
     tallies_responses = False
 
-    #: the tool that resumes this format's files, when it repairs them itself
-    client: str | None = None
     #: what the client sends for a call whose result is not in the file (None: nothing, an error)
     fills_dangling: str | None = None
     #: the field naming an entry's parent (None: the format links entries by order)
@@ -349,3 +350,18 @@ def add_response(found: dict[str | int, Response], part: tuple[str | int, Respon
         return
     found.pop(key, None)  # (in file order: where its last line is)
     found[key] = response
+
+
+def cwd_back(session: Session, leaf: int, limit: int) -> str | None:
+    """The ``cwd`` of the first record that carries one, from ``leaf`` back
+    (at most ``limit`` records)."""
+    tree = session.tree
+    entry = leaf
+    for _ in range(limit):
+        if entry < 0:
+            break
+        found = session.record(entry).get("cwd")
+        if isinstance(found, str) and found:
+            return found
+        entry = tree.parent[entry]
+    return None

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-ANTHROPIC = "anthropic"
-RESPONSES = "responses"
-CHAT = "chat"
+from ..formats.client import ANTHROPIC as ANTHROPIC
+from ..formats.client import CHAT as CHAT
+from ..formats.client import RESPONSES as RESPONSES
 
 _CALLS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
 _OUTPUTS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}

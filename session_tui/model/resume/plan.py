@@ -18,19 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .clients import CLIENTS, Client, client_for, found_in_place, recorded_cwd, session_id_of, sessions_folder
-from .paths import ResumeRefused as ResumeRefused  # (where callers take it from)
+from ..checked_paths import ResumeRefused as ResumeRefused  # (where callers take it from)
+from ..formats.client import Client
+from .clients import CLIENTS, client_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.session import Session
 
 FORK = "fork"
 SET_LEAF = "set-leaf"
-_OWN_LEAF = {
-    "claude": "its newest leaf",
-    "codex": "the end of the rollout",
-    "pi": "its last entry or leaf pointer",
-}
 
 
 @dataclass
@@ -60,22 +56,20 @@ def plan_resume(session: Session, leaf: int | None, env: Mapping[str, str]) -> R
     leaf = own if leaf is None else leaf
     if leaf < 0:
         raise ResumeRefused(f"{session.path}: an empty session: nothing to resume")
-    if client.name == "claude" and session.record(leaf).get("isSidechain") is True:
-        raise ResumeRefused(
-            f"{session.path}: a sub-agent transcript is not a session Claude Code resumes; resume the session "
-            "that spawned it"
-        )
-    cwd = recorded_cwd(client, session, leaf)
-    session_id = session_id_of(client, session)
+    refused = client.refusal(session, leaf)
+    if refused is not None:
+        raise ResumeRefused(f"{session.path}: {refused}")
+    cwd = client.recorded_cwd(session, leaf)
+    session_id = client.session_id_of(session)
     plan = ResumePlan(client, leaf, cwd, session_id)
-    in_place = not session.remote and found_in_place(client, session.path, session_id, cwd, env)
+    in_place = not session.remote and client.found_in_place(session.path, session_id, cwd, env)
     if leaf != own:
         plan.reasons.append(
-            f"{client.title} continues at {_OWN_LEAF[client.name]} (line {session.line_of(own)}), "
+            f"{client.title} continues at {client.resumes_at} (line {session.line_of(own)}), "
             f"not at line {session.line_of(leaf)}"
         )
     if not in_place:
-        where = sessions_folder(client, cwd, env)
+        where = client.sessions_folder(cwd, env)
         plan.reasons.append(
             f"{client.title} would not find this file by its id (it looks in {where})"
             if where
@@ -83,7 +77,7 @@ def plan_resume(session: Session, leaf: int | None, env: Mapping[str, str]) -> R
         )
     if plan.reasons:
         plan.write = SET_LEAF if client.moves_leaf and in_place else FORK
-        plan.folder = sessions_folder(client, cwd, env) if plan.write == FORK else None
+        plan.folder = client.sessions_folder(cwd, env) if plan.write == FORK else None
         if plan.write == FORK and plan.folder is None and session.remote:
             raise ResumeRefused(f"{session.path}: a remote pi session: fork it to a local file first (fork -o PATH)")
     if cwd is None:

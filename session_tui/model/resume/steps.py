@@ -14,10 +14,13 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api_rules import RESPONSES
+from ..formats import FORMATS
+from ..formats.client import ANTHROPIC, RESPONSES
+from ..formats.pi.client import PI_AGENT
 
 PROMPT = "continue"  # what a dry run asks the client to send
 CODEX_INJECTED = (
@@ -244,10 +247,19 @@ def steps_pi_agent(messages: list[Any]) -> list[Step]:
     return out
 
 
+#: each context form's reader into steps (``Client.context_form``)
+CONTEXT_READERS: dict[str, Callable[[list[Any]], list[Step]]] = {
+    ANTHROPIC: steps_anthropic,
+    RESPONSES: steps_responses,
+    PI_AGENT: steps_pi_agent,
+}
+
+
 def context_steps(format_name: str, messages: list[Any]) -> list[Step]:
     """session-tui's context (``export --context --to json``) as merged
     steps, its leading system steps left out."""
-    reduce = steps_responses if format_name == "codex" else steps_pi_agent if format_name == "pi" else steps_anthropic
+    client = FORMATS[format_name].client if format_name in FORMATS else None
+    reduce = CONTEXT_READERS[client.context_form if client is not None else ANTHROPIC]
     steps = reduce(messages)
     while steps and steps[0].role == "system":
         steps.pop(0)

@@ -54,14 +54,6 @@ TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as c
 TAIL_LIMIT = 512  # entries before the leaf looked at for calls still running
 TOOLS_SHOWN = 60  # characters of the tools' names in the words
 START_SLACK = 5.0  # seconds a process may have started after the last write it is taken to have made
-#: the programs of each client (by format), as a process table shows them: the basename of the
-#: program or of the script it runs (``node …/bin/pi``), or a part of its path (``node …/pi-coding-agent/dist/cli.js``)
-PROGRAMS: dict[str, tuple[str, ...]] = {"claude": ("claude",), "codex": ("codex",), "pi": ("pi",)}
-PACKAGES: dict[str, tuple[str, ...]] = {
-    "claude": ("/claude-code/",),
-    "codex": ("/@openai/codex",),
-    "pi": ("/pi-coding-agent/",),
-}
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
 HEAD_BYTES = 16 << 10  # the start of another session's file looked at for its directory
@@ -470,7 +462,7 @@ def file_liveness(
     found = look(table)
     if found.alive is False and written is not None and table.taken < written:  # seen before the last write
         found = look(open_writers.process_table(fresh_after=written) or table)
-    if seen.writer and (found.alive is False or (found.alive is None and format_name not in PROGRAMS)):
+    if seen.writer and (found.alive is False or (found.alive is None and _programs(format_name) is None)):
         return Liveness(False, WRITER_GONE)  # it held the file while it ran: now no process does
     return found
 
@@ -484,15 +476,15 @@ def _client_liveness(
     cwd_of: Callable[[], str | None],
 ) -> Liveness:
     """Signal 2: a process of the session's client runs with it."""
-    programs = PROGRAMS.get(format_name)
-    if programs is None:
+    known = _programs(format_name)
+    if known is None:
         return UNKNOWN
+    programs, packages = known
     if hasattr(os, "getuid") and os.getuid() not in (
         0,
         st.st_uid,
     ):  # another user's: their processes are not ours to see
         return UNKNOWN
-    packages = PACKAGES.get(format_name, ())
     ids = set(_UUID.findall(os.path.basename(path)))
     real = os.path.realpath(path)
     late = written + START_SLACK if written is not None else None
@@ -548,22 +540,20 @@ def session_cwd(session: Session) -> str | None:
         found = holder.get("cwd") if isinstance(holder, dict) else None
         if isinstance(found, str) and found:
             return found
+    from ..formats.base import cwd_back
+
     return cwd_back(session, session.active_leaf(), 64)
 
 
-def cwd_back(session: Session, leaf: int, limit: int) -> str | None:
-    """The ``cwd`` of the first record that carries one, from ``leaf`` back
-    (at most ``limit`` records)."""
-    tree = session.tree
-    entry = leaf
-    for _ in range(limit):
-        if entry < 0:
-            break
-        found = session.record(entry).get("cwd")
-        if isinstance(found, str) and found:
-            return found
-        entry = tree.parent[entry]
-    return None
+def _programs(format_name: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The programs of the format's client as a process table shows them (the
+    basename of the program or of the script it runs, ``node …/bin/pi``) and the
+    parts of their paths (``node …/pi-coding-agent/dist/cli.js``); None: no client."""
+    from ..formats import FORMATS  # (the picker's first frame imports this module: not the readers)
+
+    fmt = FORMATS.get(format_name)
+    client = fmt.client if fmt is not None else None
+    return (client.process_names, client.packages) if client is not None and client.process_names else None
 
 
 _folders_lock = threading.Lock()

@@ -195,7 +195,8 @@ def subagent_files(session: Session) -> list[str]:
     import os
 
     found = set(session.format.subagents(session).values())
-    if session.format.name == "claude" and not session.remote:
+    client = session.format.client
+    if client is not None and client.subagents_folder and not session.remote:
         folder = os.path.join(os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"))
         found.update(glob.glob(os.path.join(glob.escape(folder), "subagents", "*.jsonl")))
     return sorted(found)

@@ -11,8 +11,6 @@ from functools import cache
 from ..entries.tokens import Response
 from ..entries.view import parse_time
 
-#: the provider a format's models are priced by, when the file does not say
-PROVIDERS = {"claude": "anthropic", "codex": "openai"}
 #: a client's own provider names the table knows by another
 PROVIDER_NAMES = {"openai-codex": "openai", "google-gemini-cli": "google", "amazon-bedrock": "aws"}
 
@@ -60,7 +58,13 @@ def response_cost(response: Response, format_name: str) -> float | None:
 def provider_for(recorded: str | None, format_name: str) -> str | None:
     """The table's provider of a response: the one the file records (by the
     table's name for it), else its format's."""
-    return PROVIDER_NAMES.get(recorded or "", recorded) or PROVIDERS.get(format_name)
+    named = PROVIDER_NAMES.get(recorded or "", recorded)
+    if named:
+        return named
+    from ..formats import FORMATS  # (its client's provider, where the file names none)
+
+    fmt = FORMATS.get(format_name)
+    return fmt.client.provider if fmt is not None and fmt.client is not None else None
 
 
 def _providers(response: Response, format_name: str) -> list[str | None]:

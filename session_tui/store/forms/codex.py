@@ -26,7 +26,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from ...model.formats.codex import CALLS, OUTPUTS
+from ...model.formats.codex.reader import CALLS, OUTPUTS
 from ...model.reading import json_text
 from ...model.reading.records import BadLine, parse_object
 from ...model.reading.segment import LineKind

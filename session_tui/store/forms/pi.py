@@ -11,7 +11,7 @@ import time
 import uuid
 from typing import Any
 
-from ...model.formats.pi import LEAF_CUSTOM_TYPE
+from ...model.formats.pi.reader import LEAF_CUSTOM_TYPE
 from ...model.reading import json_text
 from ...model.session.session import Session
 from ..plan import Plan

@@ -434,7 +434,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             return
         client = session.format.client
         added = sum(1 for item in items if item.added_by)
-        who = f"{client} sends on resume" if client else "the model would be sent"
+        who = f"{client.title} sends on resume" if client else "the model would be sent"
         model = session.format.resume_model(session, [(item.entry, item.message) for item in items])
         title = (
             f"context at line {session.line_of(entry)}: {plural(len(items), 'message')} {who}"

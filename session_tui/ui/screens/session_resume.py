@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...commands.dry_run import Report
     from ...commands.resume import Resume
 
-FORK_FORM = {"claude": "--resume <the new session's id>", "codex": "resume -- <the new thread's id>"}
-
 
 def plan_text(plan: ResumePlan, line: int, path: str) -> str:
     client = plan.client
@@ -42,7 +40,7 @@ def plan_text(plan: ResumePlan, line: int, path: str) -> str:
         out.append("nothing to write: the client continues here by itself")
     out.append(f"directory: {plan.cwd or os.getcwd()}")
     if plan.write == FORK:
-        command = f"{client.program} {FORK_FORM[client.name]}"
+        command = f"{client.program} {client.fork_form}"
     else:
         try:
             command = shlex.join(client.argv(plan.session_id or path, path))

@@ -23,14 +23,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..entries.tokens import Response, response_counts
-from ..entries.view import EntryView, ToolCall, content_text
-from ..errors import check_stop
-from ..reading import json_text
-from ..reading.records import BadLine, name_of, parse_object
-from ..reading.records import loads as json_loads
-from ..reading.segment import LineKind, Segment, Shape
-from .base import LinearFile, Sent, Session
+from ...entries.tokens import Response, response_counts
+from ...entries.view import EntryView, ToolCall, content_text
+from ...errors import check_stop
+from ...reading import json_text
+from ...reading.records import BadLine, name_of, parse_object
+from ...reading.records import loads as json_loads
+from ...reading.segment import LineKind, Segment, Shape
+from ..base import LinearFile, Sent, Session
+from .client import CLIENT
 
 CALLS = ("function_call", "custom_tool_call", "local_shell_call", "tool_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
@@ -43,7 +44,6 @@ _ROLES: dict[Any, int] = {
     "developer": Shape.DEVELOPER,
     "system": Shape.SYSTEM,
 }
-CLIENT = "Codex"
 ABORTED = "aborted"  # the output Codex sends for a call whose output is not in the file
 # keys looked up with any JSON value
 _OUTPUT_OF: dict[Any, str] = {"custom_tool_call": "custom_tool_call_output", "tool_search_call": "tool_search_output"}
@@ -320,7 +320,7 @@ class CodexFormat(LinearFile):
                                 "call_id": call_id,
                                 "output": ABORTED,
                             },
-                            CLIENT,
+                            CLIENT.title,
                         )
                     )
         return out

@@ -21,19 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..entries.pairing import partner
-from ..entries.view import EntryView, content_text
-from ..errors import check_stop
-from ..reading.records import BadLine, name_of
-from ..reading.segment import LineKind, Segment, Shape
-from .anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
-from .base import Format, Sent, Session
-from .claude_attachments import render, with_reminder
+from ...entries.pairing import partner
+from ...entries.view import EntryView, content_text
+from ...errors import check_stop
+from ...reading.records import BadLine, name_of
+from ...reading.segment import LineKind, Segment, Shape
+from ..anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
+from ..base import Format, Sent, Session
+from .attachments import render, with_reminder
+from .client import CLIENT
 
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
 COMPACT = "compact_boundary"
 SENT_SYSTEM = ("local_command",)  # system records Claude Code sends the model (as user text)
-CLIENT = "Claude Code"
 #: what Claude Code sends for a call whose result is not in the file
 INTERRUPTED = (
     "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome "
@@ -286,7 +286,7 @@ class ClaudeFormat(AnthropicMessages, Format):
                     Sent(
                         out[at - 1].entry,
                         {"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]},
-                        CLIENT,
+                        CLIENT.title,
                     ),
                 )
         joined: list[Sent] = []
@@ -541,7 +541,7 @@ def _close_calls(out: list[Sent], text: str) -> None:
                         {"type": "tool_result", "content": text, "is_error": True, "tool_use_id": c} for c in missing
                     ],
                 },
-                CLIENT,
+                CLIENT.title,
             ),
         )
 

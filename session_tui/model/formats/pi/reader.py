@@ -19,18 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..entries.view import EntryView, ToolCall, content_text
-from ..errors import check_stop
-from ..reading import json_text
-from ..reading.records import name_of
-from ..reading.segment import LineKind, Segment, Shape
-from .base import Format, Sent, Session
+from ...entries.view import EntryView, ToolCall, content_text
+from ...errors import check_stop
+from ...reading import json_text
+from ...reading.records import name_of
+from ...reading.segment import LineKind, Segment, Shape
+from ..base import Format, Sent, Session
+from .client import CLIENT
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
 SKIPPED_STOPS = ("error", "aborted")  # pi never replays these assistant messages
 # keys looked up with any JSON value
 _ROLES: dict[Any, int] = {"user": Shape.USER, "assistant": Shape.ASSISTANT, "toolResult": Shape.TOOL | Shape.RESULT}
-CLIENT = "pi"
 #: the ``customType`` of the custom entry session-tui appends to move pi's leaf (set-leaf, Cut back)
 LEAF_CUSTOM_TYPE = "session-tui/leaf"
 NO_RESULT = "No result provided"  # pi's stand-in for a call's missing result (pi-ai transformMessages)
@@ -243,7 +243,7 @@ class PiFormat(Format):
                                 "content": [{"type": "text", "text": NO_RESULT}],
                                 "isError": True,
                             },
-                            CLIENT,
+                            CLIENT.title,
                         )
                     )
             pending.clear()
