@@ -23,6 +23,7 @@ class ProblemKind(StrEnum):
     DUPLICATE_ID = "duplicate_id"
     DANGLING_TOOL_CALL = "dangling_tool_call"
     ORPHAN_TOOL_RESULT = "orphan_tool_result"
+    REFUSED_ON_RESUME = "refused_on_resume"
 
     @property
     def words(self) -> str:
@@ -38,6 +39,7 @@ _WORDS = {
     ProblemKind.DUPLICATE_ID: "duplicate id",
     ProblemKind.DANGLING_TOOL_CALL: "call without result",
     ProblemKind.ORPHAN_TOOL_RESULT: "result without call",
+    ProblemKind.REFUSED_ON_RESUME: "refused on resume",
 }
 
 
@@ -138,6 +140,13 @@ def find_problems(
             Problem(line + 1, ProblemKind.DUPLICATE_ID, f"id {entry_id} already used{where}: this record is ignored")
         )
     dangling, orphans = tool_issues(session, should_stop=should_stop, light=light)
+    # what the format's client sends that its API refuses (a bug of the client's): (entry, call ids, why)
+    refusals = getattr(fmt, "resume_refusals", None)
+    refused = refusals(session) if refusals is not None else []
+    for entry, _ids, why in refused:
+        out.append(Problem(session.line_of(entry), ProblemKind.REFUSED_ON_RESUME, why))
+    sent_twice = {(entry, call_id) for entry, ids, _why in refused for call_id in ids}
+    orphans = [o for o in orphans if (o.entry, o.call_id) not in sent_twice]
     live = live_state(session, dangling=dangling) if live is None else live
     running = live.running()
     fills = fmt.fills_dangling
