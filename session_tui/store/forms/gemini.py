@@ -1,0 +1,53 @@
+"""`gemini`: Gemini CLI 0.61 recordings, append only. A repair appends one
+``{"$set": {"messages": [...]}}`` snapshot, the record Gemini CLI itself
+writes to replace its conversation: every earlier byte stays, and the
+client loads the snapshot as the conversation. ``fix`` (``--close``)
+writes the one it resumes: the conversation without the ``user`` records
+that repeat the function responses their ``gemini`` message already
+carries (0.61 sends both and the API answers 400). A call Gemini CLI did
+not finish is not in the file, so there is no call to close; forks and
+leaf moves are not written (Gemini CLI resumes the end of the file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model.formats.gemini.reader import without_twice_sent
+from ...model.session.session import Session
+from ..plan import Plan
+from ..refusals import NothingToDo, Refused
+from .base import Form, planned_on, with_torn
+
+
+class GeminiForm(Form):
+    name = "gemini"
+
+    def results(
+        self, session: Session, owner: int, calls: list[str], parent_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        raise Refused(f"{session.path}: Gemini CLI records a call only with its result: there is none to add")
+
+    def fork(
+        self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
+    ) -> Plan:
+        raise Refused(f"{session.path}: session-tui writes no Gemini CLI fork: Gemini CLI resumes the end of the file")
+
+    def close(self, session: Session, drop_torn: bool) -> Plan:
+        found = without_twice_sent(session)
+        if found is None:
+            raise NothingToDo(f"{session.path}: no function response Gemini CLI would send twice: nothing to do")
+        messages, dropped = found
+        plan = Plan(
+            session.path,
+            f"append a snapshot of the conversation without the {dropped} user record(s) of function responses "
+            "that Gemini CLI 0.61 would send a second time",
+            planned_on(session),
+            append=[{"$set": {"messages": messages}}],
+        )
+        return with_torn(session, plan, drop_torn)
+
+    def cut(self, session: Session, drop_torn: bool) -> Plan:
+        raise Refused(f"{session.path}: Gemini CLI records no call without its result: nothing to cut back to")
+
+
+FORM = GeminiForm()
