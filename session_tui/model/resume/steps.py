@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formats import FORMATS
-from ..formats.client import ANTHROPIC, RESPONSES
+from ..formats.client import ANTHROPIC, GEMINI, RESPONSES
 from ..formats.pi.client import PI_AGENT
+from .gemini_steps import gemini_fields, gemini_without_turn
 
 PROMPT = "continue"  # what a dry run asks the client to send
 CODEX_INJECTED = (
@@ -247,11 +248,16 @@ def steps_pi_agent(messages: list[Any]) -> list[Step]:
     return out
 
 
+def steps_gemini(contents: list[Any]) -> list[Step]:
+    return [Step(*fields) for fields in gemini_fields(contents)]
+
+
 #: each context form's reader into steps (``Client.context_form``)
 CONTEXT_READERS: dict[str, Callable[[list[Any]], list[Step]]] = {
     ANTHROPIC: steps_anthropic,
     RESPONSES: steps_responses,
     PI_AGENT: steps_pi_agent,
+    GEMINI: steps_gemini,
 }
 
 
@@ -329,6 +335,8 @@ def _responses_message(item: Any) -> bool:
 
 def request_steps(wire: str, messages: list[Any]) -> list[Step]:
     """A client's request as merged steps, the new turn left out."""
+    if wire == GEMINI:
+        return merge(steps_gemini(gemini_without_turn(messages, PROMPT)))
     items = without_turn(wire, messages)
     return merge(steps_responses(items) if wire == RESPONSES else steps_anthropic(items))
 
