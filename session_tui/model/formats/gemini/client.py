@@ -67,7 +67,7 @@ class GeminiCli(Client):
     fork_form = "--resume <the new session's id>"
 
     def refusal(self, session: Session, leaf: int) -> str | None:
-        return None  # it starts, and the API answers 400: `check` says so (twice_sent)
+        return None  # it starts, and the API answers 400: `check` says so (the reader's ``resume_refusals``)
 
     def argv(self, session_id: str, path: str) -> list[str]:
         return [self.program, "--resume", checked_id(session_id, "the session id", path)]

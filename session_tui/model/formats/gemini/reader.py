@@ -288,7 +288,7 @@ class GeminiFormat(LinearFile):
         elif "$set" in obj:
             if snapshot(obj) is None:
                 return LineKind.META
-            shape = Shape.OTHER
+            shape = Shape.OTHER | Shape.QUIET  # its messages are the conversation; the row is the patch
         elif header_like(obj):
             if seg.header is None:
                 seg.header = obj
@@ -374,6 +374,20 @@ class GeminiFormat(LinearFile):
             str(p["functionResponse"].get("id"))
             for p in message.get("parts", [])
             if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+        ]
+
+    def resume_refusals(self, session: Session) -> list[tuple[int, list[str], str]]:
+        """(entry, call ids as sent, why) of each record whose function
+        responses 0.61 sends twice on resume: the API refuses the request."""
+        return [
+            (
+                entry,
+                ids,
+                f"{CLIENT.title} {CLIENT.pinned} sends {'this response' if len(ids) == 1 else 'these responses'}"
+                " twice on resume (from the gemini record's toolCalls and from this record): the API answers 400 and "
+                "it will not resume this file; `session-tui fix` appends the snapshot it resumes",
+            )
+            for entry, ids in twice_sent(session)
         ]
 
     # -- tokens ----------------------------------------------------------------------
@@ -482,3 +496,36 @@ def _usage(tokens: dict[str, Any]) -> dict[str, Any]:
 
 
 FORMAT = GeminiFormat()
+
+
+def twice_sent(session: Session, leaf: int | None = None) -> list[tuple[int, list[str]]]:
+    """(entry, call ids as sent) of each ``user`` record of function responses that
+    Gemini CLI 0.61 sends a second time on resume: the ``gemini`` message
+    before it carries the same calls' ``result`` already (the API then
+    answers 400: "the number of function response parts is equal to the
+    number of function call parts")."""
+    leaf = session.tree.count - 1 if leaf is None else leaf
+    if leaf < 0:
+        return []
+    out: list[tuple[int, list[str]]] = []
+    previous: dict[str, Any] | None = None
+    for entry, record in fold(session, leaf).messages.values():
+        if previous is not None and is_responses(record):
+            answered = {str(c.get("id")) for c in _calls(previous) if c.get("result")}
+            ids = [str(p["functionResponse"].get("id")) for p in record["content"]]
+            sent = cleaned({"role": "user", "parts": record["content"]}) or {"parts": []}
+            if answered and any(i in answered for i in ids):
+                out.append((entry, [str(p["functionResponse"].get("id")) for p in sent["parts"]]))
+        previous = record if record.get("type") == "gemini" else None
+    return out
+
+
+def without_twice_sent(session: Session) -> tuple[list[dict[str, Any]], int] | None:
+    """The conversation as a ``$set`` ``messages`` snapshot that Gemini CLI
+    0.61 resumes (each repeated ``user`` record of function responses left
+    out), and how many were left out; None when there is none."""
+    found = {entry for entry, _ in twice_sent(session)}
+    if not found:
+        return None
+    kept = [record for entry, record in fold(session, session.tree.count - 1).messages.values() if entry not in found]
+    return kept, len(found)
