@@ -12,9 +12,11 @@ from .claude import FORMAT as CLAUDE
 from .codex import FORMAT as CODEX
 from .gemini import FORMAT as GEMINI
 from .pi import FORMAT as PI
+from .qwen import FORMAT as QWEN
 from .tree import FORMAT as TREE
 
-FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, GEMINI, CLAUDE, ASTORLM, CHAT)}  # astorlm before chat
+# sniffed in this order: qwen before claude, astorlm before chat
+FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, GEMINI, QWEN, CLAUDE, ASTORLM, CHAT)}
 DEFAULT = TREE  # an empty file is an empty native session
 
 
