@@ -4,5 +4,6 @@ they name: building the parser must not import every format reader (a
 
 from __future__ import annotations
 
-FORMAT_NAMES = ("astorlm", "chat", "claude", "codex", "gemini", "pi", "qwen", "tree")  # model.formats.FORMATS, checked by a test
+# model.formats.FORMATS, checked by a test
+FORMAT_NAMES = ("astorlm", "chat", "claude", "codex", "gemini", "pi", "qwen", "tree")
 EXPORT_TARGETS = ("md", "html", "json")
