@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 
-KNOWN_LOCATIONS = ("~/.claude/projects", "~/.codex/sessions", "~/.pi/agent/sessions", "~/.gemini/tmp")
+KNOWN_LOCATIONS = (
+    "~/.claude/projects",
+    "~/.codex/sessions",
+    "~/.pi/agent/sessions",
+    "~/.gemini/tmp",
+    "~/.qwen/projects",
+)
 
 
 def default_paths() -> list[str]:
