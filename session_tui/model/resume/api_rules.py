@@ -10,6 +10,11 @@ OpenAI Chat Completions: an assistant message with ``tool_calls`` followed
 by ``tool`` messages answering each ``tool_call_id`` before any other
 message, every ``tool`` message answering a call of the assistant message
 before that run of tool messages.
+Gemini ``generateContent``: a model turn with N ``functionCall`` parts
+followed by a turn of exactly N ``functionResponse`` parts (their ids the
+calls' when both carry ids); a function response turn right after a
+function call turn; a function call turn after a user or function response
+turn.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from ..formats.client import ANTHROPIC as ANTHROPIC
 from ..formats.client import CHAT as CHAT
+from ..formats.client import GEMINI as GEMINI
 from ..formats.client import RESPONSES as RESPONSES
 
 _CALLS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
@@ -171,7 +177,69 @@ def chat_violations(body: dict[str, Any]) -> list[Violation]:
     return out
 
 
+_COUNT = (
+    "Please ensure that the number of function response parts is equal to the number of function call parts of "
+    "the function call turn."
+)
+
+
+def _gemini_parts(content: Any, key: str) -> list[dict[str, Any]]:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if not isinstance(parts, list):
+        return []
+    return [p[key] for p in parts if isinstance(p, dict) and isinstance(p.get(key), dict)]
+
+
+def gemini_violations(body: dict[str, Any]) -> list[Violation]:
+    contents = body.get("contents")
+    contents = contents if isinstance(contents, list) else []
+    out: list[Violation] = []
+    for i, content in enumerate(contents):
+        calls = _gemini_parts(content, "functionCall")
+        responses = _gemini_parts(content, "functionResponse")
+        before = contents[i - 1] if i > 0 else None
+        after = contents[i + 1] if i + 1 < len(contents) else None
+        if calls and isinstance(before, dict) and before.get("role") == "model":
+            out.append(
+                Violation(
+                    "call_turn_after_model",
+                    i,
+                    "Please ensure that function call turn comes immediately after a user turn or after a function "
+                    "response turn.",
+                )
+            )
+        if calls and after is None:
+            out.append(Violation("call_without_response", i, _COUNT))
+        elif calls:
+            answers = _gemini_parts(after, "functionResponse")
+            if len(answers) != len(calls):
+                out.append(Violation("call_response_count", i, _COUNT))
+            else:
+                called = {c.get("id") for c in calls if c.get("id")}
+                answered = {r.get("id") for r in answers if r.get("id")}
+                if called and answered and called != answered:
+                    out.append(
+                        Violation(
+                            "call_response_id_mismatch",
+                            i,
+                            "Please ensure that function response ids match the function call ids of the function "
+                            "call turn.",
+                        )
+                    )
+        if responses and not _gemini_parts(before, "functionCall"):
+            out.append(
+                Violation(
+                    "response_without_call",
+                    i,
+                    "Please ensure that function response turn comes immediately after a function call turn.",
+                )
+            )
+    return out
+
+
 def violations(wire: str, body: dict[str, Any]) -> list[Violation]:
     if wire == CHAT:
         return chat_violations(body)
+    if wire == GEMINI:
+        return gemini_violations(body)
     return anthropic_violations(body) if wire == ANTHROPIC else responses_violations(body)
