@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..formats import FORMATS
-from ..formats.client import ANTHROPIC, GEMINI, RESPONSES
+from ..formats.client import ANTHROPIC, CHAT, GEMINI, RESPONSES
 from ..formats.pi.client import PI_AGENT
+from .chat_steps import chat_fields, chat_without_turn
 from .gemini_steps import gemini_fields, gemini_without_turn
 
 PROMPT = "continue"  # what a dry run asks the client to send
@@ -252,12 +253,17 @@ def steps_gemini(contents: list[Any]) -> list[Step]:
     return [Step(*fields) for fields in gemini_fields(contents)]
 
 
+def steps_chat(messages: list[Any]) -> list[Step]:
+    return [Step(*fields) for fields in chat_fields(messages)]
+
+
 #: each context form's reader into steps (``Client.context_form``)
 CONTEXT_READERS: dict[str, Callable[[list[Any]], list[Step]]] = {
     ANTHROPIC: steps_anthropic,
     RESPONSES: steps_responses,
     PI_AGENT: steps_pi_agent,
     GEMINI: steps_gemini,
+    CHAT: steps_chat,
 }
 
 
@@ -337,6 +343,8 @@ def request_steps(wire: str, messages: list[Any]) -> list[Step]:
     """A client's request as merged steps, the new turn left out."""
     if wire == GEMINI:
         return merge(steps_gemini(gemini_without_turn(messages, PROMPT)))
+    if wire == CHAT:
+        return merge(steps_chat(chat_without_turn(messages, PROMPT)))
     items = without_turn(wire, messages)
     return merge(steps_responses(items) if wire == RESPONSES else steps_anthropic(items))
 
