@@ -5,12 +5,15 @@ runs a tool. Anthropic Messages (``/v1/messages``, streamed or not),
 OpenAI Responses (``/v1/responses``, server-sent events; a websocket upgrade
 is answered 426 so Codex falls back to HTTP at once) and OpenAI Chat
 Completions (``/v1/chat/completions``, streamed or not: opencode, Qwen Code,
-Copilot CLI's BYOK mode). Loopback only, a random port."""
+Copilot CLI's BYOK mode) and Gemini (``/v1beta/models/M:streamGenerateContent``
+with ``?alt=sse``, ``:generateContent``, ``:countTokens``: Gemini CLI).
+Loopback only, a random port."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 import socket
 import threading
 import time
@@ -19,7 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..model.resume.api_rules import ANTHROPIC, CHAT, RESPONSES, violations
+from ..model.resume.api_rules import ANTHROPIC, CHAT, GEMINI, RESPONSES, violations
 
 HOST = "127.0.0.1"  # never anything else
 
@@ -30,7 +33,7 @@ class Captured:
     path: str
     body: Any
     status: int
-    wire: str | None = None  # ANTHROPIC, RESPONSES or CHAT for a model request
+    wire: str | None = None  # ANTHROPIC, RESPONSES, CHAT or GEMINI for a model request
     rejection: str | None = None  # the 400's message
     at: float = field(default_factory=time.time)
 
@@ -196,7 +199,29 @@ def _chat_json(model: str) -> dict[str, Any]:
     }
 
 
+#: a Gemini model request: the model and the method
+GEMINI_PATH = re.compile(r"/models/([^/:]+):(streamGenerateContent|generateContent|countTokens)$")
+
+
+def _gemini_answer(model: str, text: str, finish: str | None = "STOP", usage: bool = True) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    out: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": "dry-run"}
+    if usage:
+        out["usageMetadata"] = {"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11}
+    return out
+
+
+def _gemini_stream(model: str) -> bytes:
+    """ "ok" as two ``data:`` chunks, the usage on the last (``?alt=sse``)."""
+    chunks = [_gemini_answer(model, "o", None, usage=False), _gemini_answer(model, "k")]
+    return "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks).encode()
+
+
 def _wire(path: str) -> str | None:
+    if GEMINI_PATH.search(path):
+        return GEMINI
     if path.endswith("/chat/completions"):
         return CHAT
     return ANTHROPIC if path.endswith("/messages") else RESPONSES if path.endswith("/responses") else None
@@ -242,9 +267,12 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         fields = body if isinstance(body, dict) else {}
         model = str(fields.get("model") or "dry-run")
-        if path.endswith("/count_tokens"):
+        gemini = GEMINI_PATH.search(path)
+        if gemini is not None:
+            model = gemini.group(1)
+        if path.endswith("/count_tokens") or (gemini is not None and gemini.group(2) == "countTokens"):
             self.server.keep(Captured("POST", self.path, body, 200))
-            return self._send(200, b'{"input_tokens": 10}')
+            return self._send(200, b'{"totalTokens": 10}' if gemini else b'{"input_tokens": 10}')
         wire = _wire(path)
         if wire is None:
             self.server.keep(Captured("POST", self.path, body, 404))
@@ -260,8 +288,14 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if wire == CHAT:
                 error["error"]["param"] = f"messages.[{found[0].index}].role"
+            if wire == GEMINI:
+                error = {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
             return self._send(400, json.dumps(error).encode())
         self.server.keep(Captured("POST", self.path, body, 200, wire))
+        if gemini is not None:
+            if gemini.group(2) == "streamGenerateContent":
+                return self._send(200, _gemini_stream(model), "text/event-stream")
+            return self._send(200, json.dumps(_gemini_answer(model, "ok")).encode())
         if wire == RESPONSES:
             return self._send(200, _responses_stream(model, compacting(fields)), "text/event-stream")
         if wire == CHAT:
