@@ -36,7 +36,7 @@ from typing import Any
 
 from ..model.errors import Cancelled, SessionError
 from ..model.formats.client import Client, DryRunHome
-from ..model.resume.api_rules import RESPONSES
+from ..model.resume.api_rules import GEMINI, RESPONSES
 from ..model.resume.clients import client_for
 from ..model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ..model.resume.steps import PROMPT, Step, context_steps, differences, request_steps
@@ -45,7 +45,7 @@ from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
 from ..store import Refused, edits
 from .export import export
-from .fake_api import Captured, FakeAPI, compacting
+from .fake_api import GEMINI_PATH, Captured, FakeAPI, compacting
 from .resume import make_ready
 
 TIMEOUT = 90.0  # seconds a client may take (they start slowly)
@@ -198,13 +198,19 @@ def _last_user_text(wire: str, messages: list[Any]) -> str:
             continue
         if wire == RESPONSES and message.get("type", "message") != "message":
             continue
-        content = message.get("content")
+        content = message.get("parts" if wire == GEMINI else "content")
         if isinstance(content, str):
             return content
         if isinstance(content, list):
             return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b)
         return ""
     return ""
+
+
+def _path_model(path: str) -> str | None:
+    """The model a Gemini request names in its path (``/models/M:method``)."""
+    found = GEMINI_PATH.search(path.split("?")[0])
+    return found.group(1) if found else None
 
 
 def main_request(requests: list[Captured]) -> Captured | None:
@@ -236,7 +242,7 @@ def compaction_request(requests: list[Captured], main: Captured | None) -> Captu
 
 def _conversation(request: Captured) -> list[Any]:
     body = request.body if isinstance(request.body, dict) else {}
-    found = body.get("input" if request.wire == RESPONSES else "messages")
+    found = body.get("input" if request.wire == RESPONSES else "contents" if request.wire == GEMINI else "messages")
     return found if isinstance(found, list) else []
 
 
@@ -306,7 +312,7 @@ def dry_run(
     return Report(
         client,
         version,
-        body.get("model") if isinstance(body.get("model"), str) else None,
+        body.get("model") if isinstance(body.get("model"), str) else _path_model(request.path),
         request.status == 200,
         None if request.status == 200 else {"status": request.status, "message": request.rejection or ""},
         wire,
