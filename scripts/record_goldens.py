@@ -3,6 +3,7 @@
 
     ORACLE=../shared/oracle scripts/record_goldens.py RUN_DIR SESSIONS_DIR OUT_DIR
     scripts/record_goldens.py --dry-run OUT_DIR FILE...     (the pinned clients on PATH)
+    ORACLE=../shared/oracle scripts/record_goldens.py --body FMT OUT_DIR FILE...   (qwen: Chat Completions)
 
 RUN_DIR is the output of the oracle's ``run_all.py --samples SESSIONS_DIR``
 (it ran the pinned Claude Code, Codex and pi CLIs on every file, original
@@ -60,9 +61,66 @@ def dry_runs(out: Path, files: list[str]) -> None:
         print(f"{path.name}: accepted {report['accepted']}, agrees {report['agrees']}")
 
 
+def bodies(fmt: str, out: Path, files: list[str]) -> None:
+    """``resume.py FMT FILE --body`` of the oracle (the pinned client) on each
+    file, original and repaired with ``fix --close --drop-torn`` (a call
+    dangling inside the branch: the fork ``fix --close`` writes, ``-fork``):
+    OUT/<format>-<name>-<orig|fixed|fork>.json, the steps in the reduction of
+    ``session_tui.model.resume.steps`` (digests, no text)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    from session_tui.model.resume.steps import golden_form, request_steps
+
+    resume = Path(compare.__file__).with_name("resume.py")
+    out.mkdir(parents=True, exist_ok=True)
+    for file in files:
+        source = Path(file).resolve()
+        with tempfile.TemporaryDirectory() as tmp:
+            runs = [("orig", source)]
+            copy = Path(tmp) / source.name
+            shutil.copyfile(source, copy)
+            fixed = subprocess.run(
+                [sys.executable, "-m", "session_tui", "fix", str(copy), "--close", "--drop-torn", "--force"],
+                capture_output=True,
+                text=True,
+                cwd=root,
+            )
+            wrote = [line.removeprefix("wrote ") for line in fixed.stdout.splitlines() if line.startswith("wrote ")]
+            if fixed.returncode == 0 and wrote:
+                runs.append(("fork", Path(wrote[0])))
+            elif fixed.returncode == 0 and "nothing to do" not in fixed.stdout.split("\n", 1)[0]:
+                runs.append(("fixed", copy))
+            for label, path in runs:
+                done = subprocess.run(
+                    [sys.executable, str(resume), fmt, str(path), "--body"], capture_output=True, text=True
+                )
+                res = json.loads(done.stdout)
+                golden = {
+                    "file": str(source.relative_to(root)),
+                    "format": fmt,
+                    "repaired": label == "fixed",
+                    "fork": label == "fork",
+                    "accepted": res.get("accepted"),
+                    "client_exit": res.get("exit"),
+                    "model": res.get("model"),
+                    "wire": res.get("wire"),
+                }
+                steps = golden_form(request_steps(res["wire"], (res.get("body") or {}).get("messages") or []))
+                text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
+                (out / f"{fmt}-{source.stem}-{label}.json").write_text(text)
+                print(f"{source.name} {label}: accepted {res.get('accepted')}, {len(steps)} steps")
+
+
 def main() -> None:
     if sys.argv[1] == "--dry-run":
         dry_runs(Path(sys.argv[2]), sys.argv[3:])
+        return
+    if sys.argv[1] == "--body":
+        bodies(sys.argv[2], Path(sys.argv[3]), sys.argv[4:])
         return
     run, sessions, out = (Path(a) for a in sys.argv[1:4])
     out.mkdir(parents=True, exist_ok=True)
