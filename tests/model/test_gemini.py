@@ -222,3 +222,56 @@ def test_the_client_resumes_by_the_checked_id_in_its_project_folder(tmp_path):
     (home / ".gemini" / "projects.json").write_text(json.dumps({"projects": {"/work/x": "../../x"}}))
     with pytest.raises(ResumeRefused):
         CLIENT.sessions_folder("/work/x", env)
+
+
+DRY_RUNS = sorted((REPO / "tests" / "golden" / "gemini" / "dry-run").glob("*.json"))
+
+
+@pytest.mark.parametrize("golden", DRY_RUNS, ids=[g.stem for g in DRY_RUNS])
+def test_the_dry_run_capture_agrees_with_the_context_and_the_oracle(golden):
+    """What Gemini CLI sent in session-tui's own dry run (its fake API
+    speaking streamGenerateContent): the context's steps, and the oracle's."""
+    data = json.loads(golden.read_text())
+    assert data["agrees"] and data["wire"] == "gemini"
+    assert data["accepted"] == data["file"].endswith("session-fixed-415406b9.jsonl")  # only the repaired file
+    assert _steps(REPO / data["file"]) == data["steps"]
+    oracle = json.loads((REPO / "tests" / "golden" / "gemini" / f"{Path(data['file']).stem}.json").read_text())
+    assert oracle["steps"] == data["steps"] and oracle["accepted"] == data["accepted"]
+
+
+def _post(url: str, body: dict) -> tuple[int, bytes]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_the_fake_api_answers_gemini_and_refuses_twice_sent_responses():
+    from session_tui.commands.fake_api import FakeAPI
+
+    call = {"functionCall": {"id": "c1", "name": "shell", "args": {}}}
+    response = {"functionResponse": {"id": "c1", "name": "shell", "response": {"output": "x"}}}
+    good = {"contents": [_part("user", {"text": "hi"}), _part("model", call), _part("user", response)]}
+    twice = {"contents": [*good["contents"][:2], {"role": "user", "parts": [response, response]}]}
+    api = FakeAPI()
+    try:
+        base = f"{api.url}/v1beta/models/gemini-2.5-pro"
+        status, data = _post(f"{base}:streamGenerateContent?alt=sse", good)
+        assert status == 200 and data.startswith(b"data: ") and b'"finishReason": "STOP"' in data
+        status, data = _post(f"{base}:streamGenerateContent?alt=sse", twice)
+        error = json.loads(data)["error"]
+        assert status == 400 and error["status"] == "INVALID_ARGUMENT"
+        assert "number of function response parts" in error["message"]
+        assert _post(f"{base}:countTokens", good)[0] == 200
+        assert [(r.wire, r.status) for r in api.requests()] == [("gemini", 200), ("gemini", 400), (None, 200)]
+    finally:
+        api.stop()
+
+
+def _part(role: str, part: dict) -> dict:
+    return {"role": role, "parts": [part]}
