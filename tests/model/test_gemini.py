@@ -275,3 +275,16 @@ def test_the_fake_api_answers_gemini_and_refuses_twice_sent_responses():
 
 def _part(role: str, part: dict) -> dict:
     return {"role": role, "parts": [part]}
+
+
+def test_a_call_and_its_result_show_with_the_id_sent_and_a_tool_error_marked(tmp_path):
+    call = {"id": "read_file__c9", "name": "read_file", "args": {"p": 1}, "status": "error"}
+    failed = {"functionResponse": {"id": "read_file__c9", "name": "read_file", "response": {"error": "no such file"}}}
+    call["result"] = [failed]
+    path = _write(tmp_path / "session-e.jsonl", [HEADER, _user("u1", "x"), _gemini("g1", "", [call])])
+    with open(path, "ab") as f:
+        f.write(orjson.dumps({"id": "u2", "type": "user", "content": [failed]}) + b"\n")
+    with open_session(path) as session:
+        views = [session.format.view(session.record(e)) for e in range(session.entries)]
+    assert views[1].tool_calls[0].id == "c9" and views[2].result_for == "c9"
+    assert views[2].role == "tool" and views[2].is_error and "no such file" in views[2].text

@@ -443,7 +443,8 @@ class GeminiFormat(LinearFile):
                     id=entry_id,
                     time=time,
                     text="\n".join(_response_text(p["functionResponse"]) for p in parts),
-                    result_for=str(inner.get("id")) if inner.get("id") is not None else None,
+                    result_for=_sent_id(inner),
+                    is_error=any(_failed(p["functionResponse"]) for p in parts),
                 )
             return EntryView(
                 kind="message", role="user", id=entry_id, time=time, text=part_string(record.get("content"))
@@ -454,7 +455,7 @@ class GeminiFormat(LinearFile):
             think = "".join(str(t.get("description", "")) for t in listed if isinstance(t, dict))
             text = part_string(record.get("content"))
             calls = [
-                ToolCall(str(c.get("id", "")), str(c.get("name", "")), json_text.dumps(c.get("args")))
+                ToolCall(_sent_id(c) or "", str(c.get("name", "")), json_text.dumps(c.get("args")))
                 for c in _calls(record)
             ]
             tokens = record.get("tokens") if isinstance(record.get("tokens"), dict) else None
@@ -470,6 +471,18 @@ class GeminiFormat(LinearFile):
             )
         text = part_string(record.get("content"))
         return EntryView(kind=str(kind), role=str(kind), id=entry_id, time=time, text=text)
+
+
+def _sent_id(inner: dict[str, Any]) -> str | None:
+    """A function response's call id as Gemini CLI sends it (no ``<tool>__`` prefix)."""
+    found = _strip_prefix(inner, ("id", "response")).get("id")
+    return str(found) if found is not None else None
+
+
+def _failed(inner: object) -> bool:
+    """A function response that reports a tool error (``response.error``)."""
+    response = inner.get("response") if isinstance(inner, dict) else None
+    return isinstance(response, dict) and "error" in response
 
 
 def _response_text(inner: object) -> str:
