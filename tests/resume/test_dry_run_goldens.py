@@ -19,8 +19,9 @@ GOLDENS = sorted((REPO / "tests" / "golden" / "dry-run").glob("*.json"))
 
 
 def test_every_sample_of_a_client_has_a_dry_run_golden():
-    samples = [p for fmt in ("claude", "codex", "pi") for p in (REPO / "sample_sessions" / fmt).glob("*.jsonl")]
-    assert len(GOLDENS) == len(samples) == 10
+    samples = [p for fmt in ("claude", "codex", "pi", "qwen") for p in (REPO / "sample_sessions" / fmt).glob("*.jsonl")]
+    assert len(samples) == 11
+    assert {f"{p.parent.name}-{p.stem}" for p in samples} <= {g.stem for g in GOLDENS}
 
 
 @pytest.mark.parametrize("golden", GOLDENS, ids=[g.stem for g in GOLDENS])
