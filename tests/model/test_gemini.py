@@ -48,9 +48,9 @@ def test_context_is_what_gemini_cli_sends(golden, tmp_path):
 def test_goldens_cover_every_recorded_file_and_only_the_repaired_one_is_accepted():
     recorded = {json.loads(g.read_text())["file"]: json.loads(g.read_text()) for g in GOLDENS}
     files = sorted(DATA.glob("*.jsonl"))
-    assert len(files) == 7 and all(str(f.relative_to(REPO)) in recorded for f in files)
+    assert len(files) == 8 and all(str(f.relative_to(REPO)) in recorded for f in files)
     accepted = {Path(f).name for f, g in recorded.items() if g["accepted"]}
-    assert accepted == {"session-fixed-415406b9.jsonl"}
+    assert accepted == {"session-fixed-415406b9.jsonl", "session-fork-7164c6cb.jsonl"}
     assert all(g["violations"] == ["call_response_count"] for g in recorded.values() if not g["accepted"])
 
 
@@ -288,3 +288,20 @@ def test_a_call_and_its_result_show_with_the_id_sent_and_a_tool_error_marked(tmp
         views = [session.format.view(session.record(e)) for e in range(session.entries)]
     assert views[1].tool_calls[0].id == "c9" and views[2].result_for == "c9"
     assert views[2].role == "tool" and views[2].is_error and "no such file" in views[2].text
+
+
+def test_a_fork_is_a_new_session_gemini_cli_resumes(tmp_path):
+    """A new sessionId, named as Gemini CLI names a session, holding one
+    snapshot of the conversation at the row (the recorded fork of the repaired
+    file was accepted by the real client: its golden)."""
+    source = tmp_path / "session-fixed-415406b9.jsonl"
+    shutil.copyfile(DATA / source.name, source)
+    lines = len(source.read_bytes().splitlines())
+    done = run_cli("fork", str(source), f"L{lines}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (fork,) = [p for p in tmp_path.glob("session-2*.jsonl")]
+    header, snap = (orjson.loads(line) for line in fork.read_bytes().splitlines())
+    assert header["sessionId"] != HEADER["sessionId"] and fork.name.endswith(f"-{header['sessionId'][:8]}.jsonl")
+    assert list(snap) == ["$set"] and _steps(fork) == _steps(source)
+    recorded = json.loads((REPO / "tests" / "golden" / "gemini" / "session-fork-7164c6cb.json").read_text())
+    assert recorded["accepted"] and recorded["steps"] == _steps(fork)

@@ -10,13 +10,17 @@ leaf moves are not written (Gemini CLI resumes the end of the file)."""
 
 from __future__ import annotations
 
+import os
+import uuid
+from datetime import UTC, datetime
 from typing import Any
 
-from ...model.formats.gemini.reader import without_twice_sent
+from ...model.formats.gemini.reader import fold, without_twice_sent
+from ...model.reading import json_text
 from ...model.session.session import Session
 from ..plan import Plan
 from ..refusals import NothingToDo, Refused
-from .base import Form, planned_on, with_torn
+from .base import Form, fork_plan, planned_on, with_torn
 
 
 class GeminiForm(Form):
@@ -30,7 +34,20 @@ class GeminiForm(Form):
     def fork(
         self, session: Session, entry: int, out: str | None, insert: dict[int, list[dict[str, Any]]] | None = None
     ) -> Plan:
-        raise Refused(f"{session.path}: session-tui writes no Gemini CLI fork: Gemini CLI resumes the end of the file")
+        new_id = str(uuid.uuid4())
+        now = datetime.now(UTC)
+        name = f"session-{now.strftime('%Y-%m-%dT%H-%M')}-{new_id[:8]}.jsonl"
+        out = out or os.path.join(os.path.dirname(os.path.abspath(session.path)), name)
+        stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+        source = session.header or {}
+        header = {"sessionId": new_id, "projectHash": source.get("projectHash", ""), "startTime": stamp}
+        header |= {"lastUpdated": stamp, "kind": "main"}
+        messages = [record for _, record in fold(session, entry).messages.values()]
+        data = b"".join(
+            json_text.dumps(record).encode() + b"\n"
+            for record in (header, {"$set": {"messages": messages, "lastUpdated": stamp}})
+        )
+        return fork_plan(session, entry, [(out, data)])
 
     def close(self, session: Session, drop_torn: bool) -> Plan:
         found = without_twice_sent(session)
