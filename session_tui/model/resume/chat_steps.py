@@ -9,12 +9,15 @@ prompt itself."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 #: a step's fields: role, text, thinking, call ids, result ids, is_error
 Fields = tuple[str, str, str, list[object], list[object], bool]
 
 REMINDER = "<system-reminder>"
+#: the date Copilot CLI puts before every prompt it sends
+DATED = re.compile(r"\A\s*<current_datetime>[^<]*</current_datetime>\s*")
 
 
 def content_text(content: Any) -> str:
@@ -71,7 +74,7 @@ def _without_reminders(message: dict[str, Any], prompt: str | None) -> dict[str,
             and p.get("type") == "text"
             and (
                 str(p.get("text") or "").lstrip().startswith(REMINDER)
-                or (prompt is not None and str(p.get("text") or "").strip() == prompt)
+                or (prompt is not None and DATED.sub("", str(p.get("text") or "")).strip() == prompt)
             )
         )
     ]
