@@ -10,6 +10,7 @@ KNOWN_LOCATIONS = (
     "~/.pi/agent/sessions",
     "~/.gemini/tmp",
     "~/.qwen/projects",
+    "~/.copilot/session-state",
 )
 
 
