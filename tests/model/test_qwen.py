@@ -31,6 +31,7 @@ PARALLEL = LIVE / "81b0ca43-4a1a-42e7-89f7-29fc84fa2c9a.jsonl"  # killed with tw
 SLEEP = LIVE / "6f5a276f-b469-469c-a47e-87712be75179.jsonl"  # killed during `sleep 60`
 STREAM = LIVE / "d0622b15-5fcb-4805-9488-76ae13feb87b.jsonl"  # killed mid-stream
 RESUMED = LIVE / "resumed-81b0ca43-4a1a-42e7-89f7-29fc84fa2c9a.jsonl"
+FORKED = LIVE / "0d111b19-c4c6-4d1e-862f-724bb8daa960.jsonl"  # SLEEP forked by Qwen Code (--fork-session)
 QWEN_FILES = sorted(LIVE.glob("*.jsonl")) + sorted((SAMPLES / "qwen").glob("*.jsonl"))
 CLAUDE_FILES = sorted(p for p in (REPO / "tests" / "data").rglob("*.jsonl") if p.parent.name == "claude") + sorted(
     (SAMPLES / "claude").glob("*.jsonl")
@@ -75,6 +76,18 @@ def test_check_reads_them_as_qwen_with_the_crashes_where_the_file_shows_them():
     assert stream["dangling_tool_calls"] == []  # a kill mid-stream leaves no trace of the response
     # the resume answered the calls only in its request: in the file they now dangle inside the branch
     assert len(resumed["dangling_tool_calls"]) == 2 and resumed["active_leaf_line"] == 17
+
+
+def test_qwens_own_fork_keeps_the_uuids_under_its_new_session_id():
+    source = [json.loads(line) for line in SLEEP.read_text().splitlines()]
+    fork = [json.loads(line) for line in FORKED.read_text().splitlines()]
+    assert [r["uuid"] for r in fork[: len(source)]] == [r["uuid"] for r in source]
+    assert {r["sessionId"] for r in fork} == {FORKED.stem}
+    (report,) = check_json(FORKED)
+    assert report["format"] == "qwen" and report["leaves"] == 1 and report["active_leaf_line"] == len(fork)
+    assert [d["call_id"] for d in report["dangling_tool_calls"]] == ["call__T1S02a_76b343b973"]
+    with open_session(FORKED) as session:
+        assert CLIENT.session_id_of(session) == FORKED.stem
 
 
 def test_a_torn_last_line_is_found(tmp_path):
