@@ -452,6 +452,8 @@ def file_liveness(
         holders: Sequence[object] | None
         if path.endswith(".jsonl"):
             holders = table.writers.get((st.st_dev, st.st_ino))
+            if holders and table.taken < st.st_mtime:  # (the table may name a file gone since, its inode reused)
+                holders = open_writers.writers_of(st.st_dev, st.st_ino)
         else:
             holders = open_writers.writers_of(st.st_dev, st.st_ino)
         if holders:
