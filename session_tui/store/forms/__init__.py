@@ -6,10 +6,20 @@ here is read-only.
 
 from __future__ import annotations
 
-from . import astorlm, chat, claude, codex, gemini, pi, qwen, tree
+from . import astorlm, chat, claude, codex, copilot, gemini, pi, qwen, tree
 from .base import Form
 
 FORMS: dict[str, Form] = {
     form.name: form
-    for form in (tree.FORM, pi.FORM, chat.FORM, codex.FORM, claude.FORM, astorlm.FORM, gemini.FORM, qwen.FORM)
+    for form in (
+        tree.FORM,
+        pi.FORM,
+        chat.FORM,
+        codex.FORM,
+        claude.FORM,
+        astorlm.FORM,
+        gemini.FORM,
+        qwen.FORM,
+        copilot.FORM,
+    )
 }
