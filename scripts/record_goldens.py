@@ -61,6 +61,14 @@ def dry_runs(out: Path, files: list[str]) -> None:
         print(f"{path.name}: accepted {report['accepted']}, agrees {report['agrees']}")
 
 
+def golden_stem(source: Path) -> str:
+    """A file's name in its goldens: Copilot CLI's ``<id>/events.jsonl`` by
+    its folder (``resumed/<id>/``: ``<id>-resumed``), the others by their stem."""
+    if source.name != "events.jsonl":
+        return source.stem
+    return source.parent.name + ("-resumed" if source.parent.parent.name == "resumed" else "")
+
+
 def bodies(fmt: str, out: Path, files: list[str]) -> None:
     """``resume.py FMT FILE --body`` of the oracle (the pinned client) on each
     file, original and repaired with ``fix --close --drop-torn`` (a call
@@ -111,7 +119,7 @@ def bodies(fmt: str, out: Path, files: list[str]) -> None:
                 }
                 steps = golden_form(request_steps(res["wire"], (res.get("body") or {}).get("messages") or []))
                 text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
-                (out / f"{fmt}-{source.stem}-{label}.json").write_text(text)
+                (out / f"{fmt}-{golden_stem(source)}-{label}.json").write_text(text)
                 print(f"{source.name} {label}: accepted {res.get('accepted')}, {len(steps)} steps")
 
 

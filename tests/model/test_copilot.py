@@ -6,6 +6,7 @@ parentId chain, the context equal to what the real client sent on resume
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,31 @@ def test_found_in_place_only_in_its_folder(tmp_path: Path) -> None:
     assert CLIENT.found_in_place(str(path), sid, None, env)
     assert not CLIENT.found_in_place(str(WORK), sid, None, env)
     assert not CLIENT.found_in_place(str(path), "64fe26ee-d2a8-4b12-8f81-4a33d80fd472", None, env)
+
+
+def test_fix_close_appends_what_copilot_appends_and_it_accepted(tmp_path: Path) -> None:
+    folder = tmp_path / PARALLEL.parent.name
+    shutil.copytree(PARALLEL.parent, folder)
+    path = folder / "events.jsonl"
+    fixed = run_cli("fix", str(path), "--close", "--force")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    last = json.loads(path.read_text().splitlines()[-1])
+    assert last["type"] == "tool.execution_complete"
+    assert last["data"]["toolCallId"] == "call__T2S01b_fb80bb26f6" and last["data"]["success"] is False
+    assert last["data"]["error"] == {"message": INTERRUPTED, "code": "interrupted"}
+    assert last["parentId"] == json.loads(PARALLEL.read_text().splitlines()[-1])["id"]
+    (report,) = check_json(path)
+    assert not [p for p in report["problems"] if p["kind"] == "dangling_tool_call"]
+    expected = json.loads((REPO / "tests" / "golden" / f"copilot-{PARALLEL.parent.name}-fixed.json").read_text())
+    assert expected["repaired"] and expected["accepted"] is True  # the real client resumed the repaired file
+    result = run_cli("export", str(path), "--context", "--to", "json")
+    assert golden_form(context_steps("copilot", json.loads(result.stdout))) == expected["steps"]
+
+
+def test_no_fork_of_a_session_folder(tmp_path: Path) -> None:
+    folder = tmp_path / WORK.parent.name
+    shutil.copytree(WORK.parent, folder)
+    entry = json.loads(WORK.read_text().splitlines()[20])["id"]
+    result = run_cli("fork", str(folder / "events.jsonl"), entry)
+    assert result.returncode != 0
+    assert "does not fork" in result.stderr + result.stdout
