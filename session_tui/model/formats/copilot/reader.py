@@ -43,7 +43,8 @@ INTERRUPTED = (
     "already complete, and other tools may have completed successfully. Check the current state before "
     "retrying; do not assume success or replay this operation blindly."
 )
-#: what it sends on a later resume for the result it appended then (``error.code: "interrupted"``)
+#: what it sends for a recorded interruption (``error.code: "interrupted"``) once a later
+#: prompt follows it (before that: the completion's own ``error.message``)
 WAS_INTERRUPTED = "The execution of this tool, or a previous tool was interrupted."
 MESSAGES = ("user.message", "assistant.message", "tool.execution_complete")
 #: event types only Copilot CLI writes: one of them in a file's first events
@@ -93,8 +94,6 @@ def arguments(value: object) -> str:
 def result_text(data: dict[str, Any]) -> str:
     """What a ``tool.execution_complete`` sends as the tool message's text."""
     result, error = data.get("result"), data.get("error")
-    if isinstance(error, dict) and error.get("code") == "interrupted":
-        return WAS_INTERRUPTED
     if isinstance(result, dict) and isinstance(result.get("content"), str):
         return str(result["content"])
     if isinstance(error, dict) and isinstance(error.get("message"), str):
@@ -102,6 +101,11 @@ def result_text(data: dict[str, Any]) -> str:
     if isinstance(error, str):
         return error
     return json.dumps(result if result is not None else error, ensure_ascii=False)
+
+
+def _interrupted(record: dict[str, Any]) -> bool:
+    error = _data(record).get("error")
+    return isinstance(error, dict) and error.get("code") == "interrupted"
 
 
 def chat_message(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -207,10 +211,15 @@ class CopilotFormat(Format):
         out: list[tuple[int, dict[str, Any]]] = []
         results: list[tuple[int, dict[str, Any]]] = []
         order: dict[str, int] = {}
+        interrupted: list[int] = []  # positions in ``out`` of recorded interruptions
+        last_prompt = -1
 
         def flush() -> None:
             results.sort(key=lambda item: order.get(str(item[1].get("tool_call_id")), len(order)))
-            out.extend(results)
+            for entry, message in results:
+                if _interrupted(session.record(entry)):
+                    interrupted.append(len(out))
+                out.append((entry, message))
             results.clear()
 
         for n, entry in enumerate(entries):
@@ -226,8 +235,13 @@ class CopilotFormat(Format):
             flush()
             if message["role"] == "assistant":
                 order = {call_id: k for k, call_id in enumerate(self.tool_call_ids(message))}
+            elif message["role"] == "user":
+                last_prompt = len(out)
             out.append((entry, message))
         flush()
+        for k in interrupted:
+            if k < last_prompt:
+                out[k] = (out[k][0], {**out[k][1], "content": WAS_INTERRUPTED})
         return out
 
     def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
