@@ -7,8 +7,9 @@ import json
 import subprocess
 import sys
 
+from session_tui.model.formats.base import CONTINUED
 from session_tui.model.session.session import open_session
-from session_tui.model.usage.compactions import CONTINUED, compactions
+from session_tui.model.usage.compactions import compactions
 from tests.support import REPO, SAMPLES
 from tests.usage.test_usage import claude_turn, claude_user, write
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..entries.tokens import Response, hour_cache_writes, response_counts
@@ -80,6 +80,26 @@ def not_an_object(obj: object, line: int, seg: Segment) -> int:
     return LineKind.BAD
 
 
+class Compacted(NamedTuple):
+    """A compaction as the format records it: its summary, the entries it
+    summarised (root side first) and, when those are not in the file, why."""
+
+    summary: str
+    span: list[int]
+    note: str = ""
+
+
+CONTINUED = "its start is not in this file (a continued session)"
+
+
+def path_up(session: Session, start: int) -> Iterator[int]:
+    """``start`` and its ancestors, leaf side first."""
+    node = start
+    while node >= 0:
+        yield node
+        node = session.tree.parent[node]
+
+
 class Format:
     """A format adapter: how records of one on-disk format map onto the tree.
 
@@ -98,6 +118,11 @@ class Format:
     stateful = False
     #: the client that writes and resumes this format (None: no client resumes it)
     client: Client | None = None
+
+    def compaction(self, session: Session, entry: int, record: dict[str, Any]) -> Compacted | None:
+        """What the compaction at ``entry`` (its ``record``) summarised; None:
+        the entry is no compaction."""
+        return None
 
     def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         """Whether the first parsed records of a file (at ``path``) look like this format."""

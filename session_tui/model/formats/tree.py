@@ -22,7 +22,7 @@ from ..errors import STOP_EVERY, check_stop
 from ..reading import json_text
 from ..reading.records import JSONDecodeError, loads, name_of
 from ..reading.segment import LineKind, ScanTally, Segment, Shape
-from .base import Format, Session, not_an_object, unparsable
+from .base import CONTINUED, Compacted, Format, Session, not_an_object, path_up, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
 
 SUMMARY_ROLE = "user"
@@ -47,6 +47,22 @@ class _KeptPlan:
 class TreeFormat(OpenAIMessages, Format):
     name = "tree"
     parent_key = "parentId"
+
+    def compaction(self, session: Session, entry: int, record: dict[str, Any]) -> Compacted | None:
+        """A ``summary``: its span ``fromId``..``toId`` on the path (without
+        them, the whole path before it)."""
+        if record.get("type") != "summary":
+            return None
+        summary = str(record.get("summary") or "")
+        path = list(path_up(session, entry))[::-1][:-1]  # before the summary
+        first, last = record.get("fromId"), record.get("toId")
+        if first is None and last is None:
+            return Compacted(summary, path)
+        start, stop = session.find(str(first)), session.find(str(last))
+        if start is None or start not in path:
+            return Compacted(summary, [], CONTINUED)
+        end = path.index(stop) if stop in path else len(path) - 1
+        return Compacted(summary, path[path.index(start) : end + 1])
 
     def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         first = objs[0]

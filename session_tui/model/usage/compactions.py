@@ -13,7 +13,7 @@ whole path before it without them). A span whose start is not in the file
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 PATH_KEYS = ("file_path", "path", "notebook_path")
 COMMAND_KEYS = ("command", "cmd")
-CONTINUED = "its start is not in this file (a continued session)"
 
 
 @dataclass(frozen=True)
@@ -77,85 +76,21 @@ def compactions(
     session: Session, should_stop: Callable[[], bool] | None = None, entries: Iterable[int] | None = None
 ) -> list[Compaction]:
     """Every compaction of the file, in file order (of ``entries`` only, where given)."""
-    name = session.format.name
     found: list[Compaction] = []
     responses = sorted(responses_of(session, should_stop), key=lambda r: r.entry)
     for entry in range(session.tree.count) if entries is None else sorted(entries):
         check_stop(should_stop, entry)
         record = session.record(entry)
-        kind = record.get("type")
-        if name == "claude" and kind == "system" and record.get("subtype") == "compact_boundary":
-            item = _claude(session, entry)
-        elif name == "pi" and kind == "compaction":
-            item = _pi(session, entry, record)
-        elif name == "tree" and kind == "summary":
-            item = _tree(session, entry, record)
-        else:
+        compacted = session.format.compaction(session, entry, record)
+        if compacted is None:
             continue
+        item = Compaction(entry, compacted.summary, None, None, compacted.span, compacted.note)
         item.tokens_before = session.format.view(record).tokens_before
         after = next((r for r in responses if r.entry > entry), None)
         item.tokens_after = after.context if after is not None else None
         item.dropped_paths, item.dropped_commands = _dropped(session, item)
         found.append(item)
     return found
-
-
-def _path_up(session: Session, start: int) -> Iterator[int]:
-    node = start
-    while node >= 0:
-        yield node
-        node = session.tree.parent[node]
-
-
-def _claude(session: Session, entry: int) -> Compaction:
-    children = [c for c in session.tree.children(entry)]
-    summary = "\n".join(session.format.view(session.record(c)).text for c in children[:1])
-    item = Compaction(entry, summary, None, None)
-    parent = session.tree.parent[entry]
-    if parent < 0:
-        item.note = CONTINUED
-        return item
-    span: list[int] = []
-    for node in _path_up(session, parent):
-        record = session.record(node)
-        if record.get("type") == "system" and record.get("subtype") == "compact_boundary":
-            break  # the previous boundary: the span starts after it
-        span.append(node)
-    item.span = span[::-1]
-    return item
-
-
-def _pi(session: Session, entry: int, record: dict[str, Any]) -> Compaction:
-    item = Compaction(entry, str(record.get("summary") or ""), None, None)
-    path = list(_path_up(session, entry))[::-1]  # root side first, the compaction last
-    kept = session.find(str(record.get("firstKeptEntryId") or ""))
-    if kept is None or kept not in path:
-        item.note = CONTINUED
-        return item
-    start = 0
-    for k, node in enumerate(path[: path.index(kept)]):
-        earlier = session.record(node)
-        if earlier.get("type") == "compaction" and node != entry:
-            before = session.find(str(earlier.get("firstKeptEntryId") or ""))
-            start = path.index(before) if before in path else k + 1
-    item.span = [n for n in path[start : path.index(kept)] if session.record(n).get("type") != "compaction"]
-    return item
-
-
-def _tree(session: Session, entry: int, record: dict[str, Any]) -> Compaction:
-    item = Compaction(entry, str(record.get("summary") or ""), None, None)
-    path = list(_path_up(session, entry))[::-1][:-1]  # before the summary
-    first, last = record.get("fromId"), record.get("toId")
-    if first is None and last is None:
-        item.span = path
-        return item
-    start, stop = session.find(str(first)), session.find(str(last))
-    if start is None or start not in path:
-        item.note = CONTINUED
-        return item
-    end = path.index(stop) if stop in path else len(path) - 1
-    item.span = path[path.index(start) : end + 1]
-    return item
 
 
 def _dropped(session: Session, item: Compaction) -> tuple[list[Used], list[Used]]:

@@ -27,7 +27,7 @@ from ...errors import check_stop
 from ...reading.records import BadLine, name_of
 from ...reading.segment import LineKind, Segment, Shape
 from ..anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
-from ..base import Format, Sent, Session
+from ..base import CONTINUED, Compacted, Format, Sent, Session, path_up
 from .attachments import render, with_reminder
 from .client import CLIENT
 
@@ -81,6 +81,25 @@ class ClaudeFormat(AnthropicMessages, Format):
     parent_key = "parentUuid"
     duplicates_expected = True
     client = CLIENT
+
+    def compaction(self, session: Session, entry: int, record: dict[str, Any]) -> Compacted | None:
+        """A ``compact_boundary``: its summary is its first child; its span the
+        path that ends at its parent, back to the previous boundary."""
+        if record.get("type") != "system" or record.get("subtype") != "compact_boundary":
+            return None
+        children = list(session.tree.children(entry))
+        summary = "\n".join(self.view(session.record(c)).text for c in children[:1])
+        parent = session.tree.parent[entry]
+        if parent < 0:
+            return Compacted(summary, [], CONTINUED)
+        span: list[int] = []
+        for node in path_up(session, parent):
+            earlier = session.record(node)
+            if earlier.get("type") == "system" and earlier.get("subtype") == "compact_boundary":
+                break  # the previous boundary: the span starts after it
+            span.append(node)
+        return Compacted(summary, span[::-1])
+
     fills_dangling = (
         'Claude Code will send an error result for it on resume ("interrupted" at the end of the '
         'conversation, with "No response requested."; "missing" inside it)'

@@ -24,7 +24,7 @@ from ...errors import check_stop
 from ...reading import json_text
 from ...reading.records import name_of
 from ...reading.segment import LineKind, Segment, Shape
-from ..base import Format, Sent, Session
+from ..base import CONTINUED, Compacted, Format, Sent, Session, path_up
 from .client import CLIENT
 
 SUMMARY_TYPES = ("compaction", "branch_summary")
@@ -73,6 +73,26 @@ class PiFormat(Format):
     parent_key = "parentId"
     stateful = True  # version-1 files: ids from each record's place in the file
     client = CLIENT
+
+    def compaction(self, session: Session, entry: int, record: dict[str, Any]) -> Compacted | None:
+        """A ``compaction``: its span the path entries before ``firstKeptEntryId``,
+        back to the previous compaction's ``firstKeptEntryId``."""
+        if record.get("type") != "compaction":
+            return None
+        summary = str(record.get("summary") or "")
+        path = list(path_up(session, entry))[::-1]  # root side first, the compaction last
+        kept = session.find(str(record.get("firstKeptEntryId") or ""))
+        if kept is None or kept not in path:
+            return Compacted(summary, [], CONTINUED)
+        start = 0
+        for k, node in enumerate(path[: path.index(kept)]):
+            earlier = session.record(node)
+            if earlier.get("type") == "compaction" and node != entry:
+                before = session.find(str(earlier.get("firstKeptEntryId") or ""))
+                start = path.index(before) if before in path else k + 1
+        span = [n for n in path[start : path.index(kept)] if session.record(n).get("type") != "compaction"]
+        return Compacted(summary, span)
+
     fills_dangling = 'pi will send "No result provided" (an error result) for it on resume'
     torn_tail = (
         "error",
