@@ -57,7 +57,7 @@ def dry_runs(out: Path, files: list[str]) -> None:
         }
         steps = golden_form(request_steps(report["wire"], report["request"]))
         text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
-        (out / f"{report['client']}-{path.stem}.json").write_text(text)
+        (out / f"{report['client']}-{golden_stem(path)}.json").write_text(text)
         print(f"{path.name}: accepted {report['accepted']}, agrees {report['agrees']}")
 
 

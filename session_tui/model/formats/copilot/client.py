@@ -113,10 +113,10 @@ class CopilotCli(Client):
         }
         out = DryRunHome(copy, env)
         source = os.path.dirname(os.path.abspath(session.path))
-        if folder_id(session.path) == sid:
-            # the whole folder (workspace.yaml, checkpoints, snapshots), then the file as read
+        if folder_id(session.path) == sid:  # the whole folder: workspace.yaml, checkpoints, snapshots
             out.trees.append((source, folder))
-        out.copies.append((session.path, copy))
+        else:  # a loose events file: alone, where Copilot looks for it by its id
+            out.copies.append((session.path, copy))
         return out
 
     def dry_run_argv(self, program: str, resume: list[str], model: str | None, prompt: str) -> list[str]:
