@@ -63,10 +63,11 @@ def dry_runs(out: Path, files: list[str]) -> None:
 
 def golden_stem(source: Path) -> str:
     """A file's name in its goldens: Copilot CLI's ``<id>/events.jsonl`` by
-    its folder (``resumed/<id>/``: ``<id>-resumed``), the others by their stem."""
+    its folder (``resumed/<id>/``: ``<id>-resumed``, ``fixed/``: ``-fixed``), the others by their stem."""
     if source.name != "events.jsonl":
         return source.stem
-    return source.parent.name + ("-resumed" if source.parent.parent.name == "resumed" else "")
+    kind = source.parent.parent.name
+    return source.parent.name + (f"-{kind}" if kind in ("resumed", "fixed") else "")
 
 
 def bodies(fmt: str, out: Path, files: list[str]) -> None:

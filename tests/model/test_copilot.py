@@ -186,3 +186,15 @@ def test_no_fork_of_a_session_folder(tmp_path: Path) -> None:
     result = run_cli("fork", str(folder / "events.jsonl"), entry)
     assert result.returncode != 0
     assert "does not fork" in result.stderr + result.stdout
+
+
+def test_the_repair_was_accepted_in_the_real_clients_dry_run() -> None:
+    fixed = LIVE / "fixed" / PARALLEL.parent.name / "events.jsonl"  # PARALLEL after `fix --close`
+    verdict_file = REPO / "tests" / "golden" / "dry-run" / f"copilot-{PARALLEL.parent.name}-fixed.json"
+    verdict = json.loads(verdict_file.read_text())
+    assert verdict["file"] == str(fixed.relative_to(REPO))
+    assert verdict["accepted"] and verdict["agrees"] and verdict["client_version"] == CLIENT.pinned
+    (report,) = check_json(fixed)
+    assert not [p for p in report["problems"] if p["kind"] == "dangling_tool_call"]
+    session = open_session(str(fixed))
+    assert not [s for s in resume_items(session) if s.added_by]  # Copilot adds nothing: the file is whole

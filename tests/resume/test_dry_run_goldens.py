@@ -23,7 +23,7 @@ def golden_stem(path: Path) -> str:
     """A file's name in its goldens (scripts/record_goldens.py): Copilot CLI's ``<id>/events.jsonl`` by its folder."""
     if path.name != "events.jsonl":
         return path.stem
-    return path.parent.name + ("-resumed" if path.parent.parent.name == "resumed" else "")
+    return path.parent.name + (f"-{path.parent.parent.name}" if path.parent.parent.name in ("resumed", "fixed") else "")
 
 
 def test_every_sample_of_a_client_has_a_dry_run_golden():
