@@ -198,3 +198,17 @@ def test_the_repair_was_accepted_in_the_real_clients_dry_run() -> None:
     assert not [p for p in report["problems"] if p["kind"] == "dangling_tool_call"]
     session = open_session(str(fixed))
     assert not [s for s in resume_items(session) if s.added_by]  # Copilot adds nothing: the file is whole
+
+
+def test_torn_last_line_is_a_warning(tmp_path: Path) -> None:
+    # checked with 1.0.102: it resumes without the fragment (and cuts it from the file)
+    folder = tmp_path / STREAM.parent.name
+    shutil.copytree(STREAM.parent, folder)
+    path = folder / "events.jsonl"
+    with path.open("a") as f:
+        f.write('{"type":"assistant.message","data":{"messageId":"x","content":"half')
+    (report,) = check_json(path)
+    torn = [p for p in report["problems"] if "torn" in p["kind"]]
+    assert len(torn) == 1 and torn[0]["severity"] == "warning" and "cuts it" in torn[0]["message"]
+    result = run_cli("export", str(path), "--context", "--to", "json")
+    assert golden_form(context_steps("copilot", json.loads(result.stdout))) == golden(STREAM)["steps"]

@@ -164,7 +164,7 @@ class CopilotFormat(Format):
     client = CLIENT
     responses_by_entry = False  # (a file without usage records is priced from its shutdown's metrics)
     fills_dangling = f'Copilot CLI will send and append an error result for it on resume ("{INTERRUPTED[:40]}…")'
-    torn_tail = ("warning", "Copilot CLI skips it on resume")
+    torn_tail = ("warning", "Copilot CLI leaves it out on resume and cuts it from the file")
 
     def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         return any(is_copilot(obj) for obj in objs[:20])
