@@ -76,7 +76,8 @@ def _data(record: dict[str, Any]) -> dict[str, Any]:
 
 def is_copilot(obj: dict[str, Any]) -> bool:
     """A Copilot CLI event: ``type``, ``data``, ``id``, ``parentId`` and a known dotted type."""
-    return obj.get("type") in KNOWN and isinstance(obj.get("data"), dict) and "id" in obj and "parentId" in obj
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind in KNOWN and isinstance(obj.get("data"), dict) and "parentId" in obj
 
 
 def _requests(data: dict[str, Any]) -> list[dict[str, Any]]:
