@@ -212,3 +212,37 @@ def test_torn_last_line_is_a_warning(tmp_path: Path) -> None:
     assert len(torn) == 1 and torn[0]["severity"] == "warning" and "cuts it" in torn[0]["message"]
     result = run_cli("export", str(path), "--context", "--to", "json")
     assert golden_form(context_steps("copilot", json.loads(result.stdout))) == golden(STREAM)["steps"]
+
+
+def test_the_picker_finds_sessions_in_the_known_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from session_tui.model.catalog.cache import list_session_files
+    from session_tui.model.catalog.info_reader import read_info
+    from session_tui.model.catalog.known import default_paths
+
+    state = tmp_path / ".copilot" / "session-state"
+    shutil.copytree(PARALLEL.parent, state / PARALLEL.parent.name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert str(state) in default_paths()
+    found = [path for path, _, _ in list_session_files([str(state)])]
+    assert found == [str(state / PARALLEL.parent.name / "events.jsonl")]
+    info = read_info(found[0])
+    assert (info.format, info.title, info.dangling) == ("copilot", "crash-parallel test", True)
+
+
+def test_resume_of_a_folder_elsewhere_says_where_to_put_it(tmp_path: Path) -> None:
+    folder = tmp_path / PARALLEL.parent.name
+    shutil.copytree(PARALLEL.parent, folder)
+    result = run_cli("resume", str(folder / "events.jsonl"))
+    assert result.returncode != 0
+    assert "~/.copilot/session-state/" in result.stderr
+
+
+def test_resume_in_place_is_copilots_own_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = tmp_path / ".copilot" / "session-state"
+    shutil.copytree(WORK.parent, state / WORK.parent.name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    result = run_cli("resume", str(state / WORK.parent.name / "events.jsonl"), "--json")
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["argv"] == ["copilot", f"--resume={WORK.parent.name}"] and plan["wrote"] is None

@@ -50,7 +50,8 @@ class CopilotForm(Form):
     ) -> Plan:
         raise Refused(
             f"{session.path}: a Copilot CLI session is a folder (events, workspace.yaml, checkpoints, its row in "
-            "session-store.db): session-tui does not fork one; export it instead"
+            "session-store.db): session-tui does not fork one; to resume it, copy its <id>/ folder into "
+            "~/.copilot/session-state/ (or export it)"
         )
 
     def results(
