@@ -11,6 +11,7 @@ import fcntl
 import os
 import pty
 import re
+import select
 import struct
 import subprocess
 import sys
@@ -32,6 +33,18 @@ KEYS = {
     "down": "\x1b[B",
     "question": "?",
 }
+
+
+def _feed(stream: pyte.ByteStream, screen: pyte.Screen, data: bytes) -> pyte.ByteStream:
+    """``data`` fed to ``stream`` one escape sequence at a time: one that pyte cannot
+    parse is dropped alone, not with the rest (a status line drawn after it); the
+    stream to feed next (a new one after such a drop)."""
+    for piece in re.split(rb"(?=\x1b)", data):
+        try:
+            stream.feed(piece)
+        except Exception:
+            stream = pyte.ByteStream(screen)
+    return stream
 
 
 class Terminal:
@@ -63,11 +76,16 @@ class Terminal:
         self.screen = pyte.Screen(width, height)
         self.stream = pyte.ByteStream(self.screen)
         self.lock = threading.Lock()
+        self.closing = threading.Event()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
     def _read(self) -> None:
-        while True:
+        """Until ``close``: it stops this thread before it closes the master, whose fd number the next
+        terminal's ``openpty`` may take (a reader left blocked on it would take that terminal's bytes)."""
+        while not self.closing.is_set():
+            if not select.select([self.master], [], [], 0.05)[0]:
+                continue
             try:
                 data = os.read(self.master, 65536)
             except OSError:
@@ -77,13 +95,7 @@ class Terminal:
             with self.lock:
                 self.output += data
                 self.last_output = time.monotonic()
-                # fed one escape sequence at a time: one that pyte cannot parse is dropped
-                # alone, not with the rest of what was read (a status line drawn after it)
-                for piece in re.split(rb"(?=\x1b)", data):
-                    try:
-                        self.stream.feed(piece)
-                    except Exception:
-                        self.stream = pyte.ByteStream(self.screen)
+                self.stream = _feed(self.stream, self.screen, data)
 
     def text(self) -> str:
         with self.lock:
@@ -111,17 +123,18 @@ class Terminal:
         """The bytes sent that the app has not read yet."""
         return struct.unpack("i", fcntl.ioctl(self.slave, termios.FIONREAD, b"\0\0\0\0"))[0]
 
-    def wait_quiet(self, quiet: float = 0.15, timeout: float = 10.0) -> None:
+    def wait_quiet(self, quiet: float = 0.15, timeout: float = 30.0) -> None:
         """Until the app has read every key sent, then written nothing for ``quiet`` seconds after it read
         them (it has drawn what the last key changed). Under load an app may read late: a key sent before
         it read an Esc would reach it with the Esc, as Alt+key."""
         deadline = time.monotonic() + timeout
         while self.unread():
-            assert self.alive() and time.monotonic() < deadline, "the app never read the keys sent"
+            assert self.alive(), f"the app exited ({self.process.returncode}) before it read the keys sent"
+            assert time.monotonic() < deadline, f"the app never read the keys sent:\n{self.text()}"
             time.sleep(0.005)
         read = time.monotonic()
         while time.monotonic() - max(self.last_output, read) < quiet:
-            assert time.monotonic() < deadline, "the app never stopped drawing"
+            assert time.monotonic() < deadline, f"the app never stopped drawing:\n{self.text()}"
             time.sleep(0.02)
 
     def alive(self) -> bool:
@@ -135,6 +148,8 @@ class Terminal:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self.closing.set()
+        self.reader.join()
         os.close(self.master)
         os.close(self.slave)
 

@@ -23,7 +23,7 @@ from session_tui.commands.serve import app_command
 from tests.secret_samples import TRAPS, planted
 from tests.support import SAMPLES, check_json, live_snapshot, run_cli
 from tests.terminal import Terminal
-from tests.ui.test_hostile_terminal import PICKER_KEYS, SESSION_KEYS
+from tests.ui.test_hostile_terminal import PICKER_KEYS, SESSION_PARTS
 
 SOURCES = {
     "tree": "tree/branched-summary.jsonl",
@@ -192,27 +192,27 @@ def outputs(paths: dict, tmp: Path, part: str) -> list[tuple[str, str]]:
     return out
 
 
-WALKS = ["picker", "tree", "claude"]
+WALKS = ["picker", *(f"{fmt}-{part}" for fmt in ("tree", "claude") for part in range(len(SESSION_PARTS)))]
 
 
 def screens(paths: dict, root: Path, walk: str) -> list[tuple[str, str]]:
     """What the terminal UI shows with --redact: the picker over every
-    session (``picker``), or each screen of one session (``tree``, ``claude``), one text per key."""
+    session (``picker``), or each screen of one session (``tree-N``, ``claude-N``: part N of its
+    keys), one text per key."""
+    if walk == "picker":
+        target, keys, ready = str(root), PICKER_KEYS, "claude"
+    else:
+        fmt, part = walk.rsplit("-", 1)
+        target, keys, ready = str(paths[fmt]), SESSION_PARTS[int(part)], "entries"
     out = []
-    walks = [("picker", str(root), PICKER_KEYS, "claude")] + [
-        (fmt, str(paths[fmt]), SESSION_KEYS, "entries") for fmt in ("tree", "claude")
-    ]
-    for what, target, keys, ready in walks:
-        if what != walk:
-            continue
-        with Terminal(target, "--no-watch", "--redact") as term:
-            term.wait_text(ready)
-            out.append((f"{what}: first screen", term.text()))
-            for key in keys:
-                term.send(key)
-                term.wait_quiet(0.3 if key == "escape" else 0.15)
-                assert term.alive(), f"the app died after {key!r}"
-                out.append((f"{what}: after {key}", term.text()))
+    with Terminal(target, "--no-watch", "--redact") as term:
+        term.wait_text(ready)
+        out.append((f"{walk}: first screen", term.text()))
+        for key in keys:
+            term.send(key)
+            term.wait_quiet(0.3 if key == "escape" else 0.15)
+            assert term.alive(), f"the app died after {key!r}"
+            out.append((f"{walk}: after {key}", term.text()))
     return out
 
 

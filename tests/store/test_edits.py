@@ -200,6 +200,13 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
     old(done)
     assert run_cli("fix", str(done), *args).returncode == 0
     expected_new = done.read_bytes()
+    timing = work / "timing.jsonl"  # how long a whole run takes here and now: the kills land around its end
+    timing.write_bytes(original)
+    old(timing)
+    started = time.monotonic()
+    command = [sys.executable, "-c", KILLABLE, str(REPO), "fix"]
+    subprocess.run([*command, str(timing), *args], capture_output=True, check=True)
+    whole = time.monotonic() - started
     outcomes = set()
     for trial in range(trials):
         path = work / f"t{trial}.jsonl"
@@ -210,7 +217,7 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(rng.uniform(0.05, 0.6))
+        time.sleep(rng.uniform(0.1, 1.6) * whole)  # (a time relative to the run's own: under load too)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         data = path.read_bytes()
