@@ -63,7 +63,10 @@ def dry_runs(out: Path, files: list[str]) -> None:
 
 def golden_stem(source: Path) -> str:
     """A file's name in its goldens: Copilot CLI's ``<id>/events.jsonl`` by
-    its folder (``resumed/<id>/``: ``<id>-resumed``, ``fixed/``: ``-fixed``), the others by their stem."""
+    its folder (``resumed/<id>/``: ``<id>-resumed``, ``fixed/``: ``-fixed``), an opencode session
+    (``<folder>/opencode.db#<id>``) by its database's folder and its id, the others by their stem."""
+    if "#" in source.name:
+        return f"{source.parent.name}-{source.name.partition('#')[2]}"
     if source.name != "events.jsonl":
         return source.stem
     kind = source.parent.parent.name

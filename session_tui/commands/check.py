@@ -15,6 +15,7 @@ from typing import TextIO
 
 from ..model.errors import SessionError
 from ..model.reading import json_text
+from ..model.reading.opencode_db import DB_NAME, session_ids
 from ..model.reading.source import is_url
 from ..model.resume.verdicts import Verdict, verdict_on
 from ..model.sanitize import inert, json_escape_invisible, mark_undecodable
@@ -43,13 +44,24 @@ def session_files(path: str) -> Iterator[str]:
         yield from (item.url for item in listed) if listed is not None else [path]
         return
     if not os.path.isdir(path):
-        yield path
+        yield from _database_sessions(path) if os.path.basename(path) == DB_NAME else [path]
         return
     for root, dirs, files in os.walk(path):
         dirs.sort()
         for name in sorted(files):
             if name.endswith(SESSION_SUFFIX):
                 yield os.path.join(root, name)
+            elif name == DB_NAME:
+                yield from _database_sessions(os.path.join(root, name))
+
+
+def _database_sessions(db: str) -> list[str]:
+    """Each session of an opencode database (``db#ID``); the database itself
+    when it cannot be read as one (opening it says why, in one line)."""
+    try:
+        return [f"{db}#{sid}" for sid in session_ids(db)] or [db]
+    except SessionError:
+        return [db]
 
 
 @dataclass

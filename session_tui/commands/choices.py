@@ -5,5 +5,5 @@ they name: building the parser must not import every format reader (a
 from __future__ import annotations
 
 # model.formats.FORMATS, checked by a test
-FORMAT_NAMES = ("astorlm", "chat", "claude", "codex", "copilot", "gemini", "pi", "qwen", "tree")
+FORMAT_NAMES = ("astorlm", "chat", "claude", "codex", "copilot", "gemini", "opencode", "pi", "qwen", "tree")
 EXPORT_TARGETS = ("md", "html", "json")

@@ -170,13 +170,67 @@ def _setup(client: Client, session: Session, run: Path, work: Path, url: str, mo
         if os.path.commonpath([root, os.path.realpath(target)]) != root:
             raise DryRunFailed(f"{target}: outside the dry run's folder: refused")
         os.makedirs(os.path.dirname(target), exist_ok=True)
-    for source, target in home.copies:
-        shutil.copyfile(source, target)
+    _copy(home)
     for folder, target in home.trees:  # (no links followed)
         shutil.copytree(folder, target, ignore=_links)
     for target, data in home.files:
         Path(target).write_bytes(data)
+    copied = {os.path.realpath(dst) for _, dst in home.copies}
+    for database, statement, values in home.updates:
+        if os.path.realpath(database) not in copied:
+            raise DryRunFailed(f"{database}: not a copy made for the dry run: refused")
+        _update_copy(database, statement, values)
     return home
+
+
+COPY_TRIES = 5  # copies of a database and its WAL, again while its writer changed them
+
+
+def _copy(home: DryRunHome) -> None:
+    """The copies made; a set that must be copied as one (``home.consistent``:
+    a database and its WAL, which a live writer changes together) copied
+    again until none of them changed while copied. A file of such a set that
+    is gone (a WAL checkpointed away) is left out, and so is its copy."""
+    for _ in range(COPY_TRIES):
+        before = [_stamp(path) for path in home.consistent]
+        for source, target in home.copies:
+            try:
+                shutil.copyfile(source, target)
+            except FileNotFoundError:
+                if not home.consistent:
+                    raise
+                Path(target).unlink(missing_ok=True)
+        if [_stamp(path) for path in home.consistent] == before:
+            return
+    raise DryRunFailed(f"{home.consistent[0]}: written during each of {COPY_TRIES} copies: try again")
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _update_copy(database: str, statement: str, values: tuple[str, ...]) -> None:
+    """One UPDATE of one row in the dry run's copy of a database (opencode's
+    session row). Only ever the copy: the original is never opened by SQLite."""
+    import sqlite3
+
+    if not statement.lstrip().lower().startswith("update "):
+        raise DryRunFailed(f"{database}: only an update of the copy is made: refused")
+    try:
+        conn = sqlite3.connect(database)
+        try:
+            with conn:
+                changed = conn.execute(statement, values).rowcount
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise DryRunFailed(f"{database}: the copy could not be updated ({exc})") from None
+    if changed != 1:
+        raise DryRunFailed(f"{database}: the copy has no row to update ({changed} changed)")
 
 
 def _links(folder: str, names: list[str]) -> set[str]:
@@ -499,7 +553,10 @@ def _at_leaf(client: Client, copy: Path, session: Session, leaf: int | None) -> 
             return copy, client.session_id_of(opened) or str(copy)
         write = SET_LEAF if client.moves_leaf else FORK
         plan = ResumePlan(client, leaf, None, client.session_id_of(opened), write, str(copy.parent))
-        ready = make_ready(opened, plan, force=True)  # (a copy in a new folder: no agent writes it)
+        try:
+            ready = make_ready(opened, plan, force=True)  # (a copy in a new folder: no agent writes it)
+        except (Refused, ResumeRefused) as exc:  # (said of the user's session, not of its throwaway copy)
+            raise type(exc)(str(exc).replace(str(copy), session.path)) from None
         return Path(ready.file), ready.session_id
 
 

@@ -33,10 +33,11 @@ def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = F
                 file=sys.stderr,
             )
             return 2
+    from ..model.reading.opencode_db import written_file
     from ..model.reading.source import is_url
 
     for path in paths:
-        if not is_url(path) and not os.path.lexists(path):  # a broken symlink: the session says what is wrong
+        if not is_url(path) and not os.path.lexists(written_file(path)[0]):  # (a broken symlink: the session says)
             print(f"session-tui: {inert(path, keep_newlines=False)}: no such file or directory", file=sys.stderr)
             return 2
     try:

@@ -22,7 +22,7 @@ def path_problem(path: str) -> str | None:
         return "no such file or directory"
     if os.path.isdir(path):
         for _root, _dirs, files in os.walk(path):
-            if any(name.endswith(SESSION_SUFFIX) for name in files):
+            if any(name.endswith(SESSION_SUFFIX) or name == "opencode.db" for name in files):
                 return None
         return f"no session files (*{SESSION_SUFFIX}) in it"
     from ..model.catalog.info_reader import read_info

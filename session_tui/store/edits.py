@@ -52,7 +52,7 @@ def form_of(session: Session) -> Form:
     if form is None:
         raise Refused(f"{session.path}: editing {session.format.name} files is not supported yet (read-only)")
     reason = session.format.read_only(session)
-    if len(session.files) > 1:
+    if len(session.files) > 1 and not form.edits_rows:
         reason = f"a session written over {len(session.files)} files (a Codex thread with rewinds) is read-only here"
     if reason:
         raise Refused(f"{session.path}: {reason}; nothing was changed")
@@ -196,6 +196,8 @@ def plan_undo(done: Done) -> Plan:
     edit appended, plus any torn fragment it cut. Other files the edit
     rewrote (astorlm's meta) are put back from their backups too."""
     plan = done.plan
+    if plan.database is not None:
+        raise Refused(f"{plan.database.db}: to undo, put back the backups the edit made ({', '.join(done.created)})")
     if done.after is None:
         raise Refused("a fork is a file of its own: nothing to undo in the session (delete the fork if unwanted)")
     if plan.rewrite is not None:
@@ -225,6 +227,10 @@ def _as_rewrite(plan: Plan) -> Plan:
 
 def _apply(plan: Plan, force: bool) -> Done:
     """Carry out ``plan`` (a torn tail's cut made a rewrite)."""
+    if plan.database is not None:
+        from .database_edit import apply_database_edit
+
+        return Done(plan, apply_database_edit(plan.database), None)
     plan = _as_rewrite(plan)
     store = Store(plan.path, force=force)
     created: list[str] = []

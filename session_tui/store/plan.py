@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.reading import json_text
 from ..model.words import plural
 from .fingerprint import Fingerprint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .database_edit import DatabaseEdit
 
 
 @dataclass(frozen=True)
@@ -33,9 +36,12 @@ class Plan:
     also: list[Rewrite] = field(default_factory=list)  # backed-up rewrites of other files, after the session file
     #: (kind, bytes, what) saved to <path>.<kind>-<UTC> before the file changes
     aside: list[tuple[str, bytes, str]] = field(default_factory=list)
+    database: DatabaseEdit | None = None  # rows of a database changed in one transaction (opencode)
 
     def preview(self) -> str:
         out = [self.summary]
+        if self.database is not None:
+            out.extend(self.database.preview())
         for kind, data, what in self.aside:
             out.append(f"save {what} ({len(data):,} bytes) to {os.path.basename(self.path)}.{kind}-<UTC time> first")
         if self.drop_torn:

@@ -95,3 +95,55 @@ def test_each_file_has_one_path_however_the_root_is_named(tmp_path, named):
     finally:
         stop(process)
     assert {x["file"] for x in seen} == {os.path.realpath(writer.path)}
+
+
+def test_an_opencode_session_written_through_the_wal_joins_the_fleet(tmp_path):
+    """An old session of an opencode database, out of the window, gets a
+    new prompt, then the answer (real writes through SQLite's WAL, as
+    opencode makes them): it joins the fleet, a turn cut off (no opencode
+    process runs it), then idle once answered."""
+    import sqlite3
+
+    import orjson
+
+    from tests.model.test_opencode import _copy
+
+    db = _copy("work", tmp_path)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("pragma journal_mode=wal")
+    session_id = conn.execute("select id from session").fetchone()[0]
+
+    def add(n: int, role: str, text: str) -> None:
+        now = int(time.time() * 1000)
+        message = orjson.dumps({"role": role, "time": {"created": now}}).decode()
+        part = orjson.dumps({"type": "text", "text": text}).decode()
+        conn.execute(
+            "insert into message values (?, ?, ?, ?, ?)", (f"msg_zzzzzzzzzzzz{n:014d}", session_id, now, now, message)
+        )
+        conn.execute(
+            "insert into part values (?, ?, ?, ?, ?, ?)",
+            (f"prt_zzzzzzzzzzzz{n:014d}", f"msg_zzzzzzzzzzzz{n:014d}", session_id, now, now, part),
+        )
+
+    from session_tui.model.fleet.fleet import Fleet
+
+    fleet = Fleet([str(tmp_path)], window=3600)
+    assert fleet.scan() == []  # (written over an hour ago)
+    add(0, "user", "a change the watch reports")
+    (changed,) = fleet.update([str(db) + "-wal"])  # what the watch says: the WAL changed
+    assert changed.path == f"{db}#{session_id}"
+    process = live(str(tmp_path))
+    try:
+        found, seen = lines_of(process), []
+        add(1, "user", "and now the tests")
+        mine = lambda s: [x for x in s if x.get("format") == "opencode"]  # noqa: E731
+        wait_for(found, seen, lambda s: mine(s), what="the opencode session")
+        first = mine(seen)[0]
+        assert first["file"] == f"{db}#{session_id}"
+        assert (first["state"], first["inferred"]) == ("crashed", "process gone")  # (no opencode runs here)
+        add(2, "assistant", "all green")
+        wait_for(found, seen, lambda s: mine(s)[-1]["state"] == "idle", what="the answer, through the WAL's watch")
+    finally:
+        conn.close()
+        process.kill()
+        process.wait(timeout=30)

@@ -35,8 +35,15 @@ REAL = REPO / "tests" / "data" / "real"
 
 def _copy(source: Path, folder: Path) -> Path:
     """``source`` copied into ``folder``, with the other files of its Codex
-    thread and its sub-agent transcripts."""
+    thread and its sub-agent transcripts (an opencode ``opencode.db#ID``:
+    the database's three files)."""
     target = folder / source.name
+    database, sep, _ = source.name.partition("#")
+    if sep:
+        for suffix in ("", "-wal", "-shm"):
+            if (source.parent / (database + suffix)).exists():
+                shutil.copyfile(source.parent / (database + suffix), folder / (database + suffix))
+        return target
     for part in thread_files(str(source)):
         shutil.copyfile(part, folder / Path(part).name)
     beside = source.with_suffix("")

@@ -128,5 +128,5 @@ def test_huge_output_sample():
 def test_directory_means_every_session_file():
     reps = check_json(SAMPLES)
     names = sorted(r["path"].rsplit("/", 1)[1] for r in reps)
-    assert len(reps) == 27 and "with-sidecar.jsonl" in names
+    assert len(reps) == 28 and "with-sidecar.jsonl" in names and "opencode.db#ses_dc486f233ffeZIh7BHTlbpc31f" in names
     assert not any(n.endswith(".meta.json") for n in names)

@@ -20,7 +20,10 @@ GOLDENS = sorted((REPO / "tests" / "golden" / "dry-run").glob("*.json"))
 
 
 def golden_stem(path: Path) -> str:
-    """A file's name in its goldens (scripts/record_goldens.py): Copilot CLI's ``<id>/events.jsonl`` by its folder."""
+    """A file's name in its goldens (scripts/record_goldens.py): Copilot CLI's ``<id>/events.jsonl`` by its folder,
+    an opencode session (``<folder>/opencode.db#<id>``) by its database's folder and its id."""
+    if "#" in path.name:
+        return f"{path.parent.name}-{path.name.partition('#')[2]}"
     if path.name != "events.jsonl":
         return path.stem
     return path.parent.name + (f"-{path.parent.parent.name}" if path.parent.parent.name in ("resumed", "fixed") else "")

@@ -96,6 +96,7 @@ def big_from_64k(monkeypatch):
     """Treat files over 64 KiB as big: index in the background, show the last 16 KiB first."""
     monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
     monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_MAX_BYTES", 16 << 10)
 
 
 async def test_quit_while_indexing_a_big_file(tmp_path, big_from_64k):
@@ -222,7 +223,40 @@ def test_a_watched_file_opens_with_its_last_entry_at_the_bottom_of_a_full_page(t
     path = tmp_path / "live.jsonl"
     path.write_bytes(chain(60))
     with Terminal(str(path), width=160, height=45) as term:
-        term.wait_text("message 59")
+        term.wait_text("user message 59")  # its row (the detail pane shows "message 59" too)
         lines = term.text().splitlines()
-        last = next(n for n, line in enumerate(lines) if "message 59" in line)
+        last = next(n for n, line in enumerate(lines) if "user message 59" in line)
         assert last >= 40 and "message 20" in term.text(), "\n".join(lines)
+
+
+async def test_an_opencode_session_follows_its_database_wal(tmp_path):
+    """opencode writes rows, not lines: a new part through the WAL is a new
+    row; a part updated in place (the call's result) is read again."""
+    import sqlite3
+
+    import orjson
+
+    from tests.model.test_opencode import CRASH_ID, _copy
+
+    db = _copy("crash", tmp_path)
+    async with SessionApp(f"{db}#{CRASH_ID}").run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        assert screen.session.entries == 17
+        await wait_for(pilot, lambda: "without result" in screen.tree_widget.render_line(6).text, what="the problem")
+        conn = sqlite3.connect(db, isolation_level=None)  # (another writer: the agent going on)
+        part_id, message_id, data = conn.execute(
+            "select id, message_id, data from part where session_id = ? order by id desc", (CRASH_ID,)
+        ).fetchone()
+        done = orjson.loads(data)
+        done["state"].update(status="completed", output="C02\nC02 finished\n")
+        conn.execute("update part set data = ? where id = ?", (orjson.dumps(done).decode(), part_id))
+        text = orjson.dumps({"type": "text", "text": "the long job finished"}).decode()
+        conn.execute(
+            "insert into part values (?, ?, ?, 1, 1, ?)", ("prt_zzzzzzzzzzzzzz00000000000", message_id, CRASH_ID, text)
+        )
+        conn.close()
+        await wait_for(pilot, lambda: screen.session.entries == 18, what="the new part")
+        assert screen.session.record(16)["data"]["state"]["status"] == "completed"  # (read again, not appended)
+        await wait_for(pilot, lambda: "without result" not in screen.tree_widget.render_line(6).text, what="the answer")
+        assert "the long job finished" in screen.tree_widget.render_line(7).text
+        assert not [n for n in pilot.app._notifications if "reloaded" in n.message]  # (rows change in place)

@@ -18,6 +18,7 @@ from ..cache_dir import trusted_cache_dir, write_cache_file
 from ..errors import SessionError
 from ..reading import json_text
 from ..reading.codex_thread import hide_segments
+from ..reading.opencode_db import DB_NAME, list_sessions, written_file
 from ..reading.records import loads as json_loads
 from ..reading.source import is_url
 from ..reading.sources import open_source
@@ -113,6 +114,9 @@ def list_session_files(paths: Iterable[str], unreadable: list[str] | None = None
                 continue  # unreachable: nothing listed (the picker says so)
             continue
         if not os.path.isdir(given):
+            if os.path.basename(given) == DB_NAME:  # (each session of an opencode database is a row)
+                found.extend(list_sessions(given))
+                continue
             try:
                 st = os.stat(given)
                 found.append((given, st.st_size, st.st_mtime_ns))
@@ -126,7 +130,9 @@ def list_session_files(paths: Iterable[str], unreadable: list[str] | None = None
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         try:
-                            if entry.name.endswith(SESSION_SUFFIX) and entry.is_file():
+                            if entry.name == DB_NAME and entry.is_file():
+                                found.extend(list_sessions(entry.path))
+                            elif entry.name.endswith(SESSION_SUFFIX) and entry.is_file():
                                 st = entry.stat()
                                 found.append((entry.path, st.st_size, st.st_mtime_ns))
                             elif entry.is_dir(follow_symlinks=False):
@@ -208,7 +214,7 @@ class Catalog:
         or None when it is gone. Its path is made absolute."""
         path = absolute(path)
         try:
-            if is_url(path):
+            if is_url(path) or written_file(path)[1] is not None:  # (a URL, or a session of a database)
                 st = open_source(path).stat()
                 size, mtime_ns = st.size, st.mtime_ns
             else:

@@ -11,10 +11,11 @@ KNOWN_LOCATIONS = (
     "~/.gemini/tmp",
     "~/.qwen/projects",
     "~/.copilot/session-state",
+    "~/.local/share/opencode/opencode.db",  # (a database: each of its sessions is a row)
 )
 
 
 def default_paths() -> list[str]:
-    """The known session folders that exist, else ./sample_sessions."""
-    found = [os.path.expanduser(p) for p in KNOWN_LOCATIONS if os.path.isdir(os.path.expanduser(p))]
+    """The known session folders (and opencode's database) that exist, else ./sample_sessions."""
+    found = [os.path.expanduser(p) for p in KNOWN_LOCATIONS if os.path.exists(os.path.expanduser(p))]
     return found or (["sample_sessions"] if os.path.isdir("sample_sessions") else [])

@@ -53,13 +53,6 @@ class ToolIssue:
     call_id: str
 
 
-def pair_tool_calls(fmt: ToolFormat, context: list[ContextItem]) -> tuple[list[ToolIssue], list[ToolIssue]]:
-    """(dangling calls, orphan results) in ``context``, in order. Formats
-    with ``results_anywhere`` (Codex) pair a call with an output anywhere
-    after it."""
-    return Pairing(fmt).feed(context)
-
-
 class Pairing:
     """Tool pairing fed a context as it grows: ``feed`` reads only the
     messages it has not seen, so a live file costs what was appended."""
@@ -118,7 +111,7 @@ def partner(session: Entries, entry: int) -> int | None:
     calls, the entry with the first result. None if there is none."""
     tree, fmt = session.tree, session.format
     view = fmt.view(session.record(entry))
-    if view.result_for is not None:
+    if view.result_for is not None and not any(c.id == view.result_for for c in view.tool_calls):
         node = tree.parent[entry]
         for _ in range(10_000):
             if node < 0:
@@ -138,9 +131,12 @@ def results_of(session: Entries, entry: int, first_only: bool = False) -> dict[s
     answering it (the nearest), searched breadth-first over its descendants
     (results follow their call). ``first_only``: stop at the first found."""
     tree, fmt = session.tree, session.format
-    ids = {c.id for c in fmt.view(session.record(entry)).tool_calls}
-    found: dict[str, int] = {}
-    frontier = tree.children(entry) if ids else []
+    view = fmt.view(session.record(entry))
+    ids = {c.id for c in view.tool_calls}
+    found: dict[str, int] = {view.result_for: entry} if view.result_for in ids else {}  # (opencode: one record)
+    if first_only and found:
+        return found
+    frontier = tree.children(entry) if len(found) < len(ids) else []
     seen = 0
     while frontier and seen < 10_000 and len(found) < len(ids):
         nxt: list[int] = []

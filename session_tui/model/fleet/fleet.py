@@ -15,6 +15,7 @@ from ..catalog.cache import absolute, list_session_files
 from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
+from ..reading.opencode_db import changed_database, list_sessions
 from ..session.live_state import default_stuck_after, writer_liveness
 from ..session.session import Session
 from .alerts import alerts_of
@@ -116,6 +117,13 @@ class Fleet:
         now = self.clock() if now is None else now
         changed = []
         for path in dict.fromkeys(paths):
+            db = changed_database(path)
+            if db is not None:  # (its sessions whose rows changed: only they differ in size)
+                for name, size, _ in list_sessions(db):
+                    found = self._look(name, now, size) if self._sizes.get(name) != size else None
+                    if found is not None:
+                        changed.append(found)
+                continue
             if not path.endswith(".jsonl"):
                 continue
             try:

@@ -5,9 +5,11 @@ agents whose state, tool or alerts changed."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
+from ..reading.opencode_db import changed_database
 from ..reading.source import is_url
 from .fleet import Agent, Fleet
 
@@ -34,6 +36,7 @@ def follow(fleet: Fleet, emit: Emit, should_stop: Callable[[], bool]) -> None:
     fleet.scan()
     emit(SNAPSHOT, [agent for _, agent in fleet.rows()])
     local = [root for root in fleet.roots if not is_url(root)]
+    watched = [os.path.dirname(r) if changed_database(r) else r for r in local]  # (a database: its WAL beside it)
     remote = len(local) < len(fleet.roots)
     polled = time.monotonic()
 
@@ -56,7 +59,7 @@ def follow(fleet: Fleet, emit: Emit, should_stop: Callable[[], bool]) -> None:
 
     caught_up = False
     for changes in watch(
-        *local,
+        *dict.fromkeys(watched),
         yield_on_timeout=True,
         rust_timeout=int(TICK * 1000),
         debounce=30,

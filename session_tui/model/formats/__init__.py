@@ -12,12 +12,15 @@ from .claude import FORMAT as CLAUDE
 from .codex import FORMAT as CODEX
 from .copilot import FORMAT as COPILOT
 from .gemini import FORMAT as GEMINI
+from .opencode import FORMAT as OPENCODE
 from .pi import FORMAT as PI
 from .qwen import FORMAT as QWEN
 from .tree import FORMAT as TREE
 
 # sniffed in this order: qwen before claude, astorlm before chat
-FORMATS: dict[str, Format] = {f.name: f for f in (TREE, PI, CODEX, GEMINI, QWEN, COPILOT, CLAUDE, ASTORLM, CHAT)}
+FORMATS: dict[str, Format] = {
+    f.name: f for f in (TREE, PI, CODEX, GEMINI, QWEN, COPILOT, OPENCODE, CLAUDE, ASTORLM, CHAT)
+}
 DEFAULT = TREE  # an empty file is an empty native session
 
 

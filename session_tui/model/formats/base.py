@@ -225,6 +225,12 @@ class Format:
         (one response recorded as several messages): calls stay open."""
         return False
 
+    def call_entry(self, session: Session, entry: int, call_id: str) -> int:
+        """The entry that records the call ``call_id`` of the context message
+        at ``entry`` (formats that keep a response's calls in records of their
+        own, opencode's parts, say which; the message's by default)."""
+        return entry
+
     def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
         """Ids of the tool calls a context message makes."""
         raise NotImplementedError

@@ -37,6 +37,11 @@ class DryRunHome:
     copies: list[tuple[str, str]] = field(default_factory=list)  # (source file, destination)
     trees: list[tuple[str, str]] = field(default_factory=list)  # (source folder, destination), no links followed
     files: list[tuple[str, bytes]] = field(default_factory=list)  # (destination, content)
+    #: (a database among the copies' destinations, one UPDATE of one row, its parameters):
+    #: run on that copy once every file is in place (opencode's session row)
+    updates: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: sources copied as one (a database and its WAL): the copies are made again until none changed meanwhile
+    consistent: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 

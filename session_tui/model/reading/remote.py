@@ -88,6 +88,7 @@ class RemoteFile:
     back-ends fix the size of an open file."""
 
     remote = True
+    rows = False
 
     def __init__(self, url: str) -> None:
         self.name = url

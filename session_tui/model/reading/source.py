@@ -34,6 +34,7 @@ class Source(Protocol):
     name: str  # the path or URL, as the user gave it
     remote: bool
     files: tuple[str, ...]  # the files read, in order (more than one: a session written over several files)
+    rows: bool  # its records are rows of a database, updated in place as its agent works (opencode)
 
     def stat(self) -> SourceStat:
         """The file's size and identity now (raises SessionError)."""
@@ -65,6 +66,7 @@ class LocalFile:
     opened at the next ``stat``."""
 
     remote = False
+    rows = False
 
     def __init__(self, path: str) -> None:
         self.name = path
@@ -120,6 +122,7 @@ class JoinedFiles:
     file (its size is part of the identity), so everything is read again."""
 
     remote = False
+    rows = False
 
     def __init__(self, name: str, files: list[str]) -> None:
         self.name = name

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..errors import SessionError
 from .codex_thread import thread_files
+from .opencode_db import OpencodeSession, database_refusal, split_name
 from .remote import RemoteFile
 from .source import JoinedFiles, LocalFile, Source, is_url
 
@@ -13,5 +15,11 @@ def open_source(name: str) -> Source:
     if is_url(name):
         return RemoteFile(name)
     path = name.removeprefix("file://")
+    opencode = split_name(path)
+    if opencode is not None:
+        db, session_id = opencode
+        if session_id is None:
+            raise SessionError(database_refusal(db))
+        return OpencodeSession(path, db, session_id)
     files = thread_files(path)
     return JoinedFiles(path, files) if len(files) > 1 else LocalFile(path)

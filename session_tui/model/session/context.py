@@ -116,7 +116,7 @@ def tool_issues(
             return kept.light[2]
         stream = session.format.tool_stream(session, leaf, should_stop)
         if stream is not None:
-            found = Pairing(session.format).read(stream)
+            found = _at_calls(session, Pairing(session.format).read(stream))
             kept.light = (session.refreshes, leaf, found)
             return found
     items = context_items(session, leaf, should_stop)
@@ -125,7 +125,13 @@ def tool_issues(
         pairing = Pairing(session.format)
     found = pairing.feed(items)
     kept.pairing = pairing
-    return found
+    return _at_calls(session, found)
+
+
+def _at_calls(session: Session, found: Issues) -> Issues:
+    """``found`` with each dangling call at the entry that records it."""
+    fmt, (dangling, orphans) = session.format, found
+    return [ToolIssue(fmt.call_entry(session, d.entry, d.call_id), d.call_id) for d in dangling], orphans
 
 
 def tool_name(session: Session, entry: int, call_id: str) -> str:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from ..entries.view import iso_time, parse_time
 from ..errors import SessionError
 from ..reading import open_writers, own_writes
+from ..reading.opencode_db import written_file
 from ..reading.segment import Shape
 from ..sanitize import inert_line
 
@@ -424,9 +425,8 @@ def writer_liveness(session: Session, written: float | None) -> Liveness:
     first (see the module's doc). ``written``: the agent's last write."""
     if session.remote:
         return UNKNOWN
-    return file_liveness(
-        session.files[-1], session.format.name, written, lambda: session_cwd(session), session.memo.of(_Seen)
-    )
+    name = session.path if written_file(session.path)[1] is not None else session.files[-1]
+    return file_liveness(name, session.format.name, written, lambda: session_cwd(session), session.memo.of(_Seen))
 
 
 def file_liveness(
@@ -438,12 +438,15 @@ def file_liveness(
 ) -> Liveness:
     """``writer_liveness`` for a file of ``format_name``: ``cwd`` gives the
     directory it records (None: not known); ``seen`` is kept between looks
-    at one session (a writer seen holding it, then gone, is a crash)."""
+    at one session (a writer seen holding it, then gone, is a crash). A
+    session of a database (``opencode.db#ID``): a process holding the
+    database does not tell whether it writes this session."""
     table = open_writers.process_table()
     if table is None:
         return UNKNOWN
+    file, key = written_file(path)
     try:
-        st = os.stat(path)
+        st = os.stat(file)
     except OSError:
         return UNKNOWN
     seen = _Seen() if seen is None else seen
@@ -454,12 +457,14 @@ def file_liveness(
             holders = table.writers.get((st.st_dev, st.st_ino))
             if holders and table.taken < st.st_mtime:  # (the table may name a file gone since, its inode reused)
                 holders = open_writers.writers_of(st.st_dev, st.st_ino)
-        else:
+        elif key is None:
             holders = open_writers.writers_of(st.st_dev, st.st_ino)
+        else:
+            holders = None
         if holders:
             seen.writer = True
             return Liveness(True, WRITER_OPEN)
-        return _client_liveness(path, format_name, st, table, written, cwd)
+        return _client_liveness(file, format_name, st, table, written, cwd, key)
 
     found = look(table)
     if found.alive is False and written is not None and table.taken < written:  # seen before the last write
@@ -476,8 +481,10 @@ def _client_liveness(
     table: open_writers.ProcessTable,
     written: float | None,
     cwd_of: Callable[[], str | None],
+    key: str | None = None,
 ) -> Liveness:
-    """Signal 2: a process of the session's client runs with it."""
+    """Signal 2: a process of the session's client runs with it (``key``:
+    the session's id in a file of many)."""
     known = _programs(format_name)
     if known is None:
         return UNKNOWN
@@ -487,7 +494,7 @@ def _client_liveness(
         st.st_uid,
     ):  # another user's: their processes are not ours to see
         return UNKNOWN
-    ids = set(_UUID.findall(os.path.basename(path)))
+    ids = set(_UUID.findall(os.path.basename(path))) | ({key} if key else set())
     real = os.path.realpath(path)
     late = written + START_SLACK if written is not None else None
     clients = [  # (one started after the agent's last write did not make it: another copy's, a new session's)
@@ -503,9 +510,12 @@ def _client_liveness(
     cwd = cwd_of()
     if cwd is None:
         return UNKNOWN
-    where = os.path.realpath(cwd)
-    here = [p for p in eligible if p.cwd == where]
-    if not here:
+    try:
+        where: str | None = os.path.realpath(cwd)
+    except ValueError:  # (a lone surrogate, a NUL: a directory no process can be in)
+        where = None
+    here = [p for p in eligible if p.cwd == where] if where is not None else []
+    if not here or where is None:
         return UNKNOWN if any(p.cwd is None for p in eligible) else Liveness(False, PROCESS_GONE)
     if len(here) > _later_sessions(path, written, where):
         return Liveness(True, PROCESS_IN_CWD)

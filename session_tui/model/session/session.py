@@ -115,6 +115,12 @@ class Session:
         return is_url(self.path)
 
     @property
+    def rows(self) -> bool:
+        """Whether its records are rows of a database, updated in place as
+        its agent works (an opencode session): a reload is its normal way."""
+        return self._source.rows if self._source is not None else False
+
+    @property
     def files(self) -> tuple[str, ...]:
         """The files read, in order: more than one for a session its client
         wrote over several files (a Codex thread with rewinds)."""

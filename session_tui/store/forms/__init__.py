@@ -6,7 +6,7 @@ here is read-only.
 
 from __future__ import annotations
 
-from . import astorlm, chat, claude, codex, copilot, gemini, pi, qwen, tree
+from . import astorlm, chat, claude, codex, copilot, gemini, opencode, pi, qwen, tree
 from .base import Form
 
 FORMS: dict[str, Form] = {
@@ -21,5 +21,6 @@ FORMS: dict[str, Form] = {
         gemini.FORM,
         qwen.FORM,
         copilot.FORM,
+        opencode.FORM,
     )
 }

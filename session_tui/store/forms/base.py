@@ -193,6 +193,8 @@ class Form:
     with a leaf record (tree, pi); other formats override what differs."""
 
     name = ""
+    #: a session kept as rows of a database (opencode): edits change rows, not a file
+    edits_rows = False
     #: (calling entry, dangling call ids) of the crash shape, or Refused
     trailing = staticmethod(trailing_dangling)
 

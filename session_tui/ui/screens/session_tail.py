@@ -33,14 +33,15 @@ class TailActions(SessionHost):
         # the last of the files read is the one a writer appends to (a Codex thread goes on in its newest file)
         written = self.session.files[-1] if self.session is not None else self.path
         directory = os.path.dirname(os.path.abspath(written)) or "."
-        name = os.path.basename(written)
+        files = self.session.files if self.session is not None else (written,)
+        names = {os.path.basename(f) for f in files}
         from watchfiles import awatch  # (here, after the first frame: with anyio's backend, ~55 ms)
 
         self.call_later(self._on_tail_armed)  # runs once awatch below has set its watch (no await before it)
         async for changes in awatch(
             directory, debounce=TAIL_DEBOUNCE_MS, step=TAIL_STEP_MS, recursive=False, ignore_permission_denied=True
         ):
-            if any(os.path.basename(changed) == name for _, changed in changes):
+            if any(os.path.basename(changed) in names for _, changed in changes):  # (a database: its WAL too)
                 self.on_file_changed()
                 await asyncio.sleep(0)
 
@@ -94,10 +95,11 @@ class TailActions(SessionHost):
             self._deleted_notified = False
             self.live = "live"
         if change.reloaded:
-            self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
+            if not session.rows:  # (rows written again as the agent works: no surprise to say)
+                self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
             self._close_branch_views()
             self.new_entries = 0
-            self._show(session, cursor_entry=None)
+            self._show(session, cursor_entry=None if was_following or not session.rows else cursor_entry)
         elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
             tree = session.tree
             changed: set[int] | None
