@@ -27,6 +27,7 @@ COMMANDS = (
     "export",
     "demo",
     "serve",
+    "mcp",
 )
 
 
@@ -173,6 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="{hits, total, took_ms, indexed_files}")
     search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
     search.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    mcp = commands.add_parser(
+        "mcp",
+        help="a Model Context Protocol server (stdio): agents search their own history",
+        description="Serve the search, a session's context, branches, problems and usage to an MCP client "
+        "(Claude Code, Codex, pi with an MCP extension) on stdin/stdout, read-only, each secret masked. A path a "
+        "client gives must be inside the folders (default: the known session folders). Needs session-tui[mcp].",
+    )
+    mcp.add_argument("paths", nargs="*", default=[], metavar="PATH", help="the folders it reads")
+    mcp.add_argument("--no-redact", action="store_true", help="return secrets as they are (no tool argument can)")
     usage = commands.add_parser(
         "usage",
         help="tokens and cost of many sessions, by session, day, model or project",
@@ -424,6 +434,10 @@ def _run(argv: list[str]) -> int:
                 from .commands.search import run_search
 
                 return run_search(args)
+            if args.command == "mcp":
+                from .commands.mcp_server import run_mcp
+
+                return run_mcp(args.paths, redact=not args.no_redact)
             if args.command == "compactions":
                 from .commands.compactions import run_compactions
 

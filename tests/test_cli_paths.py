@@ -109,6 +109,7 @@ def _verbs(path: str) -> list[tuple[str, ...]]:
         ("clean", path),
         ("export", path, "--to", "md"),
         ("serve", path, "--port", "1"),
+        ("mcp", path),
     ]
 
 
