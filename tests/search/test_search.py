@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from session_tui.model.reading.opencode_db import session_ids
 from session_tui.model.search_index.database import NAME, open_database
 from session_tui.model.search_index.indexer import catch_up
 from session_tui.model.search_index.query import QueryError, parse
@@ -278,7 +279,8 @@ def test_the_json_contract(tmp_path):
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert set(out) == {"hits", "total", "took_ms", "indexed_files"}  # (and "total_exact": false past the budget)
-    assert len(out["hits"]) == 2 and out["total"] >= 2 and out["indexed_files"] == len(list(SAMPLES.rglob("*.jsonl")))
+    sessions = len(list(SAMPLES.rglob("*.jsonl"))) + len(session_ids(str(SAMPLES / "opencode" / "opencode.db")))
+    assert len(out["hits"]) == 2 and out["total"] >= 2 and out["indexed_files"] == sessions
     assert all(set(h) == {"file", "line", "entry", "role", "kind", "time", "snippet"} for h in out["hits"])
     assert all("«half-up»" in h["snippet"] for h in out["hits"]) and isinstance(out["took_ms"], float)
     nothing = subprocess.run(
