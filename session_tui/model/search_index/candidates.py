@@ -1,10 +1,16 @@
 """The candidates of a query, newest first: the documents that may hold it.
 
-A document's id is made from its time (``database.document_id``), so the
-index gives the documents holding every trigram of every term in id order,
-newest first, a page at a time, with no sort of all of them: a word in most
-records (``message``, ``output``) costs its first page, not its hundreds of
-thousands of candidates. The filters on the documents' fields are applied to
+Each term of the query is cut into words as the index cuts them
+(``vocabulary.split``); each word, the words of the index that may hold
+it there (the word itself between two others, a word ending with it where
+the term starts, one starting with it where it ends, any word holding it
+for a term of one word); the index is asked for the documents holding one
+of each (a term of several words: as a phrase, ``_phrase``). A
+document's id is made from its time (``database.document_id``), so the
+index gives those documents in id order, newest first, a page at a time,
+with no sort of all of them: a word in most records (``message``,
+``output``) costs its first page, not its hundreds of thousands of
+candidates. The filters on the documents' fields are applied to
 each page; a query of filters alone walks the documents by id."""
 
 from __future__ import annotations
@@ -14,12 +20,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..catalog.cache import absolute
-from .query import Query, index_grams, match_expression
+from .query import Query, index_marks
+from .vocabulary import GRAM, holding, split
 
 FIRST_PAGE = 256  # candidates read at first (each page four times the last, up to LAST_PAGE)
 LAST_PAGE = 16384
-PROBE = 256  # newest documents of each trigram looked at to tell how rare it is
+PROBE = 256  # newest documents of each of a query's words looked at to tell how rare it is
 COLUMNS = "d.file, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time, d.id"
+HEADS = 64  # words ending with a phrase's first word past which the phrase is asked for without it
 TOP = (1 << 63) - 1  # the largest id there can be (ids stay below it)
 
 
@@ -36,8 +44,10 @@ def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterat
     if files_where != "1" and len(files) < db.execute("SELECT count(*) FROM files").fetchone()[0]:
         where += f" AND d.file IN ({','.join('?' * len(files))})"
         args = [*args, *files]
-    wanted = _rarest(db, index_grams(query))
-    expression = match_expression(wanted) if wanted else None
+    wanted = _wanted(db, query)
+    if wanted is None:
+        return  # (a word no document holds)
+    expression = " AND ".join(_rarest(db, wanted)) if wanted else None
     below, size = TOP, FIRST_PAGE
     while True:
         if expression is None:
@@ -52,7 +62,7 @@ def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterat
             ids = [
                 row[0]
                 for row in db.execute(
-                    "SELECT rowid FROM grams WHERE grams MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?",
+                    "SELECT rowid FROM words WHERE words MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?",
                     (expression, below, size),
                 )
             ]
@@ -71,21 +81,82 @@ def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterat
         size = min(size * 4, LAST_PAGE)
 
 
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _wanted(db: sqlite3.Connection, query: Query) -> list[str] | None:
+    """What the index is asked for, one FTS5 expression a hit must match
+    each (none: nothing narrows the documents down; None: no document can
+    match): for each word of each term, the index's words that may hold
+    it; the marks of the fields filtered on."""
+    found: list[str] = []
+    for term in query.terms():
+        words_of_term = split(term)
+        phrase = _phrase(db, words_of_term) if len(words_of_term) >= 2 else None
+        if phrase == "":
+            return None
+        if phrase is not None:
+            found.append(phrase)
+            continue
+        for word, before, after in words_of_term:
+            words = holding(db, word, before, after)
+            if words is None:
+                continue  # (too short, or in too many words: left to the check)
+            if not words:
+                return None
+            either = " OR ".join(map(_quoted, words))
+            found.append(either if len(words) == 1 else f"({either})")
+    found += [_quoted(m) for m in index_marks(query)]
+    return list(dict.fromkeys(found))
+
+
+def _phrase(db: sqlite3.Connection, words: list[tuple[str, bool, bool]]) -> str | None:
+    """The FTS5 phrases a term of several words may be in the index as (""
+    none: no document holds it; None: none to ask for, its words asked for
+    one by one): each word of the index that ends with its first word, then
+    its whole words, then a word starting with its last one (a prefix of
+    three characters or more, in not too many words, else left to the check). Its words past ASCII
+    between two others are asked for one by one (a case of theirs beyond
+    ASCII is a word of its own in the index)."""
+    (first, before, _), *middle, (last, _, after) = words
+    inner = [w.lower() for w, _, _ in middle]
+    if not all(w.isascii() for w in inner):
+        return None
+    star = ""
+    if last.isascii() and (after or len(last) >= GRAM and holding(db, last, True, False) is not None):
+        inner.append(last.lower())
+        star = "" if after else " *"
+    heads = holding(db, first, before, True)
+    if heads is not None and not heads:
+        return ""
+    if heads is not None and len(heads) > HEADS:
+        heads = None  # (a phrase for each costs more than the check of what the rest finds)
+    if heads is None and len(inner) < 2 or heads is not None and not inner:
+        return None
+    tail = " ".join(inner)
+    if heads is None:
+        return f'"{tail}"{star}'
+    return (
+        " OR ".join(f'"{head} {tail}"{star}' for head in heads)
+        if len(heads) == 1
+        else ("(" + " OR ".join(f'"{head} {tail}"{star}' for head in heads) + ")")
+    )
+
+
 def _rarest(db: sqlite3.Connection, wanted: list[str]) -> list[str]:
-    """``wanted`` rarest first: the index intersects its trigrams in the
-    order given, and starting from a rare one skips most of the common ones'
-    lists ("message message" on 420 MB: 109 ms in the order written, 48 ms
-    rarest first). A trigram's rarity: how far back its PROBE newest
-    documents reach."""
+    """``wanted`` rarest first: the index intersects them in the order
+    given, and starting from a rare one skips most of the common ones'
+    lists. An expression's rarity: how far back its PROBE newest documents
+    reach."""
     if len(wanted) <= 2:
         return wanted
     reach = {}
-    for gram in wanted:
+    for expression in wanted:
         rows = db.execute(
-            "SELECT rowid FROM grams WHERE grams MATCH ? ORDER BY rowid DESC LIMIT ?",
-            (match_expression([gram]), PROBE),
+            "SELECT rowid FROM words WHERE words MATCH ? ORDER BY rowid DESC LIMIT ?", (expression, PROBE)
         ).fetchall()
-        reach[gram] = rows[-1][0] if len(rows) == PROBE else -1  # (fewer: rarer than any that has them all)
+        reach[expression] = rows[-1][0] if len(rows) == PROBE else -1  # (fewer: rarer than any that has them all)
     return sorted(wanted, key=reach.__getitem__)
 
 

@@ -18,6 +18,7 @@ from ..errors import Cancelled, SessionError, check_stop
 from ..reading.source import is_url
 from ..reading.sources import open_source
 from ..sanitize import UNDECODABLE, mark_undecodable
+from . import vocabulary
 from .database import document_id, free_ids, path_of, writing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,7 +68,7 @@ def catch_up(
 ) -> CatchUp:
     """Bring the index up to date with the session files under ``roots``.
     With much to read, a worker process reads the files' records while this
-    one writes their trigrams (about half of the work each). One process
+    one writes their words (about half of the work each). One process
     at a time (``writing``): another one's catch-up is waited for first.
     Folders that cannot be read are passed over, said in one ``notice``."""
     roots = [absolute(r) for r in roots]
@@ -101,8 +102,15 @@ def _catch_up(
         row = known.get(path)
         if row is None or row[2] != size or row[3] != mtime_ns:
             todo.append((path, size, mtime_ns, row))
+    bulk = bool(todo) and _bulk(db, todo)
+    if vocabulary.stale(db) and not bulk:
+        vocabulary.refresh(db)  # (a build killed before its end: its words' vocabulary made whole first)
     if not todo:  # (the index is current: nothing of the readers imported)
         return _removed(db, known, present, roots, done)
+    if bulk and not vocabulary.stale(db):
+        db.execute("BEGIN IMMEDIATE")
+        vocabulary.mark_stale(db)
+        db.execute("COMMIT")
     from .reader import Worker
 
     worker = Worker() if len(todo) >= 2 and sum(t[1] for t in todo) >= PARALLEL_BYTES else None
@@ -124,12 +132,12 @@ def _catch_up(
                 batches = worker.batches()
             try:
                 try:
-                    _index_file(db, path, size, mtime_ns, plan, done, should_stop, batches)
+                    _index_file(db, path, size, mtime_ns, plan, done, should_stop, batches, not bulk)
                 except EOFError:  # the worker went away: this file and the rest read here
                     if worker is not None:
                         worker.close()
                     worker = None
-                    _index_file(db, path, size, mtime_ns, plan, done, should_stop)
+                    _index_file(db, path, size, mtime_ns, plan, done, should_stop, None, not bulk)
             except (SessionError, OSError):
                 _forget(db, path)  # no longer a readable session: out of the index
             except BaseException:
@@ -140,7 +148,22 @@ def _catch_up(
     finally:
         if worker is not None:
             worker.close()
+    if bulk:
+        vocabulary.refresh(db)
     return _removed(db, known, present, roots, done)
+
+
+def _bulk(db: sqlite3.Connection, todo: list[tuple[str, int, int, Any]]) -> bool:
+    """Whether so much is to be read, against what the index holds, that its
+    vocabulary is made whole once at the end, from the index's own list of
+    its words (a pass over the whole index), rather than batch by batch
+    (each batch's words cut a second time: about as long as writing them)."""
+    reading = 0
+    for _, size, _, row in todo:
+        reached = (row[5] or 0) if row is not None else 0
+        reading += size - reached if size >= reached else size  # (grown: the rest; else all of it again)
+    held: int = db.execute("SELECT coalesce(sum(indexed_to), 0) FROM files").fetchone()[0]
+    return reading * 4 >= held
 
 
 def _removed(
@@ -203,7 +226,7 @@ def _under(path: str, root: str) -> bool:
 
 
 def _forget(db: sqlite3.Connection, path: str) -> None:
-    """Its documents out of ``docs`` (their trigrams stay in ``grams`` until a
+    """Its documents out of ``docs`` (their words stay in ``words`` until a
     rebuild: a contentless table forgets nothing; a hit is always checked)."""
     db.execute("BEGIN IMMEDIATE")
     db.execute("DELETE FROM docs WHERE file IN (SELECT id FROM files WHERE path=?)", (path,))
@@ -220,9 +243,11 @@ def _index_file(
     done: CatchUp,
     should_stop: Callable[[], bool] | None,
     batches: Iterator[Batch] | None = None,
+    words: bool = True,
 ) -> None:
     """Write the file's documents from ``plan``'s start, a transaction per
-    batch (read here, or ``batches`` from the worker)."""
+    batch (read here, or ``batches`` from the worker); ``words``: their
+    words into the vocabulary with them."""
     if batches is None:
         from .reader import read_batches
 
@@ -241,6 +266,8 @@ def _index_file(
                 )
                 file_id = cursor.lastrowid
             _insert(db, [(file_id, *doc) for doc in batch.docs], batch.texts)
+            if words:
+                vocabulary.add_texts(db, batch.texts)
             done.documents += len(batch.docs)
             # (a big file: what is done committed, resumed from there if killed; -1: not done)
             reached = (batch.reached, batch.lines, batch.model, batch.calls)
@@ -258,10 +285,10 @@ def _index_file(
 
 
 def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str]) -> None:
-    """The documents and their trigrams, each under the id its time gives it."""
+    """The documents and their words, each under the id its time gives it."""
     if not docs:
         return
-    # (the sequence never repeats: the trigrams of a forgotten document stay in the contentless table)
+    # (the sequence never repeats: the words of a forgotten document stay in the contentless table)
     found = db.execute("SELECT value FROM meta WHERE key='next_id'").fetchone()
     first = found[0] if found else 1
     db.execute("INSERT OR REPLACE INTO meta VALUES('next_id', ?)", (first + len(docs),))
@@ -284,7 +311,7 @@ def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str
         rows = [(ids[k], *docs[k]) for k in order]
         db.executemany(insert, rows)
     db.execute("RELEASE documents")
-    db.executemany("INSERT INTO grams(rowid, body) VALUES(?, ?)", [(ids[k], texts[k]) for k in order])
+    db.executemany("INSERT INTO words(rowid, body) VALUES(?, ?)", [(ids[k], texts[k]) for k in order])
 
 
 def _progress(

@@ -23,7 +23,7 @@ from .marks import mark
 
 FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch", "secret")
 ROLES = ("user", "assistant", "tool", "summary", "system")
-GRAM = 3  # the index finds strings of 3 characters or more
+GRAM = 3  # a query needs a string of 3 characters or more (or a filter)
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
 
 
@@ -54,7 +54,7 @@ class Query:
         return self.error or self.active_branch or bool(self.under) or any(v is not None for v in fields)
 
     def terms(self) -> list[str]:
-        """Every string a hit must hold (the index is asked for their trigrams)."""
+        """Every string a hit must hold (the index is asked for their words)."""
         return [*self.words, *self.phrases, *self.paths]
 
     def may_match(self, raw: bytes) -> bool:
@@ -167,29 +167,10 @@ def _filter(query: Query, key: str, value: str) -> None:
         query.active_branch = True
 
 
-def grams(term: str) -> list[str]:
-    """The distinct trigrams of ``term`` as the index folds them (case: a
-    character whose lower case is not one character, such as ``İ``, is
-    left out of the trigrams around it; the check of each candidate sees it)."""
+def index_marks(query: Query) -> list[str]:
+    """The marks of the fields filtered on that the index is asked for (a
+    term's words are looked up in the vocabulary: ``candidates``)."""
     found: list[str] = []
-    run = ""
-    for ch in term + "\0":
-        low = ch.lower()
-        if len(low) == 1 and ch != "\0":
-            run += low
-            continue
-        found.extend(run[k : k + GRAM] for k in range(len(run) - GRAM + 1))
-        run = ""
-    return list(dict.fromkeys(found))
-
-
-def index_grams(query: Query) -> list[str]:
-    """What the index is asked for: every trigram of every term, and the
-    marks of the fields filtered on (none: neither a term long enough nor
-    such a filter)."""
-    found: list[str] = []
-    for term in query.terms():
-        found.extend(grams(term))
     for name, value in (("role", query.role), ("tool", query.tool), ("format", query.format)):
         if value:
             found.append(mark(name, value))
@@ -200,8 +181,3 @@ def index_grams(query: Query) -> list[str]:
     if query.paths:
         found.append(mark("kind", "call"))
     return list(dict.fromkeys(found))
-
-
-def match_expression(grams_wanted: list[str]) -> str:
-    """The FTS5 query that holds every one of ``grams_wanted``."""
-    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams_wanted)

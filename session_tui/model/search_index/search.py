@@ -1,7 +1,8 @@
-"""Running a query: the index gives candidates (every trigram of every
-term, the filters on the documents' fields), each candidate's record is
-read back by offset and checked, hits come newest first, each with a
-snippet cut around the match."""
+"""Running a query: the index gives candidates (the documents holding the
+words of the index that may hold each word of each term, and the filters
+on the documents' fields), each candidate's record is read back by offset
+and checked, hits come newest first, each with a snippet cut around the
+match."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from .query import Query
 from .record_text import string_values
 
 SNIPPET = 60  # characters each side of the match
-COUNT_BUDGET = 0.05  # seconds spent checking candidates only to count them, once the hits shown are found
+COUNT_BUDGET = 0.015  # seconds spent checking candidates only to count them, once the hits shown are found
 MARK = ("«", "»")
 
 

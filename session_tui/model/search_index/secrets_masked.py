@@ -1,5 +1,5 @@
 """What of a record's text the index may keep: its secrets masked (the
-privacy room's detector), so that the index's trigrams cannot spell a token
+privacy room's detector), so that the index's words cannot spell a token
 back out, and the kinds it held (the ``secret:`` filter)."""
 
 from __future__ import annotations

@@ -1,0 +1,165 @@
+"""The word index finds what the trigram index did: a piece inside a word,
+a piece across words, CJK text without spaces, phrases of punctuation, case
+beyond ASCII; its vocabulary stays as whole as the index, an append or a
+killed build alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from session_tui.model.search_index import vocabulary
+from session_tui.model.search_index.database import open_database
+from session_tui.model.search_index.indexer import catch_up
+from session_tui.model.search_index.marks import BASE
+from session_tui.model.search_index.query import parse
+from session_tui.model.search_index.search import run_query
+from tests.fleet.builders import Writer
+from tests.support import run_cli
+
+HASH = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
+TEXTS = (
+    "raise JsonlParserError: Parse failed at line 3",
+    f"checked out {HASH} on the release branch",
+    "hello world, and goodbye",
+    "日本語のテキストを検索する",
+    "Edit src/invoice_tools/totals.py then run os.path.join(a, b) and git push --force-with-lease",
+    "a visit to İstanbul and a CAFÉ in Zürich",
+)
+
+
+@pytest.fixture
+def db(tmp_path):
+    connection = open_database(str(tmp_path / "cache"))
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def roots(tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    w = Writer(folder / "pi.jsonl", "pi", time.time())
+    for k, text in enumerate(TEXTS):
+        w.prompt(text, ago=600 - k)
+    Writer(folder / "other.jsonl", "pi", time.time()).prompt("nothing to see: parse the lines, world peace")
+    return [str(folder)]
+
+
+def found(db, text, roots):
+    catch_up(db, roots)
+    return [h.snippet for h in run_query(db, parse(text), roots).hits]
+
+
+def test_a_piece_inside_a_word_is_found_ignoring_case_and_a_phrase_of_it_as_written(db, roots):
+    assert len(found(db, "Parser", roots)) == 1 and len(found(db, "PARSERERR", roots)) == 1
+    assert "«ParserE»" in found(db, '"ParserE"', roots)[0]
+    assert found(db, '"parserE"', roots) == []  # a phrase is exact
+    assert len(found(db, HASH[10:22], roots)) == 1  # a hash's middle
+    assert len(found(db, HASH[-9:], roots)) == 1 and len(found(db, HASH[:9], roots)) == 1  # its end, its start
+
+
+def test_a_piece_across_words_is_a_phrase_of_a_word_ending_and_a_word_starting(db, roots):
+    assert len(found(db, '"Error: Par"', roots)) == 1
+    assert len(found(db, '"lo wor"', roots)) == 1 and found(db, '"lo  wor"', roots) == []
+    assert len(found(db, '"ror: Parse fa"', roots)) == 1  # an end, a whole word, a start
+    assert found(db, '"Error: Pax"', roots) == [] and found(db, '"xError: Par"', roots) == []
+    assert len(found(db, '"world, and"', roots)) == 1 and found(db, '"world and"', roots) == []
+
+
+def test_cjk_text_without_spaces_is_found_by_any_piece_of_it(db, roots):
+    assert len(found(db, "テキスト", roots)) == 1
+    assert "«テキスト»" in found(db, '"テキスト"', roots)[0]
+    assert len(found(db, "語のテ", roots)) == 1 and found(db, "語テキ", roots) == []
+    assert len(found(db, "検索 role:user", roots)) == 1  # (two characters: with a filter)
+
+
+def test_phrases_of_punctuation_paths_and_flags(db, roots):
+    for phrase in ("src/invoice_tools/totals.py", "os.path.join(a, b)", "--force-with-lease", "_tools/tot", "n(a, b"):
+        assert len(found(db, f'"{phrase}"', roots)) == 1, phrase
+    assert len(found(db, "invoice_tools", roots)) == 1 and len(found(db, "path:totals.py", roots)) == 0  # (no call)
+    assert found(db, '"src/invoice_tools/totals.pyc"', roots) == []
+
+
+def test_case_beyond_ascii_is_ignored_for_words_and_kept_for_phrases(db, roots):
+    assert len(found(db, "istanbul", roots)) == 0  # (İ lowers to i and a dot: as the check folds it)
+    assert len(found(db, "İSTANBUL", roots)) == 1 and len(found(db, "café", roots)) == 1
+    assert len(found(db, "zürich", roots)) == 1 and len(found(db, "ZÜRICH", roots)) == 1
+    assert found(db, '"Café"', roots) == [] and len(found(db, '"CAFÉ"', roots)) == 1
+
+
+def _vocabulary_is_whole(db):
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, words, row)")
+    index = {t for (t,) in db.execute("SELECT term FROM temp.v") if not (BASE <= ord(t[0]) < BASE + 0x100)}
+    kept = {t for (t,) in db.execute("SELECT term FROM terms")}
+    grams = db.execute("SELECT count(*) FROM term_grams WHERE term_grams MATCH 'abc' OR term_grams MATCH 'xyz'")
+    return index == kept and grams.fetchone()[0] >= 0 and not vocabulary.stale(db)
+
+
+def test_an_append_and_a_new_file_bring_their_words_into_the_vocabulary_at_once(db, tmp_path, roots):
+    catch_up(db, roots)
+    assert _vocabulary_is_whole(db)
+    big = Writer(tmp_path / "sessions" / "big.jsonl", "pi", time.time())
+    for k in range(200):
+        big.answer(f"filler text number {k} " * 20)
+    catch_up(db, roots)
+    before = os.path.getsize(big.path)
+    big.prompt("an appended Xylophonist, Überraschungsei", ago=0)
+    Writer(tmp_path / "sessions" / "new.jsonl", "pi", time.time()).prompt("a new Quokkaphile")
+    held = db.execute("SELECT sum(indexed_to) FROM files").fetchone()[0]
+    reading = os.path.getsize(big.path) - before + os.path.getsize(tmp_path / "sessions" / "new.jsonl")
+    assert reading < held / 4  # (their words added batch by batch, not from a pass over the whole index)
+    assert found(db, "lophon", roots) and found(db, "kkaph", roots) and found(db, "ÜBERRASCHUNG", roots)
+    assert _vocabulary_is_whole(db)
+
+
+def test_a_build_killed_before_its_vocabulary_is_made_whole_still_finds_pieces(db, roots):
+    catch_up(db, roots)
+    db.execute("INSERT OR REPLACE INTO meta VALUES('vocabulary', 'stale')")  # (as if killed mid-build)
+    db.execute("DELETE FROM terms")
+    assert len(run_query(db, parse("arserErr"), roots).hits) == 1  # (before a catch-up: the piece left to the check)
+    catch_up(db, roots)
+    assert _vocabulary_is_whole(db) and len(found(db, "arserErr", roots)) == 1
+
+
+def test_search_json_finds_a_piece_inside_a_word_and_across_words(roots):
+    for query, snippet in (("ParserErr", "«ParserErr»"), ('"Error: Par"', "«Error: Par»"), ("のテキ", "«のテキ»")):
+        done = run_cli("search", query, *roots, "--json")  # (the test's own cache dir: tests/conftest.py)
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert out["total"] == 1 and snippet in out["hits"][0]["snippet"], query
+
+
+def test_a_phrase_of_common_words_asks_the_index_for_the_phrase_not_each_word(db, tmp_path):
+    from session_tui.model.search_index.candidates import candidates
+
+    folder = tmp_path / "common"
+    folder.mkdir()
+    w = Writer(folder / "pi.jsonl", "pi", time.time())
+    for k in range(30):
+        w.prompt(f"beta then alpha, turn {k}", ago=600 - k)
+    w.prompt("the alphabet soup", ago=10)
+    roots = [str(folder)]
+    catch_up(db, roots)
+    assert len(list(candidates(db, parse('"ha, tur"'), roots))) == 30
+    assert [row[2] for row in candidates(db, parse('"alpha bet"'), roots)] == []  # (each word in 30: none in a row)
+    assert len(list(candidates(db, parse('"the alphab"'), roots))) == 1
+    assert len(found(db, '"the alphab"', roots)) == 1 and found(db, '"alpha bet"', roots) == []
+
+
+def test_a_phrase_whose_ends_are_in_many_words_is_still_found(db, tmp_path):
+    from session_tui.model.search_index.candidates import HEADS
+    from session_tui.model.search_index.vocabulary import MANY
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    w = Writer(folder / "pi.jsonl", "pi", time.time())
+    w.prompt(" ".join(f"w{k}zork" for k in range(HEADS + 10)), ago=30)  # (more words ending with it than HEADS)
+    w.prompt(" ".join(f"quux{k}" for k in range(MANY + 10)), ago=20)  # (more starting with it than MANY)
+    w.prompt("then w7zork tailword and headword quux5 end", ago=10)
+    roots = [str(folder)]
+    assert len(found(db, '"zork tailw"', roots)) == 1 and len(found(db, '"headword quu"', roots)) == 1
+    assert len(found(db, '"ork tailword and headword qu"', roots)) == 1 and found(db, '"zork headword"', roots) == []
