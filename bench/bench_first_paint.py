@@ -80,8 +80,10 @@ def time_to(command: list[str], text: str, timeout: float = 120) -> float:
                 "160",
                 "-y",
                 "48",
-                # bytecode cached, as an installed package has it (not recompiled each start)
-                "env -u PYTHONDONTWRITEBYTECODE TERM=xterm-256color " + shlex.join(command) + "; sleep 60",
+                # bytecode cached, as an installed package has it (not recompiled each start);
+                # stderr buffered, as a user's shell starts Python (not the sandbox's unbuffered)
+                f"env -u PYTHONDONTWRITEBYTECODE -u PYTHONUNBUFFERED TERM=xterm-256color {shlex.join(command)}"
+                "; sleep 60",
             ],
             capture_output=True,
         )

@@ -18,7 +18,6 @@ from ..model.reading.source import is_url
 from ..model.sanitize import inert
 from . import keys
 from .messages import OpenSession
-from .screens.files import FilesScreen
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.fleet.fleet import Fleet
@@ -86,7 +85,11 @@ class SessionApp(App):
             from .screens.fleet import FleetScreen
 
             return FleetScreen(self.fleet, self.notify_alerts)
-        return FilesScreen(self.picker_paths) if self.picker_paths else super().get_default_screen()
+        if not self.picker_paths:
+            return super().get_default_screen()
+        from .screens.files import FilesScreen  # (not for a session's view: its first frame waits for no picker)
+
+        return FilesScreen(self.picker_paths)
 
     def on_unmount(self) -> None:
         if self._redacting_before is not None:
@@ -155,6 +158,8 @@ class SessionApp(App):
             self.push_screen(FleetScreen(Fleet(roots), self.notify_alerts))
 
     def show_picker(self, roots: list[str]) -> None:
+        from .screens.files import FilesScreen
+
         if len(self.screen_stack) > 1 and isinstance(self.screen_stack[-2], FilesScreen):
             self.pop_screen()
         else:

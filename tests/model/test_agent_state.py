@@ -285,3 +285,31 @@ def test_the_own_writes_ledger_is_ignored_when_damaged_or_not_private(tmp_path, 
     assert own_writes.own_write(str(path)) is None
     own_writes.record(str(path), None)  # a damaged ledger is replaced by the next write's
     assert own_writes.own_write(str(path)) is not None
+
+
+def test_the_pickers_sort_reads_the_own_writes_ledger_once_and_still_sees_it(tmp_path, monkeypatch):
+    """A sort by last activity asks every row for the agent's last write
+    (session-tui's own edit is not the agent's); the ledger is read once
+    for all the rows, and the edited old session still sorts as old."""
+    from session_tui.model.catalog.cache import Catalog
+    from session_tui.model.catalog.finding import SORTS, rank_rows
+    from session_tui.model.reading import own_writes
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    old = folder / OLD_PI.name
+    shutil.copy(OLD_PI, old)
+    with open_session(old) as session:
+        first = session.format.entry_id(session.record(session.active_path()[1]))
+    assert run_cli("set-leaf", str(old), first).returncode == 0  # our write: the file's mtime is now
+    fresh = [folder / f"fresh-{n}.jsonl" for n in range(30)]
+    for path in fresh:
+        shutil.copy(REPO / "sample_sessions" / "tree" / "branched-summary.jsonl", path)
+    catalog = Catalog(str(tmp_path / "cache"))
+    infos = [catalog.read(info.path) for info in catalog.listing([str(folder)])]
+    loads = []
+    real = own_writes._load
+    monkeypatch.setattr(own_writes, "_load", lambda ledger: loads.append(ledger) or real(ledger))
+    rows = rank_rows(infos, "", None, SORTS[0][1], str)
+    assert len(loads) == 1
+    assert rows[-1].path.endswith(OLD_PI.name)  # the agent last wrote it 260 days ago, whatever its mtime says

@@ -117,6 +117,7 @@ async def test_a_fork_opened_after_the_edit_lands_on_its_leaf(tmp_path):
 async def test_a_big_file_lands_on_the_leaf_before_and_after_its_full_index(tmp_path, monkeypatch):
     monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
     monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_MAX_BYTES", 16 << 10)
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(30_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
@@ -129,3 +130,21 @@ async def test_a_big_file_lands_on_the_leaf_before_and_after_its_full_index(tmp_
         await landed(pilot, screen)
         assert screen.session.record(screen.tree_widget.cursor_entry) == record  # the same entry
         assert screen.rows.row_of(screen.tree_widget.cursor_entry) - screen.tree_widget.scroll_offset.y == on_screen
+
+
+async def test_a_preview_of_few_big_entries_reads_further_back_for_a_page_of_rows(tmp_path, monkeypatch):
+    """The preview of a big file reads its last PREVIEW_BYTES; where those
+    hold fewer than PREVIEW_ENTRIES entries (huge tool results) it reads the
+    last PREVIEW_MAX_BYTES instead, so the first frame has a page of rows."""
+    monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
+    monkeypatch.setattr(session_module, "PREVIEW_MAX_BYTES", 96 << 10)
+    monkeypatch.setattr(SessionScreen, "index_file", lambda self: None)  # the preview stays, to be looked at
+    path = tmp_path / "big.jsonl"
+    lines = [message(f"m{i}", f"m{i - 1}" if i else None, content="x" * 1000 + f" {i}") for i in range(300)]
+    path.write_bytes(chain(0) + b"".join(lines))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await session_screen(pilot)
+        assert screen.session.partial
+        assert 16 < screen.session.entries <= 96  # 16 KiB held ~15 of these entries; 96 KiB holds ~90
+        assert screen.session.record(screen.tree_widget.cursor_entry)["id"] == "m299"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ..reading.own_writes import one_look
 from .session_info import SessionInfo
 
 FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's length
@@ -29,13 +30,14 @@ def rank_rows(
     the filter ``query`` matches, best match first, then by ``sort_key``."""
     if matches is not None:
         infos = [info for info in infos if info.path in matches]
-    if not query:  # (sort keys are plain numbers where they can be: a sort in C holds the GIL throughout)
-        return sorted(infos, key=sort_key)
-    ranked = []
-    for info in infos:
-        rank = match_rank(query, info.title, display_path(info.path))
-        if rank is not None:
-            ranked.append((rank, sort_key(info), info.path, info))
+    with one_look():  # (the last activity of every row asks session-tui's own writes: read once)
+        if not query:  # (sort keys are plain numbers where they can be: a sort in C holds the GIL throughout)
+            return sorted(infos, key=sort_key)
+        ranked = []
+        for info in infos:
+            rank = match_rank(query, info.title, display_path(info.path))
+            if rank is not None:
+                ranked.append((rank, sort_key(info), info.path, info))
     ranked.sort(key=lambda item: item[:3])
     return [item[3] for item in ranked]
 

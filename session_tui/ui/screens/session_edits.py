@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from ...model.session.live_state import ago
 from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed
 from ..messages import OpenSession
-from .confirm import ConfirmScreen
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +52,8 @@ class EditActions(SessionHost):
             on_choice(choice)
 
         warning = self._live_warning() if warning is None else warning
+        from .confirm import ConfirmScreen
+
         self.app.push_screen(ConfirmScreen(title, plan.preview(), choices, warning), chosen)
 
     def _live_warning(self) -> str:
@@ -212,6 +213,8 @@ class EditActions(SessionHost):
             done = self._apply(plan)
             if done and plan.new_files and done.created:
                 self.post_message(OpenSession(done.created[0]))  # a fork with the calls closed: go on there
+
+        from .confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(

@@ -10,19 +10,17 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ...model.errors import Cancelled, SessionError
-from ...model.resume.verdicts import verdict_on
-from ...model.session.context import failed_results, tool_issues
 from ...model.session.live_state import LiveState, live_state
-from ...model.session.problems import find_problems
-from ...model.session.usage import session_usage, usage_text
-from ...model.usage.over_time import context_fill
 from .. import cells
 from ..messages import ProblemsReady, UsageReady
 from ..widgets.detail import DetailPane
-from .problems import ProblemsScreen
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
+    from ...model.entries.pairing import ToolIssue
+    from ...model.session.problems import Problem
     from ...model.session.session import Session
 
 CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
@@ -43,9 +41,7 @@ class ProblemActions(SessionHost):
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
             with session.checking:
-                dangling = tool_issues(session, should_stop=stop)[0]
-                live = live_state(session, now=cells.now(), dangling=dangling)
-                problems = find_problems(session, should_stop=stop, live=live)
+                dangling, live, problems = _look(session, stop)
                 self.post_message(
                     ProblemsReady(
                         generation,
@@ -59,16 +55,20 @@ class ProblemActions(SessionHost):
                 self.post_message(
                     UsageReady(
                         generation,
-                        _with_fill(
-                            usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)),
-                            session,
-                        ),
+                        _usage_words(session, stop),
                         session.title(),
                         session.origin(),
                     )
                 )
         except Cancelled:
             return
+        except Exception as exc:  # said, not swallowed: the status would wait for its problem count forever
+            from ...model.sanitize import inert_line
+
+            reason = inert_line(f"{type(exc).__name__}: {exc}")[:200]
+            self.app.call_from_thread(
+                self.notify, f"could not look for problems: {reason}", severity="error", timeout=10, markup=False
+            )
 
     def on_problems_ready(self, message: ProblemsReady) -> None:
         if message.generation != self.generation:
@@ -101,13 +101,9 @@ class ProblemActions(SessionHost):
         deadline = time.monotonic() + CHECK_BUDGET
         stop = lambda: time.monotonic() > deadline  # noqa: E731
         try:
-            dangling = tool_issues(session, should_stop=stop)[0]
-            live = live_state(session, now=cells.now(), dangling=dangling)
-            problems = find_problems(session, should_stop=stop, live=live)
+            dangling, live, problems = _look(session, stop)
             off_branch = session.format.off_branch(session, stop)
-            usage = _with_fill(
-                usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)), session
-            )
+            usage = _usage_words(session, stop)
         except Cancelled:
             return False
         finally:
@@ -220,6 +216,8 @@ class ProblemActions(SessionHost):
         session, layout = self.session, self.rows
         if session is None or layout is None or self.indexing:
             return
+        from ...model.session.context import failed_results
+
         failed = failed_results(session)
         if not failed:
             self.notify(
@@ -258,11 +256,35 @@ class ProblemActions(SessionHost):
                 entry = self.entry_for_line(line)
                 self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
 
+        from ...model.resume.verdicts import verdict_on
+        from .problems import ProblemsScreen
+
         verdict = None if self.session is None or self.session.remote else verdict_on(self.session.path)
         self.app.push_screen(ProblemsScreen(self.problems, verdict.words() if verdict else None), jump)
 
 
+def _look(session: Session, stop: Callable[[], bool]) -> tuple[list[ToolIssue], LiveState, list[Problem]]:
+    """(dangling calls, live state, problems) of ``session``: the one look of the
+    worker and of an append's check in the frame (its modules load after the
+    first frame)."""
+    from ...model.session.context import tool_issues
+    from ...model.session.problems import find_problems
+
+    dangling = tool_issues(session, should_stop=stop)[0]
+    live = live_state(session, now=cells.now(), dangling=dangling)
+    return dangling, live, find_problems(session, should_stop=stop, live=live)
+
+
+def _usage_words(session: Session, stop: Callable[[], bool]) -> str:
+    """The session's usage as the status line says it, with the context fill."""
+    from ...model.session.usage import session_usage, usage_text
+
+    return _with_fill(usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)), session)
+
+
 def _with_fill(usage: str, session: Session) -> str:
     """The usage words with the last response's context fill (``ctx 143k/200k``)."""
+    from ...model.usage.over_time import context_fill
+
     fill = context_fill(session)
     return " · ".join(part for part in (fill, usage) if part)

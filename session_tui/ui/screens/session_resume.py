@@ -19,9 +19,7 @@ from ...model.session.problems import ERROR, find_problems
 from ...store import LiveWriter, Refused, WriteFailed
 from ..messages import OpenSession
 from ..workers import Slow
-from .confirm import ConfirmScreen
 from .session_host import SessionHost
-from .text_view import TextViewScreen
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...commands.dry_run import Report
@@ -84,6 +82,8 @@ class ResumeActions(SessionHost):
             if choice:
                 self._run_client(plan, force=choice == "force")
 
+        from .confirm import ConfirmScreen
+
         self.app.push_screen(
             ConfirmScreen(
                 f"Continue here with {plan.client.title}",
@@ -113,6 +113,8 @@ class ResumeActions(SessionHost):
         try:
             ready = make_ready(session, plan, force=force)
         except LiveWriter as exc:
+            from .confirm import ConfirmScreen
+
             self.app.push_screen(
                 ConfirmScreen(
                     "A live agent may be writing this file: write anyway?",
@@ -186,4 +188,6 @@ class ResumeActions(SessionHost):
                     "\nrepair: t (close the call, drop a torn line), then D again"
                 )
         verdict = "accepted" if report.accepted else "REJECTED"
+        from .text_view import TextViewScreen
+
         self.app.push_screen(TextViewScreen(f"Dry-run resume at line {line}: {verdict}", text))

@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_GUIDES = 12
 VIEW_CACHE = 4096
 STRIP_CACHE = 1024
+CHROME_LINES = 2  # the session view's status and footer lines: the tree's height is the rest
 
 
 class EntryTree(ScrollView, can_focus=True):
@@ -398,7 +399,11 @@ class EntryTree(ScrollView, can_focus=True):
         height = self.scrollable_content_region.height or self.size.height
         if not height:  # not laid out yet: place the row once the tree has its size
             self.call_after_refresh(self.scroll_to_row, row)
-            return
+            # and now, at the height the tree will have below the panes' status and
+            # footer lines: the first frame shows the row, not a frame of the top rows
+            height = self.app.size.height - CHROME_LINES
+            if height <= 0:
+                return
         top = self.scroll_offset.y
         if row < top:
             self.scroll_to(y=row, animate=False, immediate=True)
