@@ -425,3 +425,30 @@ async def test_the_contents_search_asks_the_index_as_you_type_and_an_append_is_f
         await wait_for(pilot, lambda: names(screen) == ["pi.jsonl"], timeout=5, what="the appended file found")
         assert time.monotonic() - written < 2.0
         assert "1 file contains 'kumquat-42'" in where(screen)
+
+
+def test_a_row_is_named_by_what_tells_sessions_apart():
+    """A Copilot CLI session's file is always events.jsonl: its folder names
+    it; a session of an opencode database is named by its id."""
+    from session_tui.ui.widgets.picker_table import short_name
+
+    assert short_name("/s/9b18baab-7802-4ab5-91bd-d84a96dbd7d5/events.jsonl") == "9b18baab"
+    assert short_name("/d/opencode.db#ses_dc486f233ffeZIh7BHTlbpc31f") == "ses_dc486f233ffeZIh…"
+    assert short_name("/c/3a2dec82-3264-4fa4-bb60-d92b18d2e064.jsonl") == "3a2dec82"
+
+
+@pytest.mark.terminal
+def test_a_filter_typed_fast_keeps_every_letter_even_the_ones_that_move(tmp_path):
+    """Typed (or pasted) faster than the filter box takes the focus, the
+    whole word reaches the list first: its g, j, k and spaces are letters of
+    the filter, not moves. One write of the keys makes that race every time."""
+    from tests.terminal import Terminal
+
+    shutil.copytree(SAMPLES, tmp_path / "s")
+    with Terminal(str(tmp_path / "s"), "--no-watch") as term:
+        term.wait_text("session files in", timeout=60)
+        term.wait_quiet(0.3)
+        term.send("invoice rounding jk")
+        term.wait_for(lambda text: text.splitlines()[1].strip() == "invoice rounding jk", 30, "the whole filter")
+        term.send("\x7f\x7f\x7f")  # backspace: the list answers the filter again
+        term.wait_text("Fix invoice rounding test failures", timeout=30)

@@ -56,6 +56,8 @@ class BranchTable(RowTable):
     """Rows of branches; only the visible ones are drawn. Line 0 is the
     column heading; the cursor is a row index."""
 
+    FILTERS = True
+
     COMPONENT_CLASSES = {
         "branches--cursor",
         "branches--heading",

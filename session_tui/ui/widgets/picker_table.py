@@ -43,8 +43,15 @@ _ID_STEM = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 def short_name(path: str) -> str:
     """A file's name, short: a Codex rollout's time, a pi session's time,
-    the first 8 characters of an id (Claude Code), else its first 20."""
-    stem = os.path.basename(path).removesuffix(".jsonl")
+    the first 8 characters of an id (Claude Code; a session folder's, whose
+    file is always ``events.jsonl``: Copilot CLI), a database session's id
+    (``opencode.db#ses_…``), else its first 20."""
+    name = os.path.basename(path)
+    if "#" in name:
+        name = name.partition("#")[2]
+    elif name == "events.jsonl":
+        name = os.path.basename(os.path.dirname(path)) or name
+    stem = name.removesuffix(".jsonl")
     if stem.startswith("rollout-"):
         return stem[len("rollout-") : len("rollout-") + 16]
     if len(stem) > 17 and stem[4] == "-" and stem[10] == "T":  # pi: 2026-03-18T00-13-56-549Z_<id>
@@ -68,6 +75,8 @@ PASS_KEYS = "?/ " + NAV_KEYS  # keys a focused table leaves to their bindings in
 class PickerTable(RowTable):
     """Rows of session files; only the visible ones are drawn. Line 0 is the
     column heading, pinned; the cursor is a row index."""
+
+    FILTERS = True
 
     COMPONENT_CLASSES = {"picker--cursor", "picker--heading", "picker--dim", "picker--problem", "picker--live"}
     DEFAULT_CSS = """

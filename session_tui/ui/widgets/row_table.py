@@ -22,6 +22,7 @@ NAV_KEYS = "jkgGq"  # move (j k g G) and go back (q) in every list: never the st
 class RowTable(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, repaint=False, always_update=True)
     PASS_KEYS = NAV_KEYS  # printable keys left to the bindings instead of starting a filter
+    FILTERS = False  # a typed key starts its screen's filter box (which then takes the focus)
     BINDINGS = [  # the same moves in every list and text view
         Binding("up,k", "step(-1)", "Up", show=False),
         Binding("down,j", "step(1)", "Down", show=False),
@@ -46,6 +47,7 @@ class RowTable(ScrollView, can_focus=True):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.rows: list[Any] = []
+        self._typing = False  # a filter was started from here and its box does not have the focus yet
 
     @staticmethod
     def row_key(row: Any) -> object:
@@ -120,7 +122,14 @@ class RowTable(ScrollView, can_focus=True):
         return max(1, self.size.height - 2)
 
     def on_key(self, event: Key) -> None:
-        if event.is_printable and event.character and event.character not in self.PASS_KEYS:
+        # Once a filter is started, every printable key is part of it until the
+        # filter box has the focus: typed fast (or pasted), "rounding" reaches
+        # the table whole before the box takes over, and its "g" is a letter.
+        if event.is_printable and event.character and (self._typing or event.character not in self.PASS_KEYS):
             event.stop()
             event.prevent_default()
+            self._typing = self.FILTERS
             self.post_message(self.Typed(event.character))
+
+    def on_blur(self) -> None:
+        self._typing = False  # (the filter box has the keys now; back here, j, k, g and G move again)
