@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import orjson
 import pytest
@@ -459,6 +460,7 @@ def test_healthy_files_show_no_damage():
             "duplicate id": "duplicate_id",
             "missing parent": "missing_parent",
             "result without call": "orphan_tool_result",
+            "refused on resume": "refused_on_resume",
         }
         assert {said[d] for d in found} <= kinds, path
 
@@ -472,3 +474,20 @@ def test_a_fork_and_the_last_entry_time(tmp_path):
     assert info.fork and not read_info(str(write(tmp_path / "plain.jsonl", chain(2)))).fork
     assert info.last_time == pytest.approx(1773486300.0)  # 2026-03-14T11:05:00Z, not the file's mtime
     assert info.last_activity == info.last_time
+
+
+GEMINI_FILES = sorted(
+    str(p)
+    for root in ("sample_sessions/gemini", "tests/data/live-2026-12-03/gemini")
+    for p in (Path(__file__).parents[2] / root).glob("*.jsonl")
+)
+
+
+@pytest.mark.parametrize("path", GEMINI_FILES, ids=os.path.basename)
+def test_the_picker_says_refused_on_resume_exactly_where_check_does(path):
+    """Gemini CLI 0.61 refuses some files on resume (a response sent twice):
+    the picker's row says so for the same files ``check`` does, and for no
+    other (one truth)."""
+    with open_session(path) as session:
+        refused = any(p.kind.value == "refused_on_resume" for p in find_problems(session))
+    assert ("refused on resume" in read_info(path).damage) == refused

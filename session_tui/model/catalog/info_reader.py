@@ -82,10 +82,28 @@ def read_info(path: str) -> SessionInfo:
         or ""
     )
     info.dangling = _ends_in_dangling_call(fmt, sample.tail, tail)
-    info.damage = _damage(fmt, sample, head, tail)
+    info.damage = _damage(fmt, sample, head, tail) + (_refused(path, fmt) if sample.whole else [])
     info.fork = _forked(fmt, path, sample.head, head)
     info.last_time = _last_time(fmt, sample.tail, tail)
     return info
+
+
+def _refused(path: str, fmt: Format) -> list[str]:
+    """``refused on resume`` when the format's client would send a request
+    its API refuses (Gemini CLI 0.61's doubled function responses): told
+    only by the client's own fold of the whole file, made here for a file
+    read whole anyway, and only for a format whose client has such a bug."""
+    refusals = getattr(fmt, "resume_refusals", None)
+    if refusals is None:
+        return []
+    from ..session.problems import ProblemKind
+    from ..session.session import open_session
+
+    try:
+        with open_session(path, fmt.name) as session:
+            return [ProblemKind.REFUSED_ON_RESUME.words] if refusals(session) else []
+    except SessionError:
+        return []
 
 
 def _damage(fmt: Format, sample: _Sample, head: Segment, tail: Segment) -> list[str]:
