@@ -93,6 +93,12 @@ class Codex(Client):
             "",
             "[feedback]",
             "enabled = false",
+            "",
+            # Codex 0.169 syncs its curated plugins at start (git, then api.github.com, then
+            # chatgpt.com): seen under strace as a DNS query; a dry run reaches loopback only
+            "[features]",
+            "plugins = false",
+            "apps = false",
         ]
         copy = inside(folder, checked_name(name, session.path))
         out = DryRunHome(copy, {"CODEX_HOME": home})
