@@ -58,9 +58,12 @@ def make_ready(session: Session, plan: ResumePlan, force: bool = False, write: b
     anew each time)."""
     client = plan.client
     if plan.write == FORK:
+        try:
+            store_plan = edits.plan_fork(session, plan.leaf, folder=plan.folder)  # (no folder made for a refused fork)
+        except Refused as exc:  # (why a fork was wanted first: the fork's refusal alone misleads)
+            raise Refused(f"{'; '.join(plan.reasons)}: {exc}" if plan.reasons else str(exc)) from None
         if plan.folder is not None and write:
             os.makedirs(plan.folder, mode=0o700, exist_ok=True)
-        store_plan = edits.plan_fork(session, plan.leaf, folder=plan.folder)
         path, data = store_plan.new_files[0]
         if plan.folder is not None and inside(plan.folder, os.path.basename(path)) != os.path.realpath(path):
             raise ResumeRefused(f"{path}: not inside {plan.folder}: refused")
