@@ -212,3 +212,20 @@ def test_a_file_whose_entries_record_no_time_is_live_only_once_seen_growing(tmp_
             f.write(call)  # the agent calls a tool while we watch
         session.refresh()
         assert live_state(session).activity is Activity.RUNNING and find_problems(session) == []
+
+
+def test_a_session_directory_no_path_can_name_is_no_process_s_directory(tmp_path):
+    """A hostile session records its directory with a lone surrogate (valid
+    JSON, no path at all). While a process of its client runs (as in CI, a
+    real client beside the check), asking which directory that process is in
+    must say "not this one", not raise: `check` failed with an internal
+    UnicodeEncodeError when a client happened to run."""
+    from session_tui.model.reading.open_writers import Process, ProcessTable
+    from session_tui.model.session.live_state import PROCESS_GONE, _client_liveness
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"{}\n")
+    claude = Process(pid=1, cwd=str(tmp_path), names=frozenset({"claude"}), args=("claude",), started=None)
+    table = ProcessTable(taken=time.time(), processes=(claude,), writers={})
+    found = _client_liveness(str(path), "claude", os.stat(path), table, None, lambda: "/work/\ud83d")
+    assert (found.alive, found.how) == (False, PROCESS_GONE)

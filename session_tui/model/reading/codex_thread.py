@@ -61,12 +61,6 @@ def thread_files(path: str) -> list[str]:
     return [base, *(candidate for _, candidate in sorted(segments))]
 
 
-def is_segment(path: str) -> bool:
-    """Whether ``path`` is a later file of a Codex thread (a rewind's segment)."""
-    found = ROLLOUT.match(os.path.basename(path))
-    return found is not None and found["segment"] is not None
-
-
 def hide_segments(paths: list[str]) -> set[str]:
     """The paths of segments whose thread's first rollout is among ``paths``:
     the thread is listed once, by its first file."""
