@@ -140,7 +140,7 @@ def test_a_line_number_names_the_leaf_too(tmp_path):
 def test_a_format_without_a_client_is_one_line_and_exit_2(tmp_path, rel):
     done = resume(str(SAMPLES / rel), home=tmp_path)
     assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1
-    assert "has no client that resumes it" in done.stderr
+    assert "sessions have no client that resumes them" in done.stderr
 
 
 def test_an_unknown_leaf_is_refused(tmp_path):

@@ -60,11 +60,18 @@ def test_codex_under_its_sessions_folder_and_pi_anywhere_resume_in_place(tmp_pat
         assert moved.write == SET_LEAF and "its last entry or leaf pointer" in moved.reasons[0]
 
 
-@pytest.mark.parametrize("rel", ["tree/branched-summary.jsonl", "chat/session-fix-rounding.jsonl"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "tree/branched-summary.jsonl",
+        "chat/session-fix-rounding.jsonl",
+        "astorlm/3fc3f7d7-a9cc-4b2a-8f1b-80ee252c7110.jsonl",
+    ],
+)
 def test_formats_without_a_client_are_refused_in_one_line(rel):
     with open_session(SAMPLES / rel) as session, pytest.raises(ResumeRefused) as refused:
         plan_resume(session, None, {})
-    assert "has no client that resumes it" in str(refused.value) and "\n" not in str(refused.value)
+    assert "sessions have no client that resumes them" in str(refused.value) and "\n" not in str(refused.value)
 
 
 def test_a_sub_agent_transcript_is_refused():
