@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from . import __version__
 
@@ -12,37 +13,41 @@ REDACT_HELP = (
     "replace each secret (API key, token, private key, password) by [REDACTED:<kind>:<first 8 hex of its "
     "sha256>]; the session file is not changed"
 )
-COMMANDS = (
-    "check",
-    "diff",
-    "set-leaf",
-    "fork",
-    "fix",
-    "resume",
-    "live",
-    "search",
-    "usage",
-    "compactions",
-    "clean",
-    "export",
-    "demo",
-    "serve",
-    "mcp",
-)
+FORMAT_HELP = "read as this format instead of detecting it"
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import TypeAlias
+
+    Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from .commands.choices import EXPORT_TARGETS, FORMAT_NAMES
+def _format_option(parser: argparse.ArgumentParser) -> None:
+    from .commands.choices import FORMAT_NAMES
 
-    parser = argparse.ArgumentParser(
-        prog="session-tui",
-        description="Browse, debug and repair AI-agent session logs (JSONL). "
-        "`session-tui PATH` opens a session file, or the list of session files in a directory. "
-        "Every PATH may be a URL (ssh://host/path, s3://bucket/prefix/): options for its back-end "
-        "come from its usual places (~/.ssh/config, the AWS environment) and --storage-option KEY=VALUE.",
+    parser.add_argument("--format", choices=FORMAT_NAMES, help=FORMAT_HELP)
+
+
+def _redact_option(parser: argparse.ArgumentParser, help: str = REDACT_HELP) -> None:
+    parser.add_argument("--redact", action="store_true", help=help)
+
+
+def _json_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--json", action="store_true", help=help)
+
+
+def _edit_options(parser: argparse.ArgumentParser) -> None:
+    """What every edit verb takes: the format, a dry run, --force, --stuck-after."""
+    _format_option(parser)
+    parser.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write even if the file was written in the last --stuck-after seconds (an agent may be writing "
+        "it; a call without a result may still be running)",
     )
-    parser.add_argument("--version", action="version", version=f"session-tui {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _stuck_after_option(parser)
+
+
+def _add_check(commands: Commands) -> None:
     check = commands.add_parser(
         "check",
         help="lint session files: structure, branches, problems",
@@ -51,16 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
         "2 a path unreadable or not a session.",
     )
     check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
-    check.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
-    check.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
-    check.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _json_option(check, "one JSON object per file, one per line")
+    _format_option(check)
+    _redact_option(check)
     check.add_argument(
         "--secrets",
         action="store_true",
         help="also list the secrets in each file (API keys, tokens, private keys, passwords): line, entry, kind "
         "and a masked preview; any makes the exit status 1",
     )
+    _stuck_after_option(check)
 
+
+def _add_diff(commands: Commands) -> None:
     diff = commands.add_parser(
         "diff",
         help="two branches side by side from their fork point",
@@ -72,21 +80,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("file", metavar="FILE")
     diff.add_argument("leaves", nargs="*", default=[], metavar="LEAF", help="LEAF_A [LEAF_B]")
-    diff.add_argument("--json", action="store_true", help="fork point and both branches' entries as JSON")
-    diff.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
-    diff.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _json_option(diff, "fork point and both branches' entries as JSON")
+    _format_option(diff)
+    _redact_option(diff)
 
-    edits_epilog = "Exit status: 0 done, 1 refused, 2 error."
+
+EDITS_EPILOG = "Exit status: 0 done, 1 refused, 2 error."
+
+
+def _add_set_leaf(commands: Commands) -> None:
     set_leaf = commands.add_parser(
-        "set-leaf", help="make an entry the active leaf (tree: appends a pointer)", epilog=edits_epilog
+        "set-leaf", help="make an entry the active leaf (tree: appends a pointer)", epilog=EDITS_EPILOG
     )
     set_leaf.add_argument("file", metavar="FILE")
     set_leaf.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
-    fork = commands.add_parser("fork", help="copy the path root → ENTRY into a new session file", epilog=edits_epilog)
+    _edit_options(set_leaf)
+
+
+def _add_fork(commands: Commands) -> None:
+    fork = commands.add_parser("fork", help="copy the path root → ENTRY into a new session file", epilog=EDITS_EPILOG)
     fork.add_argument("file", metavar="FILE")
     fork.add_argument("entry", metavar="ENTRY", help="an entry id (or, without ids, its line number)")
     fork.add_argument("-o", "--output", metavar="OUT", help="the new file (default: <stem>.fork-<n>.jsonl)")
-    fork.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _redact_option(fork)
+    _edit_options(fork)
+
+
+def _add_fix(commands: Commands) -> None:
     fix = commands.add_parser(
         "fix",
         help="make a crashed session resumable: close or cut dangling calls, drop a torn last line or bad lines",
@@ -112,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="save the bad lines (NUL runs, invalid JSON or UTF-8, fused records) to <name>.bad-<UTC> "
         "and remove them (a backed-up rewrite); whole records found inside them are kept",
     )
+    _edit_options(fix)
+
+
+def _add_resume(commands: Commands) -> None:
     resume = commands.add_parser(
         "resume",
         help="continue a session with its own client (Claude Code, Codex, pi) at a leaf; --dry-run proves it first",
@@ -126,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     resume.add_argument("file", metavar="FILE")
     resume.add_argument("--leaf", metavar="ID", help="an entry id the tree shows, or a line number L123")
-    resume.add_argument("--json", action="store_true", help="one JSON object")
+    _json_option(resume, "one JSON object")
     resume.add_argument("--write", action="store_true", help="write what the client needs first; else only said")
     resume.add_argument("--exec", action="store_true", help="write that, then run the client in the session's dir")
     resume.add_argument("--fix", action="store_true", help="first close dangling calls and drop a torn last line")
@@ -134,9 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--client-bin", metavar="PATH", help="the client's program (default: found on PATH)")
     resume.add_argument("--model", metavar="MODEL", help="dry run: resume with this model")
     resume.add_argument("--timeout", type=float, default=90.0, metavar="SECONDS", help="dry run: the client's limit")
-    resume.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
+    _format_option(resume)
     resume.add_argument("--force", action="store_true", help="write even if an agent may be writing the file")
     _stuck_after_option(resume)
+
+
+def _add_live(commands: Commands) -> None:
     live = commands.add_parser(
         "live",
         help="every agent session written lately, live: working, tool, stuck, waiting, crashed, idle",
@@ -150,8 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     live.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, session files or URLs")
     live.add_argument("--window", default="2h", help="sessions written within this (default 2h; 90s, 15m, 1d)")
     live.add_argument("--idle-after", default="15m", help="idle after this long with no write (default 15m)")
-    live.add_argument("--json", action="store_true", help="NDJSON on stdout: no screen")
-    live.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _json_option(live, "NDJSON on stdout: no screen")
+    _redact_option(live)
     live.add_argument(
         "--notify",
         action="store_true",
@@ -159,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(OSC 9 / OSC 777), at most one per session per minute",
     )
     _stuck_after_option(live)
+
+
+def _add_search(commands: Commands) -> None:
     search = commands.add_parser(
         "search",
         help='search every session under the folders: words, "exact phrases", role:, tool:, error:, path:, …',
@@ -171,9 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument("query", metavar="QUERY")
     search.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, files or URLs")
-    search.add_argument("--json", action="store_true", help="{hits, total, took_ms, indexed_files}")
+    _json_option(search, "{hits, total, took_ms, indexed_files}")
     search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
-    search.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _redact_option(search)
+
+
+def _add_mcp(commands: Commands) -> None:
     mcp = commands.add_parser(
         "mcp",
         help="a Model Context Protocol server (stdio): agents search their own history",
@@ -183,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mcp.add_argument("paths", nargs="*", default=[], metavar="PATH", help="the folders it reads")
     mcp.add_argument("--no-redact", action="store_true", help="return secrets as they are (no tool argument can)")
+
+
+def _add_usage(commands: Commands) -> None:
     usage = commands.add_parser(
         "usage",
         help="tokens and cost of many sessions, by session, day, model or project",
@@ -192,30 +228,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     usage.add_argument("paths", nargs="*", default=[], metavar="PATH", help="session files or folders")
     usage.add_argument("--by", choices=("session", "day", "model", "project"), default="session")
-    usage.add_argument("--json", action="store_true", help="{rows: [{key, input, output, …, cost_usd}], total}")
-    usage.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _json_option(usage, "{rows: [{key, input, output, …, cost_usd}], total}")
+    _redact_option(usage)
+
+
+def _add_compactions(commands: Commands) -> None:
     compacted = commands.add_parser(
         "compactions",
         help="each compaction of a session: its span, tokens before and after, what its summary dropped",
     )
     compacted.add_argument("file", metavar="FILE")
-    compacted.add_argument(
-        "--json", action="store_true", help="[{line, entry, tokens_before, tokens_after, span, dropped}]"
-    )
-    compacted.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
-    compacted.add_argument("--redact", action="store_true", help=REDACT_HELP)
-    for sub in (set_leaf, fork, fix):
-        sub.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
-        sub.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
-        sub.add_argument(
-            "--force",
-            action="store_true",
-            help="write even if the file was written in the last --stuck-after seconds (an agent may be writing "
-            "it; a call without a result may still be running)",
-        )
-    for sub in (check, set_leaf, fork, fix):
-        _stuck_after_option(sub)
+    _json_option(compacted, "[{line, entry, tokens_before, tokens_after, span, dropped}]")
+    _format_option(compacted)
+    _redact_option(compacted)
 
+
+def _add_clean(commands: Commands) -> None:
     clean = commands.add_parser(
         "clean",
         help="list and remove what edits left beside session files (backups, saved lines, locks)",
@@ -227,6 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("paths", nargs="+", metavar="PATH", help="a session file, or a directory searched below")
     clean.add_argument("--older-than", metavar="AGE", help="only what was made AGE ago or earlier (7d, 12h, 30m)")
     clean.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
+
+
+def _add_export(commands: Commands) -> None:
+    from .commands.choices import EXPORT_TARGETS
 
     export = commands.add_parser(
         "export",
@@ -256,9 +288,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("-o", "--output", metavar="OUT", help="write to this file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
-    export.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
-    export.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    _format_option(export)
+    _redact_option(export)
 
+
+def _add_demo(commands: Commands) -> None:
     demo = commands.add_parser(
         "demo",
         help="watch a scripted agent write a session, with branches, a summary and a crash",
@@ -269,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("directory", metavar="DIR", nargs="?", help="where to write demo.jsonl (default: a new temp dir)")
     demo.add_argument("--fast", action="store_true", help="write at full speed")
     demo.add_argument("--headless", action="store_true", help="do not open the UI; print the file's path")
+
+
+def _add_serve(commands: Commands) -> None:
     serve = commands.add_parser(
         "serve",
         help="the terminal UI in a web browser (textual-serve)",
@@ -280,9 +317,47 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
-    serve.add_argument("--format", choices=FORMAT_NAMES, help="read as this format instead of detecting it")
+    _format_option(serve)
     serve.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
     serve.add_argument("--redact", action="store_true", help="mask secrets in the served UI")
+
+
+#: each verb and what adds its parser, in the order --help lists them
+VERBS = {
+    "check": _add_check,
+    "diff": _add_diff,
+    "set-leaf": _add_set_leaf,
+    "fork": _add_fork,
+    "fix": _add_fix,
+    "resume": _add_resume,
+    "live": _add_live,
+    "search": _add_search,
+    "usage": _add_usage,
+    "compactions": _add_compactions,
+    "clean": _add_clean,
+    "export": _add_export,
+    "demo": _add_demo,
+    "serve": _add_serve,
+    "mcp": _add_mcp,
+}
+COMMANDS = tuple(VERBS)
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every verb, or of ``verb`` alone (what a run of it
+    needs: the others' parsers cost ~15 ms at every start)."""
+    parser = argparse.ArgumentParser(
+        prog="session-tui",
+        description="Browse, debug and repair AI-agent session logs (JSONL). "
+        "`session-tui PATH` opens a session file, or the list of session files in a directory. "
+        "Every PATH may be a URL (ssh://host/path, s3://bucket/prefix/): options for its back-end "
+        "come from its usual places (~/.ssh/config, the AWS environment) and --storage-option KEY=VALUE.",
+    )
+    parser.add_argument("--version", action="version", version=f"session-tui {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, add in VERBS.items():
+        if verb is None or name == verb:
+            add(commands)
     return parser
 
 
@@ -400,7 +475,7 @@ def _run(argv: list[str]) -> int:
         return 2
     try:
         if argv and (argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version")):
-            args = build_parser().parse_args(argv)
+            args = build_parser(argv[0] if argv[0] in COMMANDS else None).parse_args(argv)
             _use_stuck_after(args)
             if getattr(args, "redact", False) or getattr(args, "secrets", False):
                 # every line printed masks secrets, file names and titles included (check --secrets: its report)
