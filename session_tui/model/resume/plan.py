@@ -49,7 +49,8 @@ def plan_resume(session: Session, leaf: int | None, env: Mapping[str, str]) -> R
     if client is None:
         known = ", ".join(c.title for c in CLIENTS.values())
         raise ResumeRefused(
-            f"{session.path}: {session.format.name} sessions have no client that resumes them (session-tui knows {known}); "
+            f"{session.path}: {session.format.name} sessions have no client that resumes them "
+            f"(session-tui knows {known}); "
             "export it or fork it instead"
         )
     own = session.active_leaf()
