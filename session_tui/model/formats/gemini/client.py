@@ -15,7 +15,6 @@ the snapshot it accepts (store/forms/gemini.py).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -108,6 +107,8 @@ class GeminiCli(Client):
                 cwd = f.read(4096).decode("utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
+        import hashlib  # (here: every session view imports this module, and hashlib costs ~4 ms)
+
         digest = hashlib.sha256(cwd.encode()).hexdigest()
         return cwd if cwd.startswith("/") and isinstance(recorded, str) and digest == recorded else None
 
