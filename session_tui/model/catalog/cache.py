@@ -8,6 +8,7 @@ on disk, keyed by path, size and ``mtime_ns``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Iterable
@@ -33,54 +34,41 @@ CACHE_NAME = "catalog.json"
 FIELDS = list(SessionInfo.__dataclass_fields__)[1:]  # as cached: all but the path
 
 
-def _count(v: object) -> bool:
-    return type(v) is int and v >= 0
-
-
-def _flag(v: object) -> bool:
-    return type(v) is bool
-
-
-def _text(v: object) -> bool:
-    return type(v) is str
-
-
-def _text_or_none(v: object) -> bool:
-    return v is None or type(v) is str
-
-
-def _time(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e11
-
-
-def _labels(v: object) -> bool:
-    return type(v) is list and all(type(x) is str for x in v)
-
-
-_CHECK = {
-    "size": _count,
-    "mtime_ns": _count,
-    "known": _flag,
-    "format": _text_or_none,
-    "title": _text,
-    "entries": _count,
-    "exact": _flag,
-    "bad_lines": _count,
-    "torn": _flag,
-    "dangling": _flag,
-    "error": _text_or_none,
-    "subagent": _flag,
-    "damage": _labels,
-    "fork": _flag,
-    "last_time": _time,
+#: the types a cached row's fields may have, field by field (the cache file is untrusted)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "size": (int,),
+    "mtime_ns": (int,),
+    "known": (bool,),
+    "format": (str, type(None)),
+    "title": (str,),
+    "entries": (int,),
+    "exact": (bool,),
+    "bad_lines": (int,),
+    "torn": (bool,),
+    "dangling": (bool,),
+    "error": (str, type(None)),
+    "subagent": (bool,),
+    "damage": (list,),
+    "fork": (bool,),
+    "last_time": (int, float),
 }
-_CHECKS = [_CHECK[name] for name in FIELDS]  # (a field added to SessionInfo needs its check here)
+#: every tuple of types a well-formed row has (a field added to SessionInfo needs its types here)
+_SHAPES = frozenset(itertools.product(*(_TYPES[name] for name in FIELDS)))
+_COUNTS = [FIELDS.index(name) for name in ("size", "mtime_ns", "entries", "bad_lines")]
+_DAMAGE, _LAST_TIME = FIELDS.index("damage"), FIELDS.index("last_time")
 
 
 def _info_of(path: str, row: object) -> SessionInfo | None:
-    """The info a cached row holds, if every field has its type (the cache
-    file is untrusted: anything else is read again)."""
-    if type(row) is not list or len(row) != len(FIELDS) or not all(ok(v) for ok, v in zip(_CHECKS, row, strict=True)):
+    """The info a cached row holds, if every field has its type and range
+    (the cache file is untrusted: anything else is read again). The types
+    are told by one look at the row's shape: 10,000 rows, a check per field
+    each, took 60 ms before the picker's first frame."""
+    if type(row) is not list or tuple(map(type, row)) not in _SHAPES:
+        return None
+    if min(row[i] for i in _COUNTS) < 0 or not 0 <= row[_LAST_TIME] < 1e11:
+        return None
+    damage = row[_DAMAGE]
+    if damage and not all(type(x) is str for x in damage):
         return None
     return SessionInfo(path, *row)
 
