@@ -26,9 +26,14 @@ ONE_PER_FORMAT = [
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m session_tui ARGS`` as a real subprocess."""
+    """Run ``python -m session_tui ARGS`` as a real process: a child forked by a warm server
+    (tests/warm_cli.py), or, with SESSION_TUI_TESTS_COLD=1, a fresh interpreter each time."""
     env = dict(os.environ)
     env.pop("SESSION_TUI_DEBUG", None)
+    if env.get("SESSION_TUI_TESTS_COLD") != "1":
+        from tests.warm_cli import run_warm
+
+        return run_warm(list(args), cwd or REPO, env)
     return subprocess.run(
         [sys.executable, "-m", "session_tui", *args],
         capture_output=True,

@@ -3,14 +3,14 @@ JSON, its errors and notices) over the hostile sessions of the screen walks
 (``tests.hostile``: escape sequences, C1 bytes, bidi and zero-width
 characters in every string and in file names) reaches the terminal with no
 C0 or C1 control but newline and tab, no bidi control, no invisible
-character. Each verb runs as a real subprocess, as a user runs it."""
+character. Each verb runs as a real process (a child of the warm CLI server,
+tests/warm_cli.py), as a user runs it."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +19,7 @@ import pytest
 from session_tui.inert_output import InertWriter
 from tests.hostile import FORBIDDEN, FORMAT_SAMPLES, OSC52, hostile_dir
 from tests.support import REPO, SAMPLES, live_snapshot
+from tests.warm_cli import run_warm
 
 # what no output may hold: C0 but \t and \n, DEL, C1, bidi controls, invisible characters, lone surrogates
 CONTROL = re.compile(
@@ -30,9 +31,7 @@ CONTROL = re.compile(
 def run(*args: str, cache: Path, home: Path) -> str:
     env = {**os.environ, "SESSION_TUI_CACHE_DIR": str(cache), "HOME": str(home), "PATH": "/usr/bin:/bin"}
     env.pop("SESSION_TUI_DEBUG", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "session_tui", *args], capture_output=True, cwd=REPO, env=env, timeout=120
-    )
+    done = run_warm(list(args), REPO, env, text=False)
     assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr, (args, done.stderr.decode())
     return (done.stdout + done.stderr).decode("utf-8", "surrogateescape")
 
