@@ -452,3 +452,25 @@ def test_a_filter_typed_fast_keeps_every_letter_even_the_ones_that_move(tmp_path
         term.wait_for(lambda text: text.splitlines()[1].strip() == "invoice rounding jk", 30, "the whole filter")
         term.send("\x7f\x7f\x7f")  # backspace: the list answers the filter again
         term.wait_text("Fix invoice rounding test failures", timeout=30)
+
+
+async def test_a_file_written_before_the_late_watch_is_armed_is_listed(tmp_path, monkeypatch):
+    """With nothing cached, the folders' watch starts after the walk's first
+    rows (its start cost the cold picker ~145 ms before them): what is
+    written between the walk and the watch is found by a walk made once the
+    watch is armed."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "tree" / "crash-torn.jsonl", folder / "old.jsonl")
+    late = FilesScreen._watch_late
+
+    def write_then_watch(self):
+        assert self.listed and not self.watch_armed  # (late: after the walk's first rows)
+        (folder / "between.jsonl").write_bytes((SAMPLES / "tree" / "branched-summary.jsonl").read_bytes())
+        late(self)
+
+    monkeypatch.setattr(FilesScreen, "_watch_late", write_then_watch)
+    async with SessionApp([str(folder)], watch=True).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
+        await wait_for(pilot, lambda: "between.jsonl" in names(screen), what="the file written before the watch")

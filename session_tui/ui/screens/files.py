@@ -94,6 +94,7 @@ class FilesScreen(Screen):
         self._to_count: dict[str, None] = {}  # rows whose entry count is an estimate, to count in full (in order)
         self._count_lock = threading.Lock()
         self._counting = False  # a worker is at the queue
+        self._watch_after_rows = False  # the watch starts once the walk's first rows are shown
 
     def compose(self) -> ComposeResult:
         yield Static(id="heading", markup=False)
@@ -134,8 +135,17 @@ class FilesScreen(Screen):
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
         self._count_later(list(self.infos.values()))  # (remembered estimates: counted while the walk goes on)
-        if services(self).watching:
+        if not services(self).watching:
+            return
+        if self.infos:
             self.watch_files()
+        else:  # nothing on screen yet: the watch (its import ~60 ms, its setup) waits for the walk's first rows
+            self._watch_after_rows = True
+
+    def _watch_late(self) -> None:
+        """The watch, started after the first rows; once it is armed, the
+        folders are walked again, so no change made before it is missed."""
+        self.watch_files(walk_again=True)
 
     def on_unmount(self) -> None:
         self.catalog.save(self.roots)
@@ -184,6 +194,9 @@ class FilesScreen(Screen):
         self._apply(message.updates)
         if message.now:
             self._refilter()
+            if self._watch_after_rows:
+                self._watch_after_rows = False
+                self.call_after_refresh(self._watch_late)
         # The listing comes as many messages at once, and a queue that holds
         # some never yields: let keys and frames in between them.
         await asyncio.sleep(0)
@@ -205,13 +218,15 @@ class FilesScreen(Screen):
 
     # -- watching -----------------------------------------------------------------
     @work(exclusive=True, group="watch", exit_on_error=False, description="watch")
-    async def watch_files(self) -> None:
+    async def watch_files(self, walk_again: bool = False) -> None:
+        """Follow the folders' changes; ``walk_again``: walk them once the
+        watch is armed (what changed before it was is found then)."""
         folders = [root for root in self.roots if os.path.isdir(root)]
         if not folders:
             return
         from watchfiles import Change, awatch  # after the first frame: anyio is slow to import
 
-        self.call_later(setattr, self, "watch_armed", True)  # runs once awatch below has set its watches
+        self.call_later(self._armed, walk_again)  # runs once awatch below has set its watches
         async for changes in awatch(
             *folders, debounce=WATCH_DEBOUNCE_MS, step=WATCH_STEP_MS, recursive=True, ignore_permission_denied=True
         ):
@@ -227,6 +242,11 @@ class FilesScreen(Screen):
                 updates += await asyncio.to_thread(self._reread, files, added)
             if updates:
                 self._apply(updates)
+
+    def _armed(self, walk_again: bool) -> None:
+        self.watch_armed = True
+        if walk_again:  # (a walk still reading goes on in the new one: what it read is in the catalog)
+            self.gather(dict(self.infos))
 
     def _reread(self, files: list[str], added: list[str]) -> list[tuple[str, SessionInfo | None]]:
         """Fresh infos of changed session files, and of those in folders
