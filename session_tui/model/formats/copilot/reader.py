@@ -34,7 +34,8 @@ from ...entries.tokens import Response
 from ...entries.view import EntryView, ToolCall
 from ...errors import check_stop
 from ...reading.segment import LineKind, Segment, Shape
-from ..base import Format, Sent, Session
+from ..base import Format, Session
+from ..openai_messages import SentMessages
 from .client import CLIENT
 
 #: what Copilot CLI 1.0.102 sends (and appends) on resume for a call whose result is not in the file
@@ -158,7 +159,9 @@ def _usage(data: dict[str, Any]) -> dict[str, Any] | None:
     return tokens if any(tokens.values()) else None
 
 
-class CopilotFormat(Format):
+class CopilotFormat(SentMessages, Format):
+    INTERRUPTED = INTERRUPTED
+    CLIENT_TITLE = CLIENT.title
     name = "copilot"
     parent_key = "parentId"
     marks_errors = True
@@ -244,45 +247,6 @@ class CopilotFormat(Format):
             if k < last_prompt:
                 out[k] = (out[k][0], {**out[k][1], "content": WAS_INTERRUPTED})
         return out
-
-    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
-        """The file's messages with a ``tool`` message of ``INTERRUPTED`` for
-        each call left without one, in the place of its result."""
-        out: list[Sent] = []
-        calls: list[str] = []
-        caller = -1
-        answered: dict[str, Sent] = {}
-
-        def close() -> None:
-            for call_id in calls:
-                if call_id in answered:
-                    out.append(answered.pop(call_id))
-                else:
-                    message = {"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED}
-                    out.append(Sent(caller, message, CLIENT.title))
-            out.extend(answered.values())  # (results of calls of no response: as they are)
-            answered.clear()
-            calls.clear()
-
-        for entry, message in items:
-            if message.get("role") == "tool":
-                answered[str(message.get("tool_call_id"))] = Sent(entry, message)
-                continue
-            close()
-            if message.get("role") == "assistant":
-                calls.extend(self.tool_call_ids(message))
-                caller = entry
-            out.append(Sent(entry, message))
-        close()
-        return out
-
-    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
-        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
-        return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if calls else []
-
-    def tool_result_id(self, message: dict[str, Any]) -> str | None:
-        found = message.get("tool_call_id") if message.get("role") == "tool" else None
-        return found if isinstance(found, str) else None
 
     def view(self, record: dict[str, Any]) -> EntryView:
         kind = record.get("type")

@@ -29,7 +29,8 @@ from ...entries.view import EntryView, ToolCall
 from ...errors import check_stop
 from ...reading.opencode_db import HEADER
 from ...reading.segment import LineKind, Segment, Shape
-from ..base import Format, Sent, Session
+from ..base import Format, Session
+from ..openai_messages import SentMessages
 from .client import CLIENT
 
 #: what opencode 1.18.33 sends for a tool part left pending or running
@@ -78,7 +79,9 @@ def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-class OpencodeFormat(Format):
+class OpencodeFormat(SentMessages, Format):
+    INTERRUPTED = INTERRUPTED
+    CLIENT_TITLE = CLIENT.title
     name = "opencode"
     parent_key = "parentId"
     marks_errors = True
@@ -200,37 +203,6 @@ class OpencodeFormat(Format):
         flush()
         return out
 
-    def resume(self, session: Session, items: list[tuple[int, dict[str, Any]]]) -> list[Sent]:
-        """The file's messages with an ``INTERRUPTED`` tool message for each
-        call left without a result, in the place of its result."""
-        out: list[Sent] = []
-        calls: list[str] = []
-        caller = -1
-        answered: dict[str, Sent] = {}
-
-        def close() -> None:
-            for call_id in calls:
-                if call_id in answered:
-                    out.append(answered.pop(call_id))
-                else:
-                    message = {"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED}
-                    out.append(Sent(caller, message, CLIENT.title))
-            out.extend(answered.values())
-            answered.clear()
-            calls.clear()
-
-        for entry, message in items:
-            if message.get("role") == "tool":
-                answered[str(message.get("tool_call_id"))] = Sent(entry, message)
-                continue
-            close()
-            if message.get("role") == "assistant":
-                calls.extend(self.tool_call_ids(message))
-                caller = entry
-            out.append(Sent(entry, message))
-        close()
-        return out
-
     def call_entry(self, session: Session, entry: int, call_id: str) -> int:
         """The tool part of the message at ``entry`` that makes ``call_id``
         (its parts follow it, each the child of the one before)."""
@@ -241,14 +213,6 @@ class OpencodeFormat(Format):
             if _data(record).get("callID") == call_id:
                 return n
         return entry
-
-    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
-        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
-        return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if calls else []
-
-    def tool_result_id(self, message: dict[str, Any]) -> str | None:
-        found = message.get("tool_call_id") if message.get("role") == "tool" else None
-        return found if isinstance(found, str) else None
 
     def view(self, record: dict[str, Any]) -> EntryView:
         kind = record.get("type")

@@ -32,6 +32,7 @@ from ...entries.view import EntryView, ToolCall
 from ...errors import check_stop
 from ...reading.segment import LineKind, Segment, Shape
 from ..base import Format, Sent, Session
+from ..openai_messages import SentMessages
 from .client import CLIENT
 
 #: what Qwen Code sends on resume for a call whose result is not in the file
@@ -118,7 +119,7 @@ def chat_messages(record: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-class QwenFormat(Format):
+class QwenFormat(SentMessages, Format):  # (its own resume: Qwen answers a call in its own words)
     name = "qwen"
     parent_key = "parentUuid"
     marks_errors = True
@@ -201,14 +202,6 @@ class QwenFormat(Format):
             out.append(Sent(entry, message))
         close()
         return out
-
-    def tool_call_ids(self, message: dict[str, Any]) -> list[str]:
-        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
-        return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if calls else []
-
-    def tool_result_id(self, message: dict[str, Any]) -> str | None:
-        found = message.get("tool_call_id") if message.get("role") == "tool" else None
-        return found if isinstance(found, str) else None
 
     def view(self, record: dict[str, Any]) -> EntryView:
         kind = record.get("type")
