@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _format_option(parser: argparse.ArgumentParser) -> None:
-    from .commands.choices import FORMAT_NAMES
+    from .actions.choices import FORMAT_NAMES
 
     parser.add_argument("--format", choices=FORMAT_NAMES, help=FORMAT_HELP)
 
@@ -258,7 +258,7 @@ def _add_clean(commands: Commands) -> None:
 
 
 def _add_export(commands: Commands) -> None:
-    from .commands.choices import EXPORT_TARGETS
+    from .actions.choices import EXPORT_TARGETS
 
     export = commands.add_parser(
         "export",
@@ -483,7 +483,7 @@ def _run(argv: list[str]) -> int:
 
                 redact_shown(True)
             if args.command == "export":
-                from .commands.export import run_export
+                from .actions.export import run_export
 
                 return run_export(args)
             if args.command == "diff":
@@ -526,11 +526,11 @@ def _run(argv: list[str]) -> int:
 
                 return run_live(args)
             if args.command == "resume" and args.dry_run:
-                from .commands.dry_run import run_dry_run
+                from .actions.dry_run import run_dry_run
 
                 return run_dry_run(args)
             if args.command == "resume":
-                from .commands.resume import run_resume
+                from .actions.resume import run_resume
 
                 return run_resume(args)
             if args.command != "check":

@@ -210,8 +210,8 @@ def test_a_write_the_system_refuses_is_one_line_not_an_internal_error(tmp_path):
 
 
 def test_the_command_lines_choices_name_every_format_and_export_target():
-    from session_tui.commands.choices import EXPORT_TARGETS, FORMAT_NAMES
-    from session_tui.commands.export import TARGETS
+    from session_tui.actions.choices import EXPORT_TARGETS, FORMAT_NAMES
+    from session_tui.actions.export import TARGETS
     from session_tui.model.formats import FORMATS
 
     assert FORMAT_NAMES == tuple(sorted(FORMATS)) and EXPORT_TARGETS == TARGETS

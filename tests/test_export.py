@@ -13,7 +13,7 @@ import orjson
 import pytest
 from markdown_it import MarkdownIt
 
-from session_tui.commands.export import TARGETS, export
+from session_tui.actions.export import TARGETS, export
 from session_tui.model.sanitize import inert
 from session_tui.model.session.context import context_at, context_items
 from session_tui.model.session.session import open_session

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.commands.export import export
+from session_tui.actions.export import export
 from session_tui.model.entries.readable import LocalCommand, local_command, response_usage, tokens_line
 from session_tui.model.privacy.secrets import mark
 from session_tui.model.session.session import open_session
@@ -197,7 +197,7 @@ def test_real_claude_code_files_show_no_raw_command_tags(path: Path):
 
 
 def test_an_output_of_few_but_long_lines_is_folded_too():
-    from session_tui.commands.export_render import FOLDED_CHARS, _output_html
+    from session_tui.actions.export_render import FOLDED_CHARS, _output_html
 
     links = "Links: " + "x" * 5000
     page = _output_html(f"Web search results\n\n{links}\nend")

@@ -42,7 +42,7 @@ def test_the_picker_starts_without_the_format_readers_or_the_watcher():
     costs start-up time (``bench/bench_picker.py``)."""
     code = (
         "import sys, session_tui.cli, session_tui.ui.app; "
-        "heavy = ('session_tui.model.formats', 'session_tui.model.session.session', 'session_tui.commands.export', "
+        "heavy = ('session_tui.model.formats', 'session_tui.model.session.session', 'session_tui.actions.export', "
         "'watchfiles'); "
         "bad = [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)"
     )

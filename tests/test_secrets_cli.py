@@ -11,7 +11,7 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.commands.export import TARGETS
+from session_tui.actions.export import TARGETS
 from session_tui.commands.serve import app_command
 from session_tui.model.privacy.secrets import mark
 from tests.model.helpers import header, message

@@ -209,7 +209,7 @@ class SessionApp(App):
 
     def export_branch(self, screen, to: str = "md") -> None:
         """Write the active branch to a new ``<stem>.export[-N].<to>`` and say where."""
-        from ..commands.export import export, save
+        from ..actions.export import export, save
 
         session = screen.session
         if session is None or session.partial:

@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.commands.export import ADDED_BY, export
+from session_tui.actions.export import ADDED_BY, export
 from session_tui.model.reading.codex_thread import thread_files
 from session_tui.model.resume.steps import context_steps, golden_form
 from session_tui.model.session.context import context_items, resume_items

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.commands.export import export
+from session_tui.actions.export import export
 from session_tui.model.catalog.cache import list_session_files
 from session_tui.model.reading.codex_thread import thread_files
 from session_tui.model.reading.source import JoinedFiles

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from session_tui.commands.export import export
+from session_tui.actions.export import export
 from session_tui.model.checked_paths import ResumeRefused
 from session_tui.model.formats import get_format, sniff
 from session_tui.model.formats.gemini import CLIENT
@@ -252,7 +252,7 @@ def _post(url: str, body: dict) -> tuple[int, bytes]:
 
 
 def test_the_fake_api_answers_gemini_and_refuses_twice_sent_responses():
-    from session_tui.commands.fake_api import FakeAPI
+    from session_tui.actions.fake_api import FakeAPI
 
     call = {"functionCall": {"id": "c1", "name": "shell", "args": {}}}
     response = {"functionResponse": {"id": "c1", "name": "shell", "response": {"output": "x"}}}

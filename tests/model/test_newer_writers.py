@@ -13,7 +13,7 @@ import shutil
 import orjson
 import pytest
 
-from session_tui.commands.export import export
+from session_tui.actions.export import export
 from session_tui.model.reading.segment import LineKind
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from session_tui.commands.export import export
+from session_tui.actions.export import export
 from session_tui.model.resume.steps import context_steps, golden_form
 from session_tui.model.session.session import open_session
 from tests.support import REPO

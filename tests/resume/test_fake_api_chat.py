@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from session_tui.commands.fake_api import FakeAPI
+from session_tui.actions.fake_api import FakeAPI
 from session_tui.model.resume.api_rules import CHAT, chat_violations, violations
 
 CALLS = {

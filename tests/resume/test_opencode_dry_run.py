@@ -21,8 +21,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from session_tui.commands.dry_run import DryRunFailed, _setup, main_request
-from session_tui.commands.fake_api import FakeAPI
+from session_tui.actions.dry_run import DryRunFailed, _setup, main_request
+from session_tui.actions.fake_api import FakeAPI
 from session_tui.model.checked_paths import ResumeRefused
 from session_tui.model.formats.opencode.client import CLIENT, MODEL, PROVIDER
 from session_tui.model.session.session import open_session

@@ -11,7 +11,7 @@ import uuid
 import orjson
 import pytest
 
-from session_tui.commands.export import ADDED_BY, export
+from session_tui.actions.export import ADDED_BY, export
 from session_tui.model.session.context import context_at, tool_issues
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session

@@ -22,8 +22,8 @@ from ..workers import Slow
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...commands.dry_run import Report
-    from ...commands.resume import Resume
+    from ...actions.dry_run import Report
+    from ...actions.resume import Resume
 
 
 def plan_text(plan: ResumePlan, line: int, path: str) -> str:
@@ -108,7 +108,7 @@ class ResumeActions(SessionHost):
                 markup=False,
             )
             return
-        from ...commands.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
+        from ...actions.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
 
         try:
             ready = make_ready(session, plan, force=force)
@@ -160,7 +160,7 @@ class ResumeActions(SessionHost):
         path, fmt, app = session.path, session.format.name, self.app
 
         def run() -> None:
-            from ...commands.dry_run import DryRunFailed, dry_run, remember_verdict  # (in the worker: ~15 ms)
+            from ...actions.dry_run import DryRunFailed, dry_run, remember_verdict  # (in the worker: ~15 ms)
 
             worker = get_current_worker()
             slow = Slow(self, f"dry run: {plan.client.title} resumes a copy against a fake API… (Esc stops)")
