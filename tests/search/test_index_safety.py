@@ -122,7 +122,9 @@ def test_a_kind_of_secret_that_is_none_is_one_line():
 
 
 def _run(cache, *args):
-    child = _search(cache, *args)
+    """``search ARGS --json``; every hit shown (``--limit``), so its total is exact: past the hits
+    shown, candidates are counted only for a moment (a loaded machine's total is "at least")."""
+    child = _search(cache, *args, "--limit", "1000")
     out, err = child.communicate(timeout=120)
     return child.returncode, out, err
 
