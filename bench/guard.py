@@ -1,6 +1,6 @@
 """The performance guard CI runs: a few benches at a small size, each figure a
 ratio to an anchor measured in the same run, against the limits in
-``bench/limits.toml`` (1.5× the README "Performance" figure of each).
+``bench/limits.toml`` (1.5× the docs/performance.md figure of each).
 
     python bench/guard.py [--only NAME ...] [--tries 3]
 

@@ -2,7 +2,7 @@
 bundled samples, saved as SVG by Textual, then turned into PNG by
 rsvg-convert (or cairosvg when that is installed instead).
 
-    python scripts/screenshots.py [--out screenshots]
+    python scripts/screenshots.py [--out docs/screenshots]
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def _convert(svg: Path, png: Path) -> Path | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(REPO / "screenshots"))
+    parser.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

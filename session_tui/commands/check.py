@@ -1,7 +1,7 @@
 """`session-tui check`: a headless linter over the session model.
 
 One report per session file, as text for people or as one JSON object per
-line (the contract in the README, "session-tui check"). Exit status: 0 no problems, 1 problems
+line (the contract in docs/guide/repairs.md, "session-tui check"). Exit status: 0 no problems, 1 problems
 found, 2 a path unreadable or not a session.
 """
 

@@ -1,5 +1,5 @@
 """The session view's keys, defined once: they make its bindings, the
-command palette's entries and the help screen's tables (the README's key
+command palette's entries and the help screen's tables (docs/guide/terminal-ui.md's key
 table is checked against them by a test)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 @dataclass(frozen=True)
 class Key:
     key: str  # Textual's key name
-    shown: str  # the key as the help and the README write it
+    shown: str  # the key as the help and the guide write it
     action: str  # the session view's action
     label: str  # the footer's word
     help: str  # what it does

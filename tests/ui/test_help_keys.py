@@ -1,5 +1,5 @@
 """The session view's keys are defined once (ui/keys.py): the bindings, the
-palette, the help screen and the README's key table follow from them."""
+palette, the help screen and the guide's key table (docs/guide/terminal-ui.md) follow from them."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from tests.support import REPO, SAMPLES
 
 
 def readme_keys() -> set[str]:
-    """The keys in the first column of the README's table of the terminal UI."""
-    readme = (REPO / "README.md").read_text()
-    table = readme[readme.index("## The terminal UI") : readme.index("## Repairs from the command line")]
+    """The keys in the first column of the key table of the terminal UI's guide."""
+    table = (REPO / "docs" / "guide" / "terminal-ui.md").read_text()
     cells = [row.split("|")[1] for row in table.splitlines() if row.startswith("| ")]
     found = {key for cell in cells for key in re.findall(r"`([^`]+)`", cell)}
     return found | ({"Esc"} if any("Esc" in cell for cell in cells) else set())
@@ -28,7 +27,7 @@ def test_every_key_is_bound_listed_in_the_help_and_in_the_readme():
         assert (key.key, key.action) in bound
         assert hasattr(SessionScreen, f"action_{key.action}"), key.action
         assert (key.shown, key.help.replace("`", "")) in session_rows()
-        assert key.shown in in_readme, f"{key.shown} is not in the README's key table"
+        assert key.shown in in_readme, f"{key.shown} is not in the guide's key table"
 
 
 async def test_the_palette_offers_each_action_with_its_key():
