@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.fleet.builders import Writer
+from tests.model.fleet.builders import Writer
 from tests.secret_samples import planted
 from tests.support import REPO
 

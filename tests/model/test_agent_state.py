@@ -21,9 +21,9 @@ import pytest
 
 from session_tui.model.session.live_state import Activity, live_state
 from session_tui.model.session.session import open_session
-from tests.fleet import builders
-from tests.fleet.builders import Writer
-from tests.fleet.test_live_json import lines_of, wait_for
+from tests.model.fleet import builders
+from tests.model.fleet.builders import Writer
+from tests.model.fleet.test_live_json import lines_of, wait_for
 from tests.support import REPO, SAMPLES, check_json, run_cli
 
 CLIENT = r"""

@@ -166,7 +166,7 @@ def test_the_fleet_watches_a_remote_folder_by_polling_it(sftp):
     import time
 
     from session_tui.model.fleet.fleet import Fleet
-    from tests.fleet.builders import Writer
+    from tests.model.fleet.builders import Writer
 
     now = time.time()
     writer = Writer(sftp.root / "agent.jsonl", "pi", now).prompt("Run the tests", ago=2).written(2)

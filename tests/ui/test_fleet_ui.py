@@ -9,7 +9,7 @@ from session_tui.model.fleet.fleet import Fleet
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.fleet import FleetScreen
 from session_tui.ui.screens.session import SessionScreen
-from tests.fleet.builders import Writer
+from tests.model.fleet.builders import Writer
 from tests.support import SAMPLES
 
 from .pilot_support import wait_for

@@ -12,7 +12,7 @@ from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
 from session_tui.ui.screens.problems import ProblemsScreen
 from session_tui.ui.screens.text_view import TextViewScreen
-from tests.resume.stand_ins import pi_session_in, stand_in
+from tests.actions.stand_ins import pi_session_in, stand_in
 from tests.support import REPO, SAMPLES
 
 from .pilot_support import session_screen, wait_for

@@ -272,7 +272,7 @@ def test_the_help_of_the_session_fits(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_the_fleet_with_agents_in_four_states(snap_compare, fixed_clock, tmp_path, monkeypatch, size):
     from session_tui.model.fleet.fleet import Fleet
-    from tests.fleet.builders import Writer
+    from tests.model.fleet.builders import Writer
 
     from .test_fleet_ui import agents
 

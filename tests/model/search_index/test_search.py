@@ -22,7 +22,7 @@ from session_tui.model.search_index.database import NAME, open_database
 from session_tui.model.search_index.indexer import catch_up
 from session_tui.model.search_index.query import QueryError, parse
 from session_tui.model.search_index.search import run_query
-from tests.fleet.builders import Writer
+from tests.model.fleet.builders import Writer
 from tests.support import REPO, SAMPLES
 
 

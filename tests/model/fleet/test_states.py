@@ -1,5 +1,5 @@
 """Every state and alert of the fleet, per format, from files written as
-agents write them (tests/fleet/builders.py) and from the samples."""
+agents write them (tests/model/fleet/builders.py) and from the samples."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import pytest
 
 from session_tui.model.search_index.database import NAME
 from session_tui.model.search_index.feeder import IndexFeeder
-from tests.fleet.builders import Writer
+from tests.model.fleet.builders import Writer
 from tests.support import REPO, tmpfs
 
 

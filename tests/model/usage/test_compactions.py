@@ -10,8 +10,8 @@ import sys
 from session_tui.model.formats.base import CONTINUED
 from session_tui.model.session.session import open_session
 from session_tui.model.usage.compactions import compactions
+from tests.model.usage.test_usage import claude_turn, claude_user, write
 from tests.support import REPO, SAMPLES
-from tests.usage.test_usage import claude_turn, claude_user, write
 
 
 def found(path):

@@ -17,7 +17,7 @@ from session_tui.model.search_index.indexer import catch_up
 from session_tui.model.search_index.marks import BASE
 from session_tui.model.search_index.query import parse
 from session_tui.model.search_index.search import run_query
-from tests.fleet.builders import Writer
+from tests.model.fleet.builders import Writer
 from tests.support import run_cli
 
 HASH = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
