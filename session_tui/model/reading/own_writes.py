@@ -53,7 +53,7 @@ def _key(path: str) -> str:
     return os.path.realpath(path)
 
 
-_looking = threading.local()  # within ``one_look``: its depth, and the ledger as read once
+_looking = threading.local()  # within ``one_look``: its depth, and the ledger as read once (``_held``)
 
 
 @contextmanager
@@ -71,16 +71,18 @@ def one_look() -> Iterator[None]:
             _looking.held = None
 
 
-def _held() -> dict[str, OwnWrite]:
-    """What the ledger holds; within ``one_look``, as read at its first ask
-    (its path too: finding the cache dir costs a stat, 2,000 rows 25 ms)."""
-    if not getattr(_looking, "depth", 0):
-        ledger = _ledger_path()
-        return _load(ledger) if ledger is not None else {}
-    held = getattr(_looking, "held", None)
+def _held() -> tuple[dict[str, OwnWrite], frozenset[tuple[int, int]]]:
+    """What the ledger holds, and the (size, mtime) of every file it names;
+    within ``one_look``, as read at its first ask (its path too: finding the
+    cache dir costs a stat, 2,000 rows 25 ms)."""
+    looking = getattr(_looking, "depth", 0)
+    held = getattr(_looking, "held", None) if looking else None
     if held is None:
         ledger = _ledger_path()
-        held = _looking.held = _load(ledger) if ledger is not None else {}
+        writes = _load(ledger) if ledger is not None else {}
+        held = (writes, frozenset((w.size, w.mtime_ns) for w in writes.values()))
+        if looking:
+            _looking.held = held
     return held
 
 
@@ -221,23 +223,10 @@ def agent_written_for(path: str, size: int, mtime_ns: int) -> tuple[bool, float 
     """For a file listed with ``size`` and ``mtime_ns`` (the picker's rows,
     not opened): (True, the agent's last write) when our own last write left
     it so, else (False, None)."""
-    held = _held()
-    # (a realpath costs a syscall per part of the path: 2,000 rows 0.5 s)
-    if not held or (size, mtime_ns) not in _stamps(held):
+    writes, stamps = _held()
+    if (size, mtime_ns) not in stamps:  # (a realpath costs a syscall per part of the path: 2,000 rows 0.5 s)
         return False, None
-    found = held.get(_key(path))
+    found = writes.get(_key(path))
     if found is None or (found.size, found.mtime_ns) != (size, mtime_ns):
         return False, None
     return True, found.agent_written
-
-
-_stamped: tuple[dict[str, OwnWrite], frozenset[tuple[int, int]]] | None = None
-
-
-def _stamps(held: dict[str, OwnWrite]) -> frozenset[tuple[int, int]]:
-    """The (size, mtime) of every file the ledger names (kept while the ledger read is)."""
-    global _stamped
-    found = _stamped
-    if found is None or found[0] is not held:
-        found = _stamped = (held, frozenset((w.size, w.mtime_ns) for w in held.values()))
-    return found[1]
