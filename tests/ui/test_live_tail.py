@@ -147,6 +147,7 @@ async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(
     path.write_bytes(chain(2))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
+        await wait_for(pilot, lambda: screen.problems is not None, what="the view's first look")  # (then the writer)
         status = screen.query_one(StatusLine)
         parent = "m1"
         for n in range(6):
@@ -260,3 +261,40 @@ async def test_an_opencode_session_follows_its_database_wal(tmp_path):
         await wait_for(pilot, lambda: "without result" not in screen.tree_widget.render_line(6).text, what="the answer")
         assert "the long job finished" in screen.tree_widget.render_line(7).text
         assert not [n for n in pilot.app._notifications if "reloaded" in n.message]  # (rows change in place)
+
+
+async def test_a_look_begun_before_an_append_never_shows_what_it_mixed(tmp_path, monkeypatch):
+    """The view's look for problems is in a thread when the agent appends a
+    call: that look read the session before and after the append, and would
+    say the just-written call is a stopped agent's dangling one. It is
+    dropped, and the look made once the writes pause says the truth."""
+    import threading
+
+    from session_tui.model.session import problems as problems_module
+    from session_tui.ui.screens.session_problems import ProblemActions
+
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    real, held, release = problems_module.find_problems, threading.Event(), threading.Event()
+
+    def first_waits(*args, **kwargs):  # the view's first look holds on until the append is shown
+        if not held.is_set():
+            held.set()
+            release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(problems_module, "find_problems", first_waits)
+    shown: list[list | None] = []  # the problems the view held after each look's answer
+    apply = ProblemActions.on_problems_ready
+    held_after = lambda self, m: (apply(self, m), shown.append(self.problems))  # noqa: E731
+    monkeypatch.setattr(ProblemActions, "on_problems_ready", held_after)
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(chain(2))
+    async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
+        screen = await started(pilot)
+        await wait_for(pilot, held.is_set, what="the first look under way")
+        calls = [{"id": "c0", "type": "function", "function": {"name": "run", "arguments": "{}"}}]
+        append(path, fresh(message("a0", "m1", role="assistant", content=None, tool_calls=calls)))
+        await wait_for(pilot, lambda: len(screen.rows) == 3, what="the call's row")
+        release.set()
+        await wait_for(pilot, lambda: screen.problems == [] and "running run" in screen.live_state.words(0), 30)
+        assert all(not problems for problems in shown), shown  # (None: not looked yet; never a false problem)

@@ -123,7 +123,10 @@ class TailActions(SessionHost):
             self._problems_timer.stop()
             self._problems_timer = None
         if not self.check_appended():
-            # Too much to look at in one frame: look once the writes pause.
+            # Too much to look at in one frame, or a look began before this change (its session
+            # changed under it: what it finds mixes the two, a call just written read as a stopped
+            # agent's): that look is dropped, and the next is made once the writes pause.
+            self.generation += 1
             self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
         self.update_status()
 
