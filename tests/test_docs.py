@@ -37,3 +37,29 @@ def test_no_relative_link_points_to_a_missing_file():
             if not path.exists():
                 broken.append(f"{doc.relative_to(REPO)}: {target}")
     assert not broken, broken
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor, as mkdocs and GitHub make it (for the headings these pages have)."""
+    text = re.sub(r"[^\w\s-]", "", heading.strip().lower())
+    return re.sub(r"\s", "-", text)
+
+
+def test_every_anchor_the_code_and_pages_cite_is_a_heading():
+    anchors = {
+        page.relative_to(DOCS).as_posix(): {_slug(h) for h in re.findall(r"^#+ (.+)$", page.read_text(), re.M)}
+        for page in pages()
+    }
+    cited = re.compile(r"docs/([\w/-]+\.md)#([\w-]+)|\]\(([\w/.-]+\.md)#([\w-]+)\)")
+    sources = [*REPO.glob("session_tui/**/*.py"), *REPO.glob("tests/**/*.py"), *pages(), REPO / "README.md"]
+    missing = []
+    for source in sources:
+        for match in cited.finditer(source.read_text()):
+            page, anchor = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+            if source.is_relative_to(DOCS) and not match.group(1):  # a page's link: relative to its folder
+                page = (source.parent / page).resolve().relative_to(DOCS.resolve()).as_posix()
+            if page.startswith("docs/"):
+                page = page.removeprefix("docs/")
+            if anchor not in anchors.get(page, set()):
+                missing.append(f"{source.relative_to(REPO)}: {page}#{anchor}")
+    assert not missing, missing

@@ -1,4 +1,4 @@
-"""The model never imports Textual (docs/architecture.md §3); the picker starts with little imported."""
+"""The model never imports Textual (docs/architecture.md#layers); the picker starts with little imported."""
 
 from __future__ import annotations
 

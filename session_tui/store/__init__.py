@@ -1,4 +1,4 @@
-"""Writing session files: the only code that does (docs/architecture.md §6).
+"""Writing session files: the only code that does (docs/architecture.md#safety-of-writes).
 
 ``store`` holds the safety rules (lock, checks, append + fsync, backed-up
 atomic rewrites); ``session_store`` is the small public API a harness uses to

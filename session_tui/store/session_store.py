@@ -1,5 +1,5 @@
 """The session store: a small API a harness uses to write native ``tree``
-sessions safely (docs/formats.md §1; docs/architecture.md §2).
+sessions safely (docs/formats.md#tree; docs/architecture.md#what-session-tui-is).
 
 Every write goes through ``Store``: the writer lock, one ``write()`` per
 record on ``O_APPEND`` and ``fsync``; a fork is a new file created
@@ -148,7 +148,7 @@ class TreeSessionStore:
 
     def fork(self, entry_id: str, new_path: str | os.PathLike[str]) -> TreeSessionStore:
         """A new session file holding the path root → ``entry_id``, records
-        copied verbatim, with a header naming its source (docs/formats.md §1.8)."""
+        copied verbatim, with a header naming its source (docs/formats.md#tree-forks)."""
         session = self.refresh()
         entry = session.find(entry_id)
         if entry is None:

@@ -1,4 +1,4 @@
-"""The astorLM adapter on its samples (docs/formats.md §3): read-only for now."""
+"""The astorLM adapter on its samples (docs/formats.md#astorlm): read-only for now."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_crash_with_two_dangling_calls_and_a_torn_result():
 
 
 def test_without_its_sidecar_the_file_reads_as_chat(tmp_path):
-    """docs/formats.md §8.2: astorlm only when the sidecar has astorLM's shape."""
+    """docs/formats.md#telling-the-formats-apart: astorlm only when the sidecar has astorLM's shape."""
     shutil.copy(ROOT, tmp_path / "x.jsonl")
     (rep,) = check_json(tmp_path / "x.jsonl")
     assert rep["format"] == "chat" and rep["entries"] == 10

@@ -1,4 +1,4 @@
-"""The Claude Code adapter (docs/formats.md §5; values from the samples' README)."""
+"""The Claude Code adapter (docs/formats.md#claude; values from the samples' README)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Codex adapter on its samples (docs/formats.md §6): read-only for now."""
+"""The Codex adapter on its samples (docs/formats.md#codex): read-only for now."""
 
 from __future__ import annotations
 

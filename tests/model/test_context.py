@@ -1,4 +1,4 @@
-"""Context at a leaf (docs/formats.md §1.6) and tool pairing (§1.7, §2.3)."""
+"""Context at a leaf (docs/formats.md#tree-context) and tool pairing (docs/formats.md#tree-tool-pairing, #chat)."""
 
 from __future__ import annotations
 

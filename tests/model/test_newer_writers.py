@@ -1,4 +1,4 @@
-"""Records from newer writers (docs/formats.md §1.2): a record of a type the
+"""Records from newer writers (docs/formats.md#tree-file): a record of a type the
 reader does not know that carries an id is a node of the tree, transparent
 on a path and never in the context; one without an id is a plain kept line.
 

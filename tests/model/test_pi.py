@@ -1,4 +1,4 @@
-"""The pi adapter on its samples (docs/formats.md §4; values from the samples' README)."""
+"""The pi adapter on its samples (docs/formats.md#pi; values from the samples' README)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 and in the tree (a result's call, a call's results).
 
 In a context, a call is dangling when no result with its id follows before the next
-message that is not a tool result (docs/formats.md §1.7, §2.3); a result whose
+message that is not a tool result (docs/formats.md#tree-tool-pairing, and #chat); a result whose
 id is not among the calls it follows is an orphan.
 """
 

@@ -1,4 +1,4 @@
-"""Format adapters and sniffing (docs/formats.md §8.2)."""
+"""Format adapters and sniffing (docs/formats.md#telling-the-formats-apart)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`astorlm`: astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (docs/formats.md §3).
+"""`astorlm`: astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (docs/formats.md#astorlm).
 
 One message per line, Anthropic-style content blocks; one linear history
 per file (the file is the branch); a fork is another file whose

@@ -2,7 +2,7 @@
 
 No header, ids or parent links: the file is one linear branch, and the
 active leaf is the last message. An optional ``<stem>.meta.json`` sidecar
-is shown as found and never changed (docs/formats.md §2).
+is shown as found and never changed (docs/formats.md#chat).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""`tree`: session-tui's native format (docs/formats.md §1).
+"""`tree`: session-tui's native format (docs/formats.md#tree).
 
 A header line, then an append-only log of ``message`` and ``summary``
 entries linked by ``id``/``parentId``, and ``active_leaf`` pointer records.
 A record of a type this reader does not know that carries an ``id`` (a newer
-writer's ``model_change``, ``label``, ``bookmark``) is a node too (§1.2): an
+writer's ``model_change``, ``label``, ``bookmark``) is a node too (docs/formats.md#tree-file): an
 entry the model never sees, transparent on a path, a quiet row.
 """
 
@@ -161,7 +161,7 @@ class TreeFormat(OpenAIMessages, Format):
 
     def active_leaf(self, session: Session) -> int:
         """The later in file order of the last ``message`` or ``summary``
-        entry and the last pointer whose target exists (§1.5); a node of an
+        entry and the last pointer whose target exists (docs/formats.md#tree-active-leaf); a node of an
         unknown type after them is no leaf."""
         tree = session.tree
         last = tree.count - 1
@@ -261,7 +261,7 @@ def _int(value: object) -> int | None:
 def build_context(
     session: Session, leaf: int, should_stop: Callable[[], bool] | None = None
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[tuple[int, str]]]:
-    """Messages for ``leaf`` with summaries applied (§1.6), and notes about
+    """Messages for ``leaf`` with summaries applied (docs/formats.md#tree-context), and notes about
     summaries that could not be applied (0-based line, text)."""
     runs = session.tree.path_runs(leaf)
     path = path_of_runs(runs)

@@ -1,4 +1,4 @@
-"""A Codex thread written over several files (docs/formats.md §6).
+"""A Codex thread written over several files (docs/formats.md#codex).
 
 Codex 0.169 writes a rewind ("edit an earlier prompt") as a new rollout
 ``rollout-<time>-<thread>_<segment>.jsonl`` whose ``session_meta`` carries

@@ -95,7 +95,7 @@ def resume_items(
 ) -> list[Sent]:
     """What the format's client sends the model when it resumes at ``leaf``
     (default: the active leaf): the context with the client's own merging
-    and repairs, its additions marked (design §8)."""
+    and repairs, its additions marked (docs/architecture.md#fidelity)."""
     leaf = _leaf(session, leaf)
     if leaf < 0:
         return []

@@ -1,5 +1,5 @@
 """Write forms, one module per format: how session-tui changes a file so
-that the format's own tool still accepts it on resume (docs/formats.md §10).
+that the format's own tool still accepts it on resume (docs/formats.md#consequences-for-session-tui).
 ``edits`` picks the form by ``session.format.name``; a format without one
 here is read-only.
 """

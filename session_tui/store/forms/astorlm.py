@@ -1,5 +1,5 @@
-"""`astorlm`, astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (docs/formats.md §3,
-§10). astorLM loads a session all or nothing (one unparsable line and it
+"""`astorlm`, astorLM's ``<id>.jsonl`` + ``<id>.meta.json`` (docs/formats.md#astorlm,
+docs/formats.md#consequences-for-session-tui). astorLM loads a session all or nothing (one unparsable line and it
 starts over), so every change is a backed-up atomic rewrite of both files,
 the messages first, then the meta with ``updatedAt`` = now; a torn last
 line is always left out of the rewrite (saved aside, and in the backup).

@@ -3,7 +3,7 @@
 A form knows how one format's own tool expects its file to change: the
 record that moves the active leaf, the synthetic results that close
 dangling calls, the files of a fork, and going back before a dangling
-call (docs/formats.md §10). It returns plans; the Store applies them.
+call (docs/formats.md#consequences-for-session-tui). It returns plans; the Store applies them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`chat`, plain OpenAI chat JSONL (docs/formats.md §2): one linear branch, no
+"""`chat`, plain OpenAI chat JSONL (docs/formats.md#chat): one linear branch, no
 leaf to move. Results are appended ``tool`` messages; going back before a
 dangling call is a backed-up rewrite without it; a fork copies the prefix
 into a new file with a ``.meta.json`` naming its source (the source's own

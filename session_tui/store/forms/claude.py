@@ -1,4 +1,4 @@
-"""`claude`, Claude Code transcripts (docs/formats.md §5, §10): append only, in
+"""`claude`, Claude Code transcripts (docs/formats.md#claude, #consequences-for-session-tui): append only, in
 the forms Claude Code itself writes and accepts on resume.
 
 * Close: one ``user`` record per dangling call holding a ``tool_result``
@@ -7,7 +7,7 @@ the forms Claude Code itself writes and accepts on resume.
   ``sourceToolAssistantUUID`` naming it; the first is the child of the
   branch's last record (the calling record, or a result already there), the
   next ones chain after it, so all results sit right after the response
-  (§5.5). Thinking blocks are never touched.
+  (docs/formats.md#claude). Thinking blocks are never touched.
 * Fork: a new ``<uuid>.jsonl`` in the same project folder (Claude Code
   offers any UUID-named file there on ``--resume``), the path's records
   copied with their uuids, the new ``sessionId`` and ``forkedFrom``

@@ -1,4 +1,4 @@
-"""`codex`, Codex CLI rollouts (docs/formats.md §6, §10): only whole lines are
+"""`codex`, Codex CLI rollouts (docs/formats.md#codex, #consequences-for-session-tui): only whole lines are
 appended, in the forms Codex itself writes and accepts on resume.
 
 * Close: one ``response_item`` output per dangling call, with the text
@@ -15,7 +15,7 @@ appended, in the forms Codex itself writes and accepts on resume.
   ``forked_from_id``, then every line of the source after its own header
   up to the entry, verbatim (``event_msg`` lines included: turns and
   rollbacks are rebuilt from them).
-* No leaf to move, and no cut: a call is never deleted (§10).
+* No leaf to move, and no cut: a call is never deleted (docs/formats.md#consequences-for-session-tui).
 """
 
 from __future__ import annotations

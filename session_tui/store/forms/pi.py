@@ -1,4 +1,4 @@
-"""`pi` (docs/formats.md §4): append only, in pi's own entry forms. Whatever is
+"""`pi` (docs/formats.md#pi): append only, in pi's own entry forms. Whatever is
 last becomes pi's leaf, so a leaf move appends a ``custom`` entry (outside
 the model's context) as a child of the target; results are ``toolResult``
 messages with ``isError``; a fork's header names the source file, as pi's

@@ -1,4 +1,4 @@
-"""`tree`, session-tui's own format (docs/formats.md §1.7-§1.9): append only.
+"""`tree`, session-tui's own format (docs/formats.md#tree-writing): append only.
 A leaf move appends an ``active_leaf`` pointer; results are ``tool``
 message entries chained after the leaf; a fork is a new file whose header
 names its source (``parentSession``)."""

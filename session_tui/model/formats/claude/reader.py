@@ -1,4 +1,4 @@
-"""`claude`: Claude Code transcripts (docs/formats.md §5).
+"""`claude`: Claude Code transcripts (docs/formats.md#claude).
 
 Chain records (``user``, ``assistant``, ``system``, ``progress``,
 ``attachment``) are linked by ``uuid``/``parentUuid``; metadata records have
@@ -120,7 +120,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         kind = obj.get("type")
         uid = obj.get("uuid")
         # A record of a type not known here that carries a uuid and a parent
-        # link is a node of the chain (docs/formats.md §1.2): Claude Code walks
+        # link is a node of the chain (docs/formats.md#tree-file): Claude Code walks
         # through it, the model never sees it (the last branch below).
         chained = kind in CHAIN_TYPES or (isinstance(kind, str) and "parentUuid" in obj)
         if not chained or not isinstance(uid, str) or not uid:

@@ -1,4 +1,4 @@
-"""`codex`: OpenAI Codex CLI rollouts (docs/formats.md §6).
+"""`codex`: OpenAI Codex CLI rollouts (docs/formats.md#codex).
 
 Every line ``{"timestamp", "type", "payload"}``; the first ``session_meta`` is
 the header. Linear: no ids, no parent links. The model-visible history is

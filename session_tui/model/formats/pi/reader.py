@@ -1,4 +1,4 @@
-"""`pi`: pi coding agent sessions, versions 1 to 3 (docs/formats.md §4).
+"""`pi`: pi coding agent sessions, versions 1 to 3 (docs/formats.md#pi).
 
 A header line, then entries linked by ``id``/``parentId``: messages
 (AgentMessage: roles user, assistant, toolResult, bashExecution, custom),
