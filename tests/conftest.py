@@ -24,6 +24,13 @@ def private_cache(tmp_path_factory, monkeypatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def no_user_config(tmp_path_factory, monkeypatch) -> None:
+    """No config file of the user's is read (an empty config folder; a test names its own with --config)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("SESSION_TUI_CONFIG", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def calls_stuck_at_once(monkeypatch) -> None:
     """A call without a result is a problem at once, however recent the file
     (tests write their files a moment before checking them); the tests of

@@ -41,12 +41,19 @@ ADDED_BY = "_added_by"
 
 
 def export(
-    session: Session, to: str, leaf: int | None = None, *, context: bool = False, redact: Redactor | None = None
+    session: Session,
+    to: str,
+    leaf: int | None = None,
+    *,
+    context: bool = False,
+    redact: Redactor | None = None,
+    stuck_after: float | None = None,
 ) -> str:
     """The path root → ``leaf`` (default: the active leaf), or with
     ``context`` the messages the model would be sent at it, as ``to``
     (one of TARGETS). With ``redact``, each secret in them is replaced by
-    its mark (``redact.count`` says how many were)."""
+    its mark (``redact.count`` says how many were). ``stuck_after``: the
+    user's setting, for the page's problems (None: the model's default)."""
     record = session.record if redact is None else (lambda entry: redact.value(session.record(entry)))
     leaf = session.active_leaf() if leaf is None else leaf
     items = context_items(session, leaf) if context and leaf >= 0 else []
@@ -79,11 +86,11 @@ def export(
         sections.append(Section(session.line_of(entry), view, usage, command_of(view), added_by_client(rec, view)))
     if to == "md":
         return markdown(heading, sections)
-    return html_page(heading, _facts(session, records, sections, redact), sections)
+    return html_page(heading, _facts(session, records, sections, redact, stuck_after), sections)
 
 
 def _facts(
-    session: Session, records: list[dict], sections: list[Section], redact: Redactor | None
+    session: Session, records: list[dict], sections: list[Section], redact: Redactor | None, stuck_after: float | None
 ) -> list[tuple[str, str]]:
     """The page header's facts: title, time span, models, tokens, problems
     (the title redacted as the records are)."""
@@ -116,7 +123,7 @@ def _facts(
     tokens = tokens_text(session_tokens(session), exact=True)  # (the one count, as every screen says it)
     if tokens:
         facts.append(("tokens", f"{tokens} (every branch, sub-agents included)"))
-    problems = find_problems(session)
+    problems = find_problems(session, stuck_after=stuck_after)
     kinds = Counter(p.kind.words for p in problems)
     facts.append(("problems", ", ".join(f"{n} × {kind}" for kind, n in kinds.items()) if problems else "none"))
     failed = sum(1 for section in sections if section.view.is_error)
@@ -157,7 +164,7 @@ def _json(data: list) -> str:
     return json_escape_invisible(json_text.dumps(data, indent=True)) + "\n"
 
 
-def run_export(args) -> int:
+def run_export(args, redact: bool = False, stuck_after: float | None = None) -> int:
     from ..model.errors import SessionError
     from ..model.sanitize import inert_line
     from ..model.session.session import open_session
@@ -166,7 +173,7 @@ def run_export(args) -> int:
     from .export import export, save
 
     redactor = None
-    if args.redact:
+    if redact:
         from ..model.privacy.redact import Redactor
 
         redactor = Redactor()
@@ -174,7 +181,7 @@ def run_export(args) -> int:
         with open_session(args.file, args.format) as session:
             session.resume_model = args.model
             leaf = resolve_entry(session, args.leaf) if args.leaf else None
-            text = export(session, args.to, leaf, context=args.context, redact=redactor)
+            text = export(session, args.to, leaf, context=args.context, redact=redactor, stuck_after=stuck_after)
         if args.output is not None:
             save(args.output, text, force=args.force, source=args.file)
     except FileExistsError as exc:

@@ -51,7 +51,9 @@ class Resume:
         }
 
 
-def make_ready(session: Session, plan: ResumePlan, force: bool = False, write: bool = True) -> Resume:
+def make_ready(
+    session: Session, plan: ResumePlan, force: bool = False, write: bool = True, stuck_after: float | None = None
+) -> Resume:
     """Carry out ``plan``'s write (a fork where the client looks, or pi's
     leaf move) through the store; the resume it leaves. ``write=False``:
     only what it would write (``would_write``; a fork's new id is drawn
@@ -72,7 +74,7 @@ def make_ready(session: Session, plan: ResumePlan, force: bool = False, write: b
         done = {"kind": FORK, "path": path}
         if not write:
             return Resume(client, path, fork_id, plan.cwd, None, store_plan.summary, done)
-        edits.apply(store_plan, force=force)
+        edits.apply(store_plan, force=force, stuck_after=stuck_after)
         return Resume(client, path, fork_id, plan.cwd, done, store_plan.summary)
     own_id = plan.session_id or session.path
     if plan.write == SET_LEAF:
@@ -80,12 +82,12 @@ def make_ready(session: Session, plan: ResumePlan, force: bool = False, write: b
         done = {"kind": SET_LEAF, "path": session.path}
         if not write:
             return Resume(client, session.path, own_id, plan.cwd, None, store_plan.summary, done)
-        edits.apply(store_plan, force=force)
+        edits.apply(store_plan, force=force, stuck_after=stuck_after)
         return Resume(client, session.path, own_id, plan.cwd, done, store_plan.summary)
     return Resume(client, session.path, plan.session_id or session.path, plan.cwd, None, None)
 
 
-def repair(session: Session, force: bool) -> list[str]:
+def repair(session: Session, force: bool, stuck_after: float | None = None) -> list[str]:
     """``--fix``: close the dangling calls and drop a torn last line, in
     place (a fork that closes a call inside the branch is refused: resume
     that fork instead); one line per write."""
@@ -103,18 +105,18 @@ def repair(session: Session, force: bool) -> list[str]:
                 f"{session.path}: a call without result inside the branch: `fix --close` writes a fork that "
                 "answers it; resume that fork"
             )
-        edits.apply(store_plan, force=force)
+        edits.apply(store_plan, force=force, stuck_after=stuck_after)
         done.append(store_plan.summary)
         session.refresh()
     return done
 
 
-def run_resume(args: Any) -> int:
+def run_resume(args: Any, stuck_after: float | None = None) -> int:
     say = (lambda *_: None) if args.json else print
     try:
         with open_session(args.file, args.format) as session:
             if args.fix:
-                for line in repair(session, args.force):
+                for line in repair(session, args.force, stuck_after):
                     say(f"fixed: {inert_line(line)}")
             leaf = None if args.leaf is None else edits.resolve_entry(session, args.leaf)
             plan = plan_resume(session, leaf, os.environ)
@@ -125,7 +127,7 @@ def run_resume(args: Any) -> int:
                             f"warning: line {problem.line}: {inert_line(problem.message)} (--fix repairs it first)",
                             file=sys.stderr,
                         )
-            ready = make_ready(session, plan, args.force, write=args.write or args.exec)
+            ready = make_ready(session, plan, args.force, write=args.write or args.exec, stuck_after=stuck_after)
             _ = ready.argv  # (refuses an id that is no UUID, in one line)
     except (SessionError, ResumeRefused) as exc:
         print(f"session-tui resume: {inert_line(exc)}", file=sys.stderr)

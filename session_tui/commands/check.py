@@ -7,11 +7,12 @@ found, 2 a path unreadable or not a session.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..model.errors import SessionError
 from ..model.reading import json_text
@@ -26,6 +27,11 @@ from ..model.session.session import Session, open_session
 from ..model.session.usage import session_usage, usage_text
 from ..model.usage.totals import Usage, spending, spent_text
 from ..model.words import plural
+from .options import format_option, json_option, redact_option, stuck_after_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 SESSION_SUFFIX = ".jsonl"
@@ -126,7 +132,7 @@ class Report:
         return data
 
 
-def report(session: Session, path: str, for_people: bool = True) -> Report:
+def report(session: Session, path: str, for_people: bool = True, stuck_after: float | None = None) -> Report:
     """The check of ``session``; ``for_people``: with what only the text
     output shows (the context's size: it reads the whole context, which the
     JSON contract does not need)."""
@@ -135,7 +141,7 @@ def report(session: Session, path: str, for_people: bool = True) -> Report:
     if leaf >= 0:
         active_id = session.format.entry_id(session.record(leaf))
     dangling, _ = tool_issues(session, light=True)  # a one-shot look: only the tool records are read
-    live = live_state(session, dangling=dangling)
+    live = live_state(session, dangling=dangling, stuck_after=stuck_after)
     running = live.running()  # calls still running are not dangling (yet)
     return Report(
         path=path,
@@ -260,6 +266,7 @@ def run_check(
     format: str | None = None,
     secrets: bool = False,
     redact: bool = False,
+    stuck_after: float | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -272,7 +279,7 @@ def run_check(
             found = True
             try:
                 with open_session(path, format) as session:
-                    rep = report(session, path, for_people=not as_json)
+                    rep = report(session, path, for_people=not as_json, stuck_after=stuck_after)
                     if secrets:
                         from ..model.privacy.secret_scan import session_secrets
 
@@ -294,3 +301,35 @@ def run_check(
             print(f"session-tui check: {inert(given, keep_newlines=False)}: no session files (*.jsonl) in it", file=err)
             status = EXIT_ERROR
     return status
+
+
+def add_parser(commands: Commands) -> None:
+    check = commands.add_parser(
+        "check",
+        help="lint session files: structure, branches, problems",
+        description="Report format, entries, leaves, branch points, summaries, the active leaf and "
+        "every problem of each session file. Exit status: 0 no problems, 1 problems found, "
+        "2 a path unreadable or not a session.",
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="session files or directories (searched for *.jsonl)")
+    json_option(check, "one JSON object per file, one per line")
+    format_option(check)
+    redact_option(check)
+    check.add_argument(
+        "--secrets",
+        action="store_true",
+        help="also list the secrets in each file (API keys, tokens, private keys, passwords): line, entry, kind "
+        "and a masked preview; any makes the exit status 1",
+    )
+    stuck_after_option(check)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_check(
+        args.paths,
+        as_json=args.json,
+        format=args.format,
+        secrets=args.secrets,
+        redact=settings.redact,
+        stuck_after=settings.stuck_after,
+    )

@@ -4,7 +4,9 @@ of that span its summary does not mention."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..model.errors import SessionError
 from ..model.reading import json_text
@@ -12,6 +14,11 @@ from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import open_session
 from ..model.usage.compactions import compactions
 from ..model.words import human_tokens
+from .options import format_option, json_option, redact_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 
 def run_compactions(path: str, as_json: bool, format: str | None = None, redact: bool = False) -> int:
@@ -55,3 +62,18 @@ def run_compactions(path: str, as_json: bool, format: str | None = None, redact:
 
 def _tokens(count: int | None) -> str:
     return "?" if count is None else human_tokens(count)
+
+
+def add_parser(commands: Commands) -> None:
+    compacted = commands.add_parser(
+        "compactions",
+        help="each compaction of a session: its span, tokens before and after, what its summary dropped",
+    )
+    compacted.add_argument("file", metavar="FILE")
+    json_option(compacted, "[{line, entry, tokens_before, tokens_after, span, dropped}]")
+    format_option(compacted)
+    redact_option(compacted)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_compactions(args.file, args.json, args.format, redact=settings.redact)

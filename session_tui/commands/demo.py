@@ -10,13 +10,14 @@ Every record goes through ``TreeSessionStore`` except the torn one, which
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
 import threading
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -25,6 +26,10 @@ from ..model.sanitize import inert
 from ..store import Refused, TreeSessionStore
 from ..store.session_store import now
 from ..ui.app import SessionApp
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 DEMO_FILE = "demo.jsonl"
 REPO = "/home/dev/src/timekit"
@@ -193,7 +198,9 @@ def create_demo_file(directory: str | None) -> str:
     return path
 
 
-def run_demo(directory: str | None, *, fast: bool = False, headless: bool = False) -> int:
+def run_demo(
+    directory: str | None, *, fast: bool = False, headless: bool = False, settings: Settings | None = None
+) -> int:
     """``session-tui demo``: write the demo session with the TUI open on it,
     or with ``headless`` only write it; print the file's path first."""
     try:
@@ -210,7 +217,7 @@ def run_demo(directory: str | None, *, fast: bool = False, headless: bool = Fals
         agent = DemoAgent(path, pace)
         agent.run()
     else:
-        app = DemoApp(path, pace)
+        app = DemoApp(path, pace, settings)
         try:
             app.run()
         finally:
@@ -226,8 +233,8 @@ class DemoApp(SessionApp):
     """The TUI on the demo file; the agent starts writing, in a thread, once
     the first frame is on screen, and narrates in notifications."""
 
-    def __init__(self, path: str, pace: float = PACE) -> None:
-        super().__init__(path)
+    def __init__(self, path: str, pace: float = PACE, settings: Settings | None = None) -> None:
+        super().__init__(path, settings=settings)
         self.agent = DemoAgent(path, pace, narrate=self.narrate)
         self.writer = threading.Thread(target=self.agent.run, name="demo-agent", daemon=True)
 
@@ -365,3 +372,20 @@ NEW_TEST = """
 def test_minutes_then_milliseconds():
     assert parse_duration("1m250ms") == 60.25
 """
+
+
+def add_parser(commands: Commands) -> None:
+    demo = commands.add_parser(
+        "demo",
+        help="watch a scripted agent write a session, with branches, a summary and a crash",
+        description="A scripted agent (no model, no network) writes a native tree session through the store "
+        "while the terminal UI is open on it: tool-calling turns, a branch, a summary, and a crash "
+        "that leaves a dangling call and a torn line.",
+    )
+    demo.add_argument("directory", metavar="DIR", nargs="?", help="where to write demo.jsonl (default: a new temp dir)")
+    demo.add_argument("--fast", action="store_true", help="write at full speed")
+    demo.add_argument("--headless", action="store_true", help="do not open the UI; print the file's path")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_demo(args.directory, fast=args.fast, headless=args.headless, settings=settings)

@@ -3,7 +3,9 @@ session side by side from their fork point (``model.session.branches``)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..model.entries.view import role_label
 from ..model.errors import SessionError
@@ -21,6 +23,11 @@ from ..model.session.branches import (
 )
 from ..model.session.session import Session, open_session
 from ..model.usage.totals import Usage, entries_usage
+from .options import format_option, json_option, redact_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 WIDTH = 100  # the text output fits a terminal this wide
 MAX_STEPS = 5_000  # of each side: the alignment costs the product of the two lengths
@@ -182,3 +189,27 @@ def _cells(left: str, right: str, mark: str = " ") -> str:
         return text if len(text) <= COLUMN - 1 else text[: COLUMN - 2] + "…"
 
     return f"{mark}{fit(left):<{COLUMN - 1}} │ {fit(right)}"[:WIDTH]
+
+
+def add_parser(commands: Commands) -> None:
+    diff = commands.add_parser(
+        "diff",
+        help="two branches side by side from their fork point",
+        description="Compare two branches of a session from the entry where they part: steps aligned, the same "
+        "ones marked, a summary per side. Without LEAF_A/LEAF_B: the active leaf against the most "
+        "recently written other leaf; with LEAF_A only: that one against the active (or the newest "
+        "other) leaf. A leaf is an entry id, or a line number for formats without ids.",
+        epilog="Exit status: 0 compared, 1 one branch only, 2 error.",
+    )
+    diff.add_argument("file", metavar="FILE")
+    diff.add_argument("leaves", nargs="*", default=[], metavar="LEAF", help="LEAF_A [LEAF_B]")
+    json_option(diff, "fork point and both branches' entries as JSON")
+    format_option(diff)
+    redact_option(diff)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if len(args.leaves) > 2:
+        print("session-tui diff: give at most two leaves", file=sys.stderr)
+        return 2
+    return run_diff(args.file, args.leaves, args.json, args.format, redact=settings.redact)

@@ -3,12 +3,17 @@ then applied through the store."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..model.session.context import tool_issues
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
 
-def run_edit(args) -> int:
+
+def run_edit(args: argparse.Namespace, settings: Settings) -> int:
     from ..model.errors import SessionError
     from ..model.sanitize import inert, inert_line
     from ..model.session.session import open_session
@@ -16,18 +21,18 @@ def run_edit(args) -> int:
 
     try:
         if args.command == "fix":
-            return run_fix(args)
+            return run_fix(args, settings)
         with open_session(args.file, args.format) as session:
             if args.command == "set-leaf":
                 plan = edits.plan_set_leaf(session, edits.resolve_entry(session, args.entry))
             else:
                 plan = edits.plan_fork(session, edits.resolve_entry(session, args.entry), args.output)
-        if getattr(args, "redact", False):
+        if args.command == "fork" and settings.redact:
             plan = redacted_fork(plan, chosen=args.output is not None)
         print(inert(plan.preview()))
         if args.dry_run:
             return 0
-        created = edits.apply(plan, force=args.force).created
+        created = edits.apply(plan, force=args.force, stuck_after=settings.stuck_after).created
     except SessionError as exc:
         print(f"session-tui {args.command}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2
@@ -69,7 +74,7 @@ def redacted_fork(plan, chosen: bool = False):
     return plan
 
 
-def run_fix(args) -> int:
+def run_fix(args: argparse.Namespace, settings: Settings) -> int:
     """Each repair asked for, one after the other, each planned on the file
     as the previous one left it and written on its own (a kill between two
     leaves the file whole); exit 1 only if one was refused."""
@@ -99,7 +104,7 @@ def run_fix(args) -> int:
             if args.dry_run:
                 continue
             recent = ours is not None and ours == Fingerprint.of(args.file)  # our own write a moment ago
-            last = edits.apply(plan, force=args.force or recent)
+            last = edits.apply(plan, force=args.force or recent, stuck_after=settings.stuck_after)
             ours = last.after or ours
         except NothingToDo as exc:
             print(f"{name}: {inert(_reason(exc, args.file), keep_newlines=False)}")

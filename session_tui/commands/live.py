@@ -3,15 +3,21 @@ current; the fleet screen, or (``--json``) one NDJSON line per change."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.catalog.known import default_paths
+from .options import json_option, redact_option, stuck_after_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 
-def run_live(args: Any) -> int:
+def run_live(args: Any, settings: Settings) -> int:
     from ..model.fleet.fleet import Fleet
     from ..model.reading.source import is_url
 
@@ -35,13 +41,23 @@ def run_live(args: Any) -> int:
         print(f"session-tui live: {exc}", file=sys.stderr)
         return 2
     fleet = Fleet(
-        paths, window=window, idle_after=idle, notice=lambda text: print(f"session-tui live: {text}", file=sys.stderr)
+        paths,
+        window=window,
+        idle_after=idle,
+        stuck_after=settings.stuck_after,
+        notice=lambda text: print(f"session-tui live: {text}", file=sys.stderr),
     )
     if args.json:
-        return _json_lines(fleet, args.redact)
+        return _json_lines(fleet, settings.redact)
+    from .open import ui_settings_problem
+
+    problem = ui_settings_problem(settings)
+    if problem:
+        print(f"session-tui live: {problem}", file=sys.stderr)
+        return 2
     from ..ui.fleet_app import run_fleet_app
 
-    return run_fleet_app(fleet, notify=args.notify)
+    return run_fleet_app(fleet, settings, notify=args.notify)
 
 
 def _json_lines(fleet, redact: bool = False) -> int:
@@ -77,3 +93,32 @@ def _json_lines(fleet, redact: bool = False) -> int:
         fleet.close()
         feeder.close()
     return 0
+
+
+def add_parser(commands: Commands) -> None:
+    live = commands.add_parser(
+        "live",
+        help="every agent session written lately, live: working, tool, stuck, waiting, crashed, idle",
+        description="One row per agent session written within --window under the folders (default: the known "
+        "session folders), newest activity first, sub-agents under their session: its state, what it is doing, "
+        "for how long, tokens, context fill, alerts. Enter opens a session, following it; n goes to the next that "
+        "needs you; o opens the picker. --json prints NDJSON instead: a snapshot line per session, then a line per "
+        "change.",
+        epilog="Exit status: 0, 2 error.",
+    )
+    live.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, session files or URLs")
+    live.add_argument("--window", default="2h", help="sessions written within this (default 2h; 90s, 15m, 1d)")
+    live.add_argument("--idle-after", default="15m", help="idle after this long with no write (default 15m)")
+    json_option(live, "NDJSON on stdout: no screen")
+    redact_option(live)
+    live.add_argument(
+        "--notify",
+        action="store_true",
+        help="alerts (stuck, crashed, error, context over 90%%, compaction) as a bell and a desktop notice "
+        "(OSC 9 / OSC 777), at most one per session per minute",
+    )
+    stuck_after_option(live)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_live(args, settings)

@@ -15,6 +15,7 @@ checks a PATH. A failure is one line in an error result, never a traceback.
 
 # (no ``from __future__ import annotations``: the SDK reads the tools'
 # signatures with ``eval_str``, from the module's globals, not build_server's)
+import argparse
 import json
 import os
 import sys
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcp.types import CallToolResult
 
     from ..model.session.session import Session
+    from ..model.settings import Settings
+    from .options import Commands
 
 NAME = "session-tui"
 MAX_HITS = 200  # of a search
@@ -444,3 +447,19 @@ def build_server(tools: Tools) -> "MCPServer":
         return result(lambda: tools.usage(file))
 
     return server
+
+
+def add_parser(commands: "Commands") -> None:
+    mcp = commands.add_parser(
+        "mcp",
+        help="a Model Context Protocol server (stdio): agents search their own history",
+        description="Serve the search, a session's context, branches, problems and usage to an MCP client "
+        "(Claude Code, Codex, pi with an MCP extension) on stdin/stdout, read-only, each secret masked. A path a "
+        "client gives must be inside the folders (default: the known session folders). Needs session-tui[mcp].",
+    )
+    mcp.add_argument("paths", nargs="*", default=[], metavar="PATH", help="the folders it reads")
+    mcp.add_argument("--no-redact", action="store_true", help="return secrets as they are (no tool argument can)")
+
+
+def run(args: argparse.Namespace, settings: "Settings") -> int:
+    return run_mcp(args.paths, redact=not args.no_redact)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..model.catalog.known import default_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
 
 
 def is_folder(path: str) -> bool:
@@ -19,7 +24,11 @@ def is_folder(path: str) -> bool:
     return os.path.isdir(path)
 
 
-def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = False) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return open_tui(args.paths, args.format, not args.no_watch, settings)
+
+
+def open_tui(paths: list[str], format: str | None, watch: bool, settings: Settings) -> int:
     """A file opens its session view; directories open the picker over all of them."""
     from ..model.errors import SessionError
     from ..model.sanitize import inert
@@ -57,7 +66,28 @@ def open_tui(paths: list[str], format: str | None, watch: bool, redact: bool = F
         except SessionError as exc:
             print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
             return 2
+    problem = ui_settings_problem(settings)
+    if problem:
+        print(f"session-tui: {problem}", file=sys.stderr)
+        return 2
     from ..ui.app import SessionApp
 
-    SessionApp(files[0] if files else paths, format, watch=watch, redact=redact).run()
+    SessionApp(files[0] if files else paths, format, watch=watch, settings=settings).run()
     return 0
+
+
+def ui_settings_problem(settings: Settings) -> str | None:
+    """What in the config file the terminal UI cannot use (an action no key
+    has, a theme Textual does not know), as one line; None: nothing."""
+    from ..ui.keys import unknown_actions
+
+    where = f"config file {settings.config_file!r}"
+    unknown = unknown_actions(settings.keys)
+    if unknown:
+        return f"{where}: [keys] {unknown[0]!r} is no action of the session view (see ? in the app)"
+    if settings.theme:
+        from textual.theme import BUILTIN_THEMES
+
+        if settings.theme not in BUILTIN_THEMES:
+            return f"{where}: theme {settings.theme!r} is not one of {', '.join(sorted(BUILTIN_THEMES))}"
+    return None

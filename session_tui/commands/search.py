@@ -4,14 +4,20 @@ never older than the files)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.catalog.known import default_paths
+from .options import json_option, redact_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 
-def run_search(args: Any) -> int:
+def run_search(args: Any, redact: bool = False) -> int:
     from ..model.errors import SessionError
     from ..model.sanitize import inert_line, json_escape_invisible
     from ..model.search_index.database import using_index
@@ -32,15 +38,15 @@ def run_search(args: Any) -> int:
 
     if say_path_problems("search", args.paths):
         return 2
-    redact = None
-    if args.redact:
+    masked = None
+    if redact:
         from ..model.privacy.redact import Redactor
 
-        redact = Redactor().text
+        masked = Redactor().text
 
     def work(db: Any) -> tuple[Any, int]:
         catch_up(db, roots, notice=say)
-        found = run_query(db, query, roots, args.limit, redact=redact, mark_branches=not args.json)
+        found = run_query(db, query, roots, args.limit, redact=masked, mark_branches=not args.json)
         return found, db.execute("SELECT count(*) FROM files").fetchone()[0]
 
     def say(message: str) -> None:
@@ -60,7 +66,7 @@ def run_search(args: Any) -> int:
         }
         if not found.exact:  # (counting stopped at its budget: at least that many)
             out["total_exact"] = False
-        if args.redact:  # (the snippets are masked already; a file's name may hold a secret too)
+        if redact:  # (the snippets are masked already; a file's name may hold a secret too)
             from ..model.privacy.redact import Redactor
 
             out = Redactor().value(out)
@@ -77,3 +83,25 @@ def run_search(args: Any) -> int:
         hits = f"{'at least ' if not found.exact else ''}{found.total} hit{'s' if found.total != 1 else ''}"
         print(f"{shown}{hits} in {indexed} indexed files ({found.took_ms:.0f} ms)")
     return 0 if found.total else 1
+
+
+def add_parser(commands: Commands) -> None:
+    search = commands.add_parser(
+        "search",
+        help='search every session under the folders: words, "exact phrases", role:, tool:, error:, path:, …',
+        description="Search the messages, thinking, tool calls and results of every session under the folders "
+        "(default: the known session folders), through an index in the cache dir that is first brought up to "
+        'date with the files. Words match ignoring case; a "quoted phrase" matches exactly. Filters: '
+        "role:user|assistant|tool|summary, tool:NAME, error: (failed results), path:SUBSTRING (tool calls "
+        "touching it), model:NAME, format:NAME, after:DATE, before:DATE, in:PATH, branch:active.",
+        epilog="Exit status: 0 hits, 1 none, 2 error.",
+    )
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, files or URLs")
+    json_option(search, "{hits, total, took_ms, indexed_files}")
+    search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
+    redact_option(search)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_search(args, redact=settings.redact)

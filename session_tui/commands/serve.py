@@ -8,6 +8,7 @@ server prints at start (in the URL, then in a cookie), as Jupyter does.
 
 from __future__ import annotations
 
+import argparse
 import hmac
 import ipaddress
 import logging
@@ -18,8 +19,14 @@ import shlex
 import socket
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..model.sanitize import inert, inert_line
+from .options import format_option
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 LOOPBACK_NAMES = ("localhost",)
 
@@ -215,3 +222,24 @@ def run_serve(
     title = f"session-tui {os.path.basename(os.path.abspath(path))}" if path else "session-tui"
     guarded_server(app_command(path, format, watch, redact), host, port, title, secrets.token_urlsafe(32)).serve()
     return 0
+
+
+def add_parser(commands: Commands) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="the terminal UI in a web browser (textual-serve)",
+        description="Serve the UI over HTTP: each browser tab runs `session-tui PATH`. "
+        "Open the URL it prints: its token is required.",
+    )
+    serve.add_argument(
+        "path", metavar="PATH", nargs="?", help="a session file or a directory (default: as `session-tui` without PATH)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    format_option(serve)
+    serve.add_argument("--no-watch", action="store_true", help="do not follow changes to the file")
+    serve.add_argument("--redact", action="store_true", help="mask secrets in the served UI")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_serve(args.path, args.host, args.port, args.format, not args.no_watch, settings.redact)

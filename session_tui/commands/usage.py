@@ -5,9 +5,11 @@ transcript whose session is not among the files is a row of its own)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from functools import partial
+from typing import TYPE_CHECKING
 
 from ..model.catalog.cache import list_session_files
 from ..model.catalog.known import default_paths
@@ -21,7 +23,12 @@ from ..model.usage.ledger import FileUsage, Ledger, file_usage
 from ..model.usage.prices import priced_by
 from ..model.usage.totals import Usage
 from ..model.words import human_tokens
+from .options import json_option, redact_option
 from .paths import say_path_problems
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.settings import Settings
+    from .options import Commands
 
 
 def run_usage(paths: list[str], by: str, as_json: bool, redact: bool = False) -> int:
@@ -125,3 +132,21 @@ def _project(session: Session, path: str) -> str:
     leaf = session.active_leaf()
     cwd = client.recorded_cwd(session, leaf) if client is not None and leaf >= 0 else None
     return cwd or os.path.dirname(path)
+
+
+def add_parser(commands: Commands) -> None:
+    usage = commands.add_parser(
+        "usage",
+        help="tokens and cost of many sessions, by session, day, model or project",
+        description="Tokens (uncached input, cache read, cache write, output) and cost of every session under "
+        "the paths (default: the known session folders), each response counted once, every branch, sub-agents "
+        "rolled up, priced per response by the genai-prices table (an unknown model is listed, never guessed).",
+    )
+    usage.add_argument("paths", nargs="*", default=[], metavar="PATH", help="session files or folders")
+    usage.add_argument("--by", choices=("session", "day", "model", "project"), default="session")
+    json_option(usage, "{rows: [{key, input, output, …, cost_usd}], total}")
+    redact_option(usage)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_usage(args.paths, args.by, args.json, redact=settings.redact)

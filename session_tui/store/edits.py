@@ -178,9 +178,9 @@ class Done:
     appended_at: int | None = None  # an append: where its bytes start (an undo removes them, no more)
 
 
-def apply(plan: Plan, force: bool = False) -> Done:
+def apply(plan: Plan, force: bool = False, stuck_after: float | None = None) -> Done:
     """Carry out ``plan``."""
-    return _apply(plan, force)
+    return _apply(plan, force, stuck_after)
 
 
 def _backup_of(done: Done, path: str) -> bytes:
@@ -225,14 +225,14 @@ def _as_rewrite(plan: Plan) -> Plan:
     return replace(plan, append=[], rewrite=body + added)
 
 
-def _apply(plan: Plan, force: bool) -> Done:
+def _apply(plan: Plan, force: bool, stuck_after: float | None) -> Done:
     """Carry out ``plan`` (a torn tail's cut made a rewrite)."""
     if plan.database is not None:
         from .database_edit import apply_database_edit
 
         return Done(plan, apply_database_edit(plan.database), None)
     plan = _as_rewrite(plan)
-    store = Store(plan.path, force=force)
+    store = Store(plan.path, force=force, stuck_after=stuck_after)
     created: list[str] = []
     for other in plan.also:  # refuse before writing anything, not half way
         Store(other.path).verify(other.fingerprint)
@@ -266,7 +266,9 @@ def _apply(plan: Plan, force: bool) -> Done:
         raise
     also_after = []
     for other in plan.also:
-        rewritten = Store(other.path, force=force).rewrite(other.data, expected=other.fingerprint)
+        rewritten = Store(other.path, force=force, stuck_after=stuck_after).rewrite(
+            other.data, expected=other.fingerprint
+        )
         created.append(rewritten.backup)
         also_after.append(rewritten.after)
     for path, data in plan.new_files:

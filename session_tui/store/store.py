@@ -74,9 +74,11 @@ _UNSET = object()
 class Store:
     """The writer of one session file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, force: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, force: bool = False, stuck_after: float | None = None):
+        """``stuck_after``: the user's setting (None: the model's default)."""
         self.path = os.fspath(path)
         self.force = force
+        self.stuck_after = stuck_after
         self.lock_path = self.path + ".lock"
         self._agent_written: float | None | object = _UNSET  # the agent's last write before ours (check_quiet)
         self._state_before: str | None = None  # what the live state said before our write (check_quiet)
@@ -111,7 +113,7 @@ class Store:
 
         try:
             with open_session(self.path) as session:
-                return live_state(session)
+                return live_state(session, stuck_after=self.stuck_after)
         except (SessionError, OSError):
             return None
 

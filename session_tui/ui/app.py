@@ -21,6 +21,7 @@ from .messages import OpenSession
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.fleet.fleet import Fleet
+    from ..model.settings import Settings
 
 
 def _entry_jump_provider():
@@ -50,12 +51,23 @@ class SessionApp(App):
         redact: bool = False,
         fleet: Fleet | None = None,
         notify_alerts: bool = False,
+        settings: Settings | None = None,
     ) -> None:
-        """``fleet``: open on the live fleet over its folders (``session-tui live``)."""
+        """``fleet``: open on the live fleet over its folders (``session-tui live``).
+        ``settings``: the user's (None: read as the command line reads them,
+        model/settings.py); ``redact`` also masks."""
         super().__init__()
+        from ..model.settings import load
+
+        self.settings = settings = load() if settings is None else settings
         self.fleet = fleet
         self.notify_alerts = notify_alerts
+        redact = redact or settings.redact
         self.redact = redact  # mask secrets wherever session text is shown (``--redact``; ui/masking.py)
+        if settings.keys:  # the config file's [keys]: the session view's bindings by their ids (ui/keys.py)
+            self.set_keymap(dict(settings.keys))
+        if settings.theme:
+            self.theme = settings.theme
         self._redacting_before: bool | None = None
         if redact:  # file names and every inert text too (the secret patterns load only then: ~80 ms)
             from ..model.privacy.redact import redact_shown
@@ -155,7 +167,7 @@ class SessionApp(App):
         if len(self.screen_stack) > 1 and isinstance(self.screen_stack[-2], FleetScreen):
             self.pop_screen()
         else:
-            self.push_screen(FleetScreen(Fleet(roots), self.notify_alerts))
+            self.push_screen(FleetScreen(Fleet(roots, stuck_after=self.settings.stuck_after), self.notify_alerts))
 
     def show_picker(self, roots: list[str]) -> None:
         from .screens.files import FilesScreen
@@ -220,7 +232,7 @@ class SessionApp(App):
             from ..model.privacy.redact import Redactor
 
             redactor = Redactor()
-        text = export(session, to, redact=redactor)
+        text = export(session, to, redact=redactor, stuck_after=self.settings.stuck_after)
         # beside the file; a remote file's export is written here (remote files are only read)
         local = os.path.basename(screen.path) if screen.session.remote else screen.path
         if self.redact:

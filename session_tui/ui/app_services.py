@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING, Protocol, cast
 if TYPE_CHECKING:  # pragma: no cover
     from textual.dom import DOMNode
 
+    from ..model.settings import Settings
+
 
 class AppServices(Protocol):
+    settings: Settings  # the user's, built once by the command line (model/settings.py)
     watching: bool  # follow files as they change
     picker_paths: list[str] | None  # the folders of the picker, if the app has one
 
@@ -36,3 +39,14 @@ class AppServices(Protocol):
 def services(node: DOMNode) -> AppServices:
     """The app ``node`` runs in, as the screens may use it."""
     return cast(AppServices, node.app)
+
+
+def settings_of(node: DOMNode) -> Settings:
+    """The settings of the app ``node`` runs in (an app without them, as a
+    test's: read as the command line reads them)."""
+    settings = getattr(node.app, "settings", None)
+    if settings is None:
+        from ..model.settings import load
+
+        settings = load()
+    return cast("Settings", settings)

@@ -4,6 +4,7 @@ table is checked against them by a test)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
@@ -230,7 +231,20 @@ SESSION_KEYS = (
 
 
 def bindings() -> list[BindingType]:
-    return [Binding(k.key, k.action, k.label, show=k.footer) for k in SESSION_KEYS]
+    """The session view's bindings, each with its action as its id: the
+    config file's ``[keys]`` rebinds it (``App.set_keymap``)."""
+    return [Binding(k.key, k.action, k.label, show=k.footer, id=k.action) for k in SESSION_KEYS]
+
+
+def unknown_actions(keymap: Mapping[str, str]) -> list[str]:
+    """The actions of a config file's ``[keys]`` that no key of the session view has."""
+    known = {k.action for k in SESSION_KEYS}
+    return [action for action in keymap if action not in known]
+
+
+def shown(key: Key, keymap: Mapping[str, str]) -> str:
+    """The key in force for ``key``'s action, as the help writes it."""
+    return keymap[key.action].replace(",", " ") if key.action in keymap else key.shown
 
 
 def palette_entries() -> list[tuple[str, str, str]]:

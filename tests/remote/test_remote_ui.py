@@ -6,14 +6,13 @@ from __future__ import annotations
 import shutil
 
 from session_tui.ui.app import SessionApp
-from session_tui.ui.screens import session_tail
 from tests.model.helpers import chain, message
 from tests.support import SAMPLES
 from tests.ui.pilot_support import cursor_line, picker_read, session_screen, tail_armed, wait_for
 
 
 async def test_a_url_opens_at_its_leaf_and_follows_appends(sftp, monkeypatch):
-    monkeypatch.setattr(session_tail, "REMOTE_POLL_SECONDS", 0.05)
+    monkeypatch.setenv("SESSION_TUI_POLL_SECONDS", "0.05")
     path = sftp.root / "live.jsonl"
     path.write_bytes(chain(5))
     async with SessionApp(sftp.url("live.jsonl"), watch=True).run_test(size=(120, 30)) as pilot:
@@ -42,7 +41,7 @@ async def test_the_picker_lists_a_remote_folder_with_titles(sftp, tmp_path, monk
 
 
 async def test_a_replaced_remote_file_is_read_again_in_a_worker(sftp, monkeypatch):
-    monkeypatch.setattr(session_tail, "REMOTE_POLL_SECONDS", 0.05)
+    monkeypatch.setenv("SESSION_TUI_POLL_SECONDS", "0.05")
     path = sftp.root / "live.jsonl"
     path.write_bytes(chain(5))
     async with SessionApp(sftp.url("live.jsonl"), watch=True).run_test(size=(120, 30)) as pilot:

@@ -12,10 +12,10 @@ from .session_info import SessionInfo
 FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's length
 SEARCH_BLOCK = 1 << 20
 
-SORTS = (
-    ("last activity", lambda info: -info.last_activity),
-    ("size", lambda info: -info.size),
-    ("problems", lambda info: (-info.severity(), -info.last_activity)),
+SORTS: tuple[tuple[str, Callable[..., Any]], ...] = (  # (name, key of a row and the user's stuck_after)
+    ("last activity", lambda info, stuck_after=None: -info.last_activity),
+    ("size", lambda info, stuck_after=None: -info.size),
+    ("problems", lambda info, stuck_after=None: (-info.severity(None, stuck_after), -info.last_activity)),
 )
 
 

@@ -59,7 +59,7 @@ class SessionInfo:
         mtime = self.mtime_ns / 1e9
         return min(mtime, self.last_time) if self.last_time else None  # (no entry time: as live_state.last_written)
 
-    def state(self, now: float | None = None) -> Decision:
+    def state(self, now: float | None = None, stuck_after: float | None = None) -> Decision:
         """The agent's state by the live state's one rule (its calls without
         a result; its writer's liveness, where this machine can tell; the
         time rule), as far as the head and tail tell (an answer or a turn
@@ -73,23 +73,24 @@ class SessionInfo:
         else:
             liveness = file_liveness(self.path, self.format, written)
         tail = Tail.CALLS if self.dangling else Tail.ANSWER
-        return decide(tail, written, now, liveness, default_stuck_after(), LIVE_SECONDS)
+        stuck_after = default_stuck_after() if stuck_after is None else stuck_after
+        return decide(tail, written, now, liveness, stuck_after, LIVE_SECONDS)
 
-    def running(self, now: float | None = None) -> bool:
+    def running(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """Its last calls have no result yet and its writer runs (or, that
         unknown, the agent wrote within ``stuck_after``): they run."""
         from ..session.live_state import Activity
 
         if not self.dangling or not self.last_time:  # no entry time: the file's own cannot tell an agent from a copy
             return False
-        return self.state(now).activity is Activity.RUNNING
+        return self.state(now, stuck_after).activity is Activity.RUNNING
 
-    def problems(self, now: float | None = None) -> list[str]:
+    def problems(self, now: float | None = None, stuck_after: float | None = None) -> list[str]:
         """Short labels of what is wrong, worst first (a call still running is not)."""
         out = []
         if self.error:
             out.append(self.error)
-        if self.dangling and not self.running(now):
+        if self.dangling and not self.running(now, stuck_after):
             out.append("call without result")
         if self.torn:
             out.append("torn")
@@ -98,13 +99,13 @@ class SessionInfo:
         out.extend(self.damage)
         return out
 
-    def severity(self, now: float | None = None) -> int:
+    def severity(self, now: float | None = None, stuck_after: float | None = None) -> int:
         """How much is wrong, for sorting: a call without a result or a torn
         line (a crash) outweighs damaged lines."""
-        stuck = self.dangling and not self.running(now)
+        stuck = self.dangling and not self.running(now, stuck_after)
         return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + 4 * len(self.damage) + min(self.bad_lines, 3)
 
-    def live(self, now: float | None = None) -> bool:
+    def live(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """An agent may be writing it now: its writer runs, or (that unknown)
         it wrote in the last LIVE_SECONDS (by its last entry's time when
         earlier than the file's: a copy of an old session is not live)."""
@@ -113,7 +114,7 @@ class SessionInfo:
         now = time.time() if now is None else now
         if not self.dangling and now - self.last_activity >= LIVE_SECONDS:  # (idle, whatever its writer does)
             return False
-        return self.state(now).activity in (Activity.RUNNING, Activity.ANSWERING, Activity.WAITING)
+        return self.state(now, stuck_after).activity in (Activity.RUNNING, Activity.ANSWERING, Activity.WAITING)
 
 
 def is_subagent(path: str) -> bool:

@@ -98,6 +98,7 @@ def find_problems(
     should_stop: Callable[[], bool] | None = None,
     light: bool = False,
     live: LiveState | None = None,
+    stuck_after: float | None = None,
 ) -> list[Problem]:
     """Every problem, by line. Reads the context at the active leaf;
     ``should_stop`` is polled while it does (raise Cancelled); ``light``:
@@ -147,7 +148,7 @@ def find_problems(
         out.append(Problem(session.line_of(entry), ProblemKind.REFUSED_ON_RESUME, why))
     sent_twice = {(entry, call_id) for entry, ids, _why in refused for call_id in ids}
     orphans = [o for o in orphans if (o.entry, o.call_id) not in sent_twice]
-    live = live_state(session, dangling=dangling) if live is None else live
+    live = live_state(session, dangling=dangling, stuck_after=stuck_after) if live is None else live
     running = live.running()
     fills = fmt.fills_dangling
     out.extend(

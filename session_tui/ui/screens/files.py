@@ -12,6 +12,7 @@ import os
 import sqlite3
 import threading
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -276,7 +277,8 @@ class FilesScreen(Screen):
         query = self.query_one("#filter", Input).value
         table = self.table
         keep = table.selected.path if table.selected and not to_top else None
-        args = (list(self.infos.values()), query, self.matches, SORTS[self.sort][1], table.display_path)
+        key = partial(SORTS[self.sort][1], stuck_after=table.stuck_after)
+        args = (list(self.infos.values()), query, self.matches, key, table.display_path)
         if len(self.infos) > THREAD_ROWS:
             self.rank_in_thread(args, keep, to_top)
         else:

@@ -5,6 +5,8 @@ scroll (j/k, g/G, PgUp/PgDn) inside a frame the size of the terminal."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich import box
 from rich.console import Group
 from rich.table import Table
@@ -15,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from ..keys import SESSION_KEYS
+from ..keys import SESSION_KEYS, shown
 
 TREE_MOVES = [
     ("↑ ↓  k j", "previous / next row"),
@@ -53,8 +55,9 @@ PICKER_MARKS = [
 ]
 
 
-def session_rows() -> list[tuple[str, str]]:
-    return TREE_MOVES + [(k.shown, k.help.replace("`", "")) for k in SESSION_KEYS]
+def session_rows(keymap: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The session view's keys, those the config file rebinds (``keymap``) as rebound."""
+    return TREE_MOVES + [(shown(k, keymap or {}), k.help.replace("`", "")) for k in SESSION_KEYS]
 
 
 def screen_rows(screen: Screen) -> list[tuple[str, str]]:
@@ -63,7 +66,8 @@ def screen_rows(screen: Screen) -> list[tuple[str, str]]:
     from .session import SessionScreen
 
     if isinstance(screen, SessionScreen):
-        return session_rows()
+        settings = getattr(screen.app, "settings", None)
+        return session_rows(settings.keys if settings is not None else None)
     rows: list[tuple[str, str]] = []
     seen: set[str] = set()
     for binding in Binding.make_bindings(type(screen).BINDINGS):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ...model.session.live_state import ago
 from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed
+from ..app_services import settings_of
 from ..messages import OpenSession
 from .session_host import SessionHost
 
@@ -84,7 +85,7 @@ class EditActions(SessionHost):
         except OSError:
             ours = False
         try:
-            done = _edits().apply(plan, force=force or ours)
+            done = _edits().apply(plan, force=force or ours, stuck_after=settings_of(self).stuck_after)
         except Refused as exc:
             if not force and isinstance(exc, LiveWriter):
                 self._confirm(

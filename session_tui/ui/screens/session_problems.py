@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 from ...model.errors import Cancelled, SessionError
 from ...model.session.live_state import LiveState, live_state
 from .. import cells
+from ..app_services import settings_of
 from ..messages import ProblemsReady, UsageReady
 from ..widgets.detail import DetailPane
 from .session_host import SessionHost
@@ -41,7 +42,7 @@ class ProblemActions(SessionHost):
         stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
         try:
             with session.checking:
-                dangling, live, problems = _look(session, stop)
+                dangling, live, problems = _look(session, stop, settings_of(self).stuck_after)
                 self.post_message(
                     ProblemsReady(
                         generation,
@@ -101,7 +102,7 @@ class ProblemActions(SessionHost):
         deadline = time.monotonic() + CHECK_BUDGET
         stop = lambda: time.monotonic() > deadline  # noqa: E731
         try:
-            dangling, live, problems = _look(session, stop)
+            dangling, live, problems = _look(session, stop, settings_of(self).stuck_after)
             off_branch = session.format.off_branch(session, stop)
             usage = _usage_words(session, stop)
         except Cancelled:
@@ -150,7 +151,9 @@ class ProblemActions(SessionHost):
         if session is None or self.indexing or self.problems is None or not session.checking.acquire(blocking=False):
             return
         try:
-            live = live_state(session, now=cells.now(), dangling=self.dangling)
+            live = live_state(
+                session, now=cells.now(), dangling=self.dangling, stuck_after=settings_of(self).stuck_after
+            )
         except (SessionError, OSError):
             return
         finally:
@@ -263,7 +266,9 @@ class ProblemActions(SessionHost):
         self.app.push_screen(ProblemsScreen(self.problems, verdict.words() if verdict else None), jump)
 
 
-def _look(session: Session, stop: Callable[[], bool]) -> tuple[list[ToolIssue], LiveState, list[Problem]]:
+def _look(
+    session: Session, stop: Callable[[], bool], stuck_after: float
+) -> tuple[list[ToolIssue], LiveState, list[Problem]]:
     """(dangling calls, live state, problems) of ``session``: the one look of the
     worker and of an append's check in the frame (its modules load after the
     first frame)."""
@@ -271,7 +276,7 @@ def _look(session: Session, stop: Callable[[], bool]) -> tuple[list[ToolIssue], 
     from ...model.session.problems import find_problems
 
     dangling = tool_issues(session, should_stop=stop)[0]
-    live = live_state(session, now=cells.now(), dangling=dangling)
+    live = live_state(session, now=cells.now(), dangling=dangling, stuck_after=stuck_after)
     return dangling, live, find_problems(session, should_stop=stop, live=live)
 
 

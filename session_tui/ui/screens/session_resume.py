@@ -17,6 +17,7 @@ from ...model.errors import Cancelled, SessionError
 from ...model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
 from ...model.session.problems import ERROR, find_problems
 from ...store import LiveWriter, Refused, WriteFailed
+from ..app_services import settings_of
 from ..messages import OpenSession
 from ..workers import Slow
 from .session_host import SessionHost
@@ -70,7 +71,7 @@ class ResumeActions(SessionHost):
             return
         entry, plan = target
         session = self.session
-        broken = [p for p in find_problems(session) if p.severity == ERROR]
+        broken = [p for p in find_problems(session, stuck_after=settings_of(self).stuck_after) if p.severity == ERROR]
         warning = (
             f"{len(broken)} problem(s) the client may refuse (line {broken[0].line}: {broken[0].kind.words}): "
             "repair first with t, or dry-run with D"
@@ -111,7 +112,7 @@ class ResumeActions(SessionHost):
         from ...actions.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
 
         try:
-            ready = make_ready(session, plan, force=force)
+            ready = make_ready(session, plan, force=force, stuck_after=settings_of(self).stuck_after)
         except LiveWriter as exc:
             from .confirm import ConfirmScreen
 
@@ -181,7 +182,9 @@ class ResumeActions(SessionHost):
     def _show_report(self, report: Report, line: int) -> None:
         text = report.text()
         if not report.accepted and self.session is not None:
-            broken = [p for p in find_problems(self.session) if p.severity == ERROR]
+            broken = [
+                p for p in find_problems(self.session, stuck_after=settings_of(self).stuck_after) if p.severity == ERROR
+            ]
             if broken:
                 text += (
                     f"\n\nproblem: line {broken[0].line}: {broken[0].kind.words}: {broken[0].message}"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from ...model.errors import SessionError
+from ..app_services import settings_of
 from .session_host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,7 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
 TAIL_DEBOUNCE_MS = 15
 TAIL_STEP_MS = 5
 #: how often a remote file's size is asked for while tailing it
-REMOTE_POLL_SECONDS = float(os.environ.get("SESSION_TUI_POLL_SECONDS", "0.5"))
 PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked for again (in a worker)
 
 
@@ -47,7 +47,7 @@ class TailActions(SessionHost):
 
     async def _poll_remote(self) -> None:
         """A remote file has no change events: its size and time are asked
-        for every REMOTE_POLL_SECONDS (in a thread: the network is slow), and
+        every settings.poll_seconds (in a thread: the network is slow), and
         only a change reads the file (the appended bytes, or all of it when
         it was replaced)."""
         self.tail_armed = True
@@ -69,7 +69,7 @@ class TailActions(SessionHost):
                 if now != seen:  # (the first time too: what was written since the index)
                     self.on_file_changed()
                     seen = now
-            await asyncio.sleep(REMOTE_POLL_SECONDS)
+            await asyncio.sleep(settings_of(self).poll_seconds)
 
     def _on_tail_armed(self) -> None:
         self.tail_armed = True

@@ -110,6 +110,13 @@ class PickerTable(RowTable):
         self._look: list[tuple[str, bool, bool]] = []  # ages, live and running badges last painted
         self.repeated: set[str] = set()  # titles more than one row has: those rows show their file's name too
 
+    @property
+    def stuck_after(self) -> float:
+        """The user's setting (model/settings.py)."""
+        from ..app_services import settings_of
+
+        return settings_of(self).stuck_after
+
     @staticmethod
     def row_key(row: SessionInfo) -> object:
         return row.path
@@ -135,7 +142,11 @@ class PickerTable(RowTable):
         """Repaint when an age or a live badge on screen would read
         differently now."""
         at = cells.now()
-        look = [(age(at - info.last_activity), info.live(at), info.running(at)) for info in self.visible_rows()]
+        stuck = self.stuck_after
+        look = [
+            (age(at - info.last_activity), info.live(at, stuck), info.running(at, stuck))
+            for info in self.visible_rows()
+        ]
         if look != self._look:
             self._look = look
             self.refresh()
@@ -161,7 +172,7 @@ class PickerTable(RowTable):
             title = Text("⋔ ", dim) + title
         if info.known and info.title in self.repeated:  # rows of the same title told apart by their file
             title = Text.assemble(Text(inert(short_name(info.path), keep_newlines=False), dim), "  ", title)
-        problems = info.problems(at)
+        problems = info.problems(at, self.stuck_after)
         row_cells = [
             Text(info.format or "?") if info.known else Text("…", dim),
             Text(entries_text(info)),
@@ -169,9 +180,9 @@ class PickerTable(RowTable):
             Text(human_size(info.size)),
             Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
             Text("▶ running", style("picker--live"))
-            if info.running(at)
+            if info.running(at, self.stuck_after)
             else Text("● live", style("picker--live"))
-            if info.live(at)
+            if info.live(at, self.stuck_after)
             else Text(""),
         ]
         line = cell(title, title_width(width)) + Text(" ")
