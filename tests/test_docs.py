@@ -39,6 +39,16 @@ def test_no_relative_link_points_to_a_missing_file():
     assert not broken, broken
 
 
+def test_the_command_line_reference_is_what_the_parser_prints():
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "scripts/cli_reference.py", "--check"], cwd=REPO, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+
+
 def _slug(heading: str) -> str:
     """A heading's anchor, as mkdocs and GitHub make it (for the headings these pages have)."""
     text = re.sub(r"[^\w\s-]", "", heading.strip().lower())
