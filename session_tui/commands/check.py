@@ -24,8 +24,7 @@ from ..model.session.context import failed_results, resume_items, tool_issues
 from ..model.session.live_state import live_state
 from ..model.session.problems import ERROR, ProblemKind, find_notes, find_problems
 from ..model.session.session import Session, open_session
-from ..model.session.usage import session_usage, usage_text
-from ..model.usage.totals import Usage, spending, spent_text
+from ..model.usage.totals import Usage, session_usage, spending, spent_text, usage_text
 from ..model.words import plural
 from .options import format_option, json_option, redact_option, stuck_after_option
 

@@ -9,7 +9,7 @@ import pytest
 from session_tui.model.session.context import KeptContext, context_items, tool_issues
 from session_tui.model.session.problems import find_notes, find_problems
 from session_tui.model.session.session import open_session
-from session_tui.model.session.usage import session_usage
+from session_tui.model.usage.totals import session_usage
 from tests.support import REPO, SAMPLES
 
 FILES = sorted(SAMPLES.rglob("*.jsonl")) + sorted((REPO / "tests" / "data" / "real").rglob("*.jsonl"))

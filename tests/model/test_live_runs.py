@@ -11,7 +11,7 @@ import pytest
 
 from session_tui.model.session.branches import branches, details, label
 from session_tui.model.session.session import open_session
-from session_tui.model.session.usage import session_usage
+from session_tui.model.usage.totals import session_usage
 from tests.support import check_json, run_cli
 
 LIVE = Path(__file__).resolve().parent.parent / "data" / "live-runs"
@@ -47,7 +47,7 @@ def test_a_branch_counts_each_response_once(path):
     with open_session(path) as session:
         (branch,) = branches(session)
         usage = session_usage(session)
-        assert details(session, branch).tokens == usage.tokens
+        assert details(session, branch).tokens == usage.counts
 
 
 CRASHES = sorted((LIVE.parent / "live-crashes").glob("*/*.jsonl"))

@@ -6,7 +6,8 @@ import json
 
 from session_tui.model.entries.view import parse_time
 from session_tui.model.session.session import open_session
-from session_tui.model.session.usage import entry_tokens, session_usage, step_seconds, usage_text
+from session_tui.model.session.usage import entry_tokens, step_seconds
+from session_tui.model.usage.totals import session_usage, usage_text
 from session_tui.model.words import human_tokens
 from tests.support import SAMPLES
 
@@ -23,9 +24,9 @@ def test_pi_token_totals_match_the_file():
             expected_cached += usage.get("cacheRead", 0)
     with open_session(PI) as s:
         total = session_usage(s)
-        counts = total.tokens
+        counts = total.counts
         assert (counts.input, counts.output, counts.cache_read) == (expected_in, expected_out, expected_cached)
-        assert (total.input_tokens, total.output_tokens) == (expected_in + expected_cached, expected_out) > (0, 0)
+        assert (total.sent, total.output) == (expected_in + expected_cached, expected_out) > (0, 0)
         assert usage_text(total).startswith(f"tokens in {human_tokens(expected_in)} · out {human_tokens(expected_out)}")
 
 
@@ -57,7 +58,7 @@ def test_codex_totals_are_its_last_cumulative_token_count():
     assert len(totals) > 1  # summing them would count the first turns several times
     with open_session(rollout) as s:
         total = session_usage(s)
-        assert (total.input_tokens, total.output_tokens) == (totals[-1]["input_tokens"], totals[-1]["output_tokens"])
+        assert (total.sent, total.output) == (totals[-1]["input_tokens"], totals[-1]["output_tokens"])
         uncached = totals[-1]["input_tokens"] - totals[-1]["cached_input_tokens"]  # (Codex's input holds its cache)
         assert f"tokens in {human_tokens(uncached)} · out" in usage_text(total)
         answer = s.tree.entry_line.index(14)  # line 15: the assistant message before the first token_count
@@ -96,7 +97,7 @@ def test_negative_or_non_integer_counts_and_absurd_times_are_left_out_of_the_tot
     )
     with open_session(path) as s:
         total = session_usage(s)
-    assert (total.input_tokens, total.output_tokens) == (13, 6)
+    assert (total.sent, total.output) == (13, 6)
     assert total.seconds == 120  # 11:05:00 to 11:07:00; the time 1e20 is no time
     assert usage_text(total) == "tokens in 13 · out 6 · span 2.0 min"
 
@@ -107,7 +108,7 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
     import shutil
 
     from session_tui.model.session.session import open_session
-    from session_tui.model.session.usage import session_usage
+    from session_tui.model.usage.totals import session_usage
     from tests.support import SAMPLES
 
     from .helpers import chain, message
@@ -126,7 +127,7 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
         session.scan_tally.exact = False  # the records' way
         assert session_usage(session) == kept and kept.seconds is not None
         if tokens:
-            assert (kept.input_tokens, kept.output_tokens) == tokens
+            assert (kept.sent, kept.output) == tokens
     odd = tmp_path / "odd.jsonl"  # a time in another form: read from the records
     odd.write_bytes(
         chain(2) + b'{"type":"message","id":"n","parentId":"m1","createdAt":1700000000,'

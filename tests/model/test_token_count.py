@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from session_tui.model.session.session import Session, open_session
-from session_tui.model.session.usage import responses, session_tokens, session_usage
-from session_tui.model.usage.totals import spending
+from session_tui.model.session.usage import responses, session_tokens
+from session_tui.model.usage.totals import session_usage, spending
 from tests.support import REPO, SAMPLES
 
 REAL = REPO / "tests" / "data" / "real"
@@ -41,7 +41,7 @@ def test_the_count_is_the_priced_one_with_the_sub_agents_rolled_up():
         assert spent.subagents and tokens == spent.total.counts
         assert (tokens.output, spent.own.output) == (40_359, 40_320)  # (own: what the export said)
         usage = session_usage(session)
-        assert (usage.input_tokens, usage.output_tokens) == (tokens.sent, tokens.output)
+        assert (usage.sent, usage.output) == (tokens.sent, tokens.output)
 
 
 def _tree_file(path):

@@ -195,7 +195,8 @@ def test_origin_names_the_record_forked_at(tmp_path):
 
 
 def test_a_closing_result_is_what_claude_code_writes_for_one_dated_at_its_call(tmp_path):
-    from session_tui.model.session.usage import session_usage, step_seconds
+    from session_tui.model.session.usage import step_seconds
+    from session_tui.model.usage.totals import session_usage
     from session_tui.store.forms.claude import ENVELOPE
 
     live = REPO / "tests" / "data" / "live-runs" / "claude"

@@ -30,9 +30,9 @@ from ..sanitize import shown_masked
 from ..session.live_state import GONE, IDLE_AFTER, Probe, cannot_tell, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
-from ..session.usage import session_usage
 from ..usage.over_time import last_context
 from ..usage.prices import context_window, provider_for
+from ..usage.totals import session_usage
 
 TAIL_BYTES = 64 << 10  # the end of the file looked at for the model's name
 LOOK_BACK = 200  # entries before the leaf looked at for usage, failures, a compaction
@@ -132,8 +132,8 @@ def observe(
         title=kept.title,
         cwd=cwd,
         model=kept.model,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
+        input_tokens=usage.sent,
+        output_tokens=usage.output,
         context_tokens=context,
         context_window=context_window(kept.model, provider_for(None, session.format.name)) if kept.model else None,
         failed_in_a_row=_failed_in_a_row(session, leaf),

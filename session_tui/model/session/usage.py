@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..entries.pairing import partner
-from ..entries.tokens import Response, TokenCounts, counts_of, tokens_text
+from ..entries.tokens import Response, TokenCounts, counts_of
 from ..entries.view import EntryView, parse_time
 from ..errors import check_stop
 from ..formats.base import add_response
 from ..reading.segment import Shape
-from ..words import human_seconds
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -55,62 +54,6 @@ def step_seconds(session: Session, entry: int) -> tuple[str, float] | None:
         other = parse_time(before.time)
         return ("model", mine - other) if other is not None else None
     return None
-
-
-@dataclass
-class SessionUsage:
-    input_tokens: int = 0  # every input token the model read (cache included): ``tokens.sent``
-    output_tokens: int = 0
-    first: float | None = None  # earliest entry time
-    last: float | None = None
-    tokens: TokenCounts = field(default_factory=TokenCounts)  # the session's tokens (``session_tokens``)
-
-    @property
-    def seconds(self) -> float | None:
-        return self.last - self.first if self.first is not None and self.last is not None else None
-
-
-def session_usage(
-    session: Session, should_stop: Callable[[], bool] | None = None, read_records: bool = True
-) -> SessionUsage:
-    """The session's tokens (``session_tokens``: the one count every screen
-    and export says) and the span of its timestamps. Each entry is read
-    once, what was found kept with the session, so a live file costs only
-    its new entries. ``read_records=False``: only what the index kept
-    (the native format's tally while indexing; nothing where it keeps
-    none: a remote file's records are not read again for a status line)."""
-    scanned = session.scan_tally
-    if not read_records:
-        if not (scanned.exact and not session.tree.duplicates):
-            return SessionUsage()
-        kept = TokenCounts(scanned.input_tokens, scanned.output_tokens)
-        return SessionUsage(kept.sent, kept.output, parse_time(scanned.first), parse_time(scanned.last), kept)
-    tokens = session_tokens(session, should_stop)
-    if scanned.exact and not session.tree.duplicates:
-        first, last = parse_time(scanned.first), parse_time(scanned.last)  # kept by the index
-    else:
-        tally = session.memo.of(TimeTally)
-        for entry in range(tally.entries, session.tree.count):
-            check_stop(should_stop, entry - tally.entries)
-            tally.add(session.format.view(session.record(entry)))
-            tally.entries = entry + 1
-        first, last = tally.first, tally.last
-    return SessionUsage(tokens.sent, tokens.output, first, last, tokens)
-
-
-@dataclass
-class TimeTally:
-    """The earliest and latest times of the first ``entries`` entries of a session."""
-
-    entries: int = 0
-    first: float | None = None
-    last: float | None = None
-
-    def add(self, view: EntryView) -> None:
-        when = parse_time(view.time)
-        if when is not None:
-            self.first = when if self.first is None else min(self.first, when)
-            self.last = when if self.last is None else max(self.last, when)
 
 
 # -- the responses: one count of a session's tokens -----------------------------------
@@ -273,15 +216,3 @@ def session_tokens(session: Session, should_stop: Callable[[], bool] | None = No
     for _, found in subagent_responses(session, should_stop).values():
         total.add(counts_of(found))
     return total
-
-
-def usage_text(usage: SessionUsage, tokens: bool = True) -> str:
-    """``tokens in 2.5k · out 40.4k · cache read 16.2M · span 3.1 h``
-    (``tokens=False``: the span only, where the tokens are said beside it)."""
-    parts: list[str] = []
-    said = tokens_text(usage.tokens) if tokens else ""
-    if said:
-        parts.append(f"tokens {said}")
-    if usage.seconds is not None:
-        parts.append(f"span {human_seconds(usage.seconds)}")
-    return " · ".join(parts)

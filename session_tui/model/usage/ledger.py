@@ -83,7 +83,7 @@ class Ledger:
             "size": size,
             "mtime_ns": mtime_ns,
             "project": found.project,
-            "groups": [(d, m, asdict(u)) for d, m, u in found.groups],
+            "groups": [(d, m, _kept(u)) for d, m, u in found.groups],
         }
         with self._lock:
             self._files[path] = row
@@ -105,6 +105,11 @@ class Ledger:
 
 _COUNTS = ("input", "output", "cache_read", "cache_write", "responses", "unpriced_responses")
 _COSTS = ("cost_usd", "recorded_cost_usd")
+
+
+def _kept(usage: Usage) -> dict[str, Any]:
+    """What the ledger keeps of a group's usage: its counts and costs (a group has no span)."""
+    return {name: value for name, value in asdict(usage).items() if name not in ("first", "last")}
 
 
 def _file_usage_of(kept: dict[str, Any]) -> FileUsage | None:

@@ -1,5 +1,8 @@
-"""Tokens and cost summed over responses: a session's (every branch: money
-was spent on abandoned ones too), its sub-agents' apart, and both together."""
+"""A session's usage, one type for every screen and export: tokens summed
+over its responses (every branch: money was spent on abandoned ones too),
+its sub-agents' apart and rolled up, their cost, and the span of its
+times (``session_usage``: the status line, the fleet, ``check``;
+``spending``: priced, for ``check``, ``usage``, ``U`` and the branch list)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..entries.tokens import Response, TokenCounts, tokens_text
-from ..session.usage import responses, subagent_responses, tallied_responses
+from ..entries.view import EntryView, parse_time
+from ..errors import check_stop
+from ..session.usage import responses, session_tokens, subagent_responses, tallied_responses
+from ..words import human_seconds
 from .prices import priced_by, response_cost
 
 NO_MODEL = "(no model recorded)"  # the name of a response's model that none is recorded for
@@ -19,15 +25,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass
 class Usage:
-    input: int = 0  # uncached input only
+    input: int = 0  # uncached input only (``sent``: with the cache)
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
-    cost_usd: float | None = None  # None: no response could be priced
+    cost_usd: float | None = None  # None: no response could be priced (or, from ``session_usage``, none was)
     recorded_cost_usd: float | None = None  # the client's own figure, where it writes one (pi)
     responses: int = 0
     unpriced_models: list[str] = field(default_factory=list)
     unpriced_responses: int = 0
+    first: float | None = None  # the earliest entry time (``session_usage``)
+    last: float | None = None
+
+    @property
+    def sent(self) -> int:
+        """Every input token the model read, the cache's included."""
+        return self.input + self.cache_read + self.cache_write
+
+    @property
+    def seconds(self) -> float | None:
+        return self.last - self.first if self.first is not None and self.last is not None else None
 
     def add(self, other: Usage) -> None:
         self.input += other.input
@@ -39,6 +56,8 @@ class Usage:
         self.cost_usd = _plus(self.cost_usd, other.cost_usd)
         self.recorded_cost_usd = _plus(self.recorded_cost_usd, other.recorded_cost_usd)
         self.unpriced_models = sorted({*self.unpriced_models, *other.unpriced_models})
+        self.first = _either(min, self.first, other.first)
+        self.last = _either(max, self.last, other.last)
 
     @property
     def tokens(self) -> int:
@@ -77,6 +96,10 @@ def spent_text(usage: Usage) -> str:
         names = ", ".join(map(inert_line, usage.unpriced_models))  # (a model's name is the file's: inert)
         parts.append(f"not priced: {names} ({usage.unpriced_responses} responses)")
     return " · ".join(parts)
+
+
+def _either(pick: Callable[[float, float], float], a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else pick(a, b)
 
 
 def _plus(a: float | None, b: float | None) -> float | None:
@@ -164,3 +187,59 @@ def spending(session: Session, should_stop: Callable[[], bool] | None = None) ->
         path: usage_of(found, name) for path, (name, found) in subagent_responses(session, should_stop).items()
     }
     return Spending(own, subagents)
+
+
+# -- the tokens and the span, unpriced (the status line, the fleet) ------------------------
+def session_usage(session: Session, should_stop: Callable[[], bool] | None = None, read_records: bool = True) -> Usage:
+    """The session's tokens (``session_tokens``: the one count every screen
+    and export says, sub-agents rolled up; not priced: ``spending`` prices
+    them) and the span of its timestamps. Each entry is read
+    once, what was found kept with the session, so a live file costs only
+    its new entries. ``read_records=False``: only what the index kept
+    (the native format's tally while indexing; nothing where it keeps
+    none: a remote file's records are not read again for a status line)."""
+    scanned = session.scan_tally
+    if not read_records:
+        if not (scanned.exact and not session.tree.duplicates):
+            return Usage()
+        return Usage(
+            scanned.input_tokens, scanned.output_tokens, first=parse_time(scanned.first), last=parse_time(scanned.last)
+        )
+    tokens = session_tokens(session, should_stop)
+    if scanned.exact and not session.tree.duplicates:
+        first, last = parse_time(scanned.first), parse_time(scanned.last)  # kept by the index
+    else:
+        tally = session.memo.of(TimeTally)
+        for entry in range(tally.entries, session.tree.count):
+            check_stop(should_stop, entry - tally.entries)
+            tally.add(session.format.view(session.record(entry)))
+            tally.entries = entry + 1
+        first, last = tally.first, tally.last
+    return Usage(tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, first=first, last=last)
+
+
+@dataclass
+class TimeTally:
+    """The earliest and latest times of the first ``entries`` entries of a session."""
+
+    entries: int = 0
+    first: float | None = None
+    last: float | None = None
+
+    def add(self, view: EntryView) -> None:
+        when = parse_time(view.time)
+        if when is not None:
+            self.first = when if self.first is None else min(self.first, when)
+            self.last = when if self.last is None else max(self.last, when)
+
+
+def usage_text(usage: Usage, tokens: bool = True) -> str:
+    """``tokens in 2.5k · out 40.4k · cache read 16.2M · span 3.1 h``
+    (``tokens=False``: the span only, where the tokens are said beside it)."""
+    parts: list[str] = []
+    said = tokens_text(usage.counts) if tokens else ""
+    if said:
+        parts.append(f"tokens {said}")
+    if usage.seconds is not None:
+        parts.append(f"span {human_seconds(usage.seconds)}")
+    return " · ".join(parts)

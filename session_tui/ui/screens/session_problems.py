@@ -282,7 +282,7 @@ def _look(
 
 def _usage_words(session: Session, stop: Callable[[], bool]) -> str:
     """The session's usage as the status line says it, with the context fill."""
-    from ...model.session.usage import session_usage, usage_text
+    from ...model.usage.totals import session_usage, usage_text
 
     return _with_fill(usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)), session)
 
