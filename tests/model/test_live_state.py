@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.session.live_state import Activity, ago, cannot_tell, clock, last_written, live_state
+from session_tui.model.session.live_state import Activity, ago, clock, last_written, live_state
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
+from session_tui.model.session.writer_liveness import cannot_tell
 from tests.support import SAMPLES, run_cli
 
 from .helpers import call, chain, fresh, message, result
@@ -221,7 +222,7 @@ def test_a_session_directory_no_path_can_name_is_no_process_s_directory(tmp_path
     must say "not this one", not raise: `check` failed with an internal
     UnicodeEncodeError when a client happened to run."""
     from session_tui.model.reading.open_writers import Process, ProcessTable
-    from session_tui.model.session.live_state import PROCESS_GONE, _client_liveness
+    from session_tui.model.session.writer_liveness import PROCESS_GONE, _client_liveness
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"{}\n")

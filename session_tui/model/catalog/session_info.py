@@ -64,7 +64,8 @@ class SessionInfo:
         a result; its writer's liveness, where this machine can tell; the
         time rule), as far as the head and tail tell (an answer or a turn
         cut off are not told apart here: only whether it may be writing)."""
-        from ..session.live_state import UNKNOWN, Tail, decide, default_stuck_after, file_liveness  # (not for a search)
+        from ..session.live_state import Tail, decide, default_stuck_after  # (not for a search)
+        from ..session.writer_liveness import UNKNOWN, file_liveness
 
         now = time.time() if now is None else now
         written = self.written

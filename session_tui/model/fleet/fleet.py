@@ -16,8 +16,9 @@ from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
 from ..reading.opencode_db import changed_database, list_sessions
-from ..session.live_state import default_stuck_after, writer_liveness
+from ..session.live_state import default_stuck_after
 from ..session.session import Session
+from ..session.writer_liveness import writer_liveness
 from .alerts import alerts_of
 from .observe import IDLE_AFTER, AgentState, Observation, ProcessCheck, observe
 

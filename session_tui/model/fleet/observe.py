@@ -27,9 +27,10 @@ from enum import StrEnum
 from ..entries.view import call_summary, parse_time
 from ..reading.segment import Shape
 from ..sanitize import shown_masked
-from ..session.live_state import GONE, IDLE_AFTER, Probe, cannot_tell, live_state
+from ..session.live_state import GONE, IDLE_AFTER, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
+from ..session.writer_liveness import Probe, cannot_tell
 from ..usage.over_time import last_context
 from ..usage.prices import context_window, provider_for
 from ..usage.totals import session_usage
@@ -39,7 +40,7 @@ LOOK_BACK = 200  # entries before the leaf looked at for usage, failures, a comp
 _MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]{1,100})"')
 __all__ = ["IDLE_AFTER", "AgentState", "Observation", "ProcessCheck", "observe"]
 
-#: ``(session, the agent's last write)`` → whether its writer lives (``live_state.writer_liveness``)
+#: ``(session, the agent's last write)`` → whether its writer lives (``writer_liveness.writer_liveness``)
 ProcessCheck = Probe
 
 

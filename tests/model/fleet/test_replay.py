@@ -11,7 +11,7 @@ from datetime import datetime
 import pytest
 
 from session_tui.model.fleet.fleet import Fleet
-from session_tui.model.session.live_state import Liveness
+from session_tui.model.session.writer_liveness import Liveness
 from tests.support import REPO
 
 REPLAY = REPO / "tests" / "data" / "fleet-replay"

@@ -10,8 +10,8 @@ import pytest
 
 from session_tui.model.fleet.alerts import alerts_of
 from session_tui.model.fleet.observe import AgentState, observe
-from session_tui.model.session.live_state import Liveness
 from session_tui.model.session.session import open_session
+from session_tui.model.session.writer_liveness import Liveness
 from tests.support import SAMPLES
 
 from .builders import Writer
