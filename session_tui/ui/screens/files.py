@@ -90,7 +90,6 @@ class FilesScreen(Screen):
         self.search_id = 0  # the current search's number: messages of a stopped one are dropped
         self.watch_armed = False  # the folders are watched: every change from now on is seen
         self._search_timer: Timer | None = None  # a search due once typing pauses
-        self._index: sqlite3.Connection | None = None  # the search index, opened at the first search
         self._refilter_timer: Timer | None = None  # a refilter due for background changes
         self._to_count: dict[str, None] = {}  # rows whose entry count is an estimate, to count in full (in order)
         self._count_lock = threading.Lock()
@@ -548,24 +547,20 @@ class FilesScreen(Screen):
             return
         self.post_message(SearchProgress(search_id, text, 0, 1, {}))
         stop = lambda: worker.is_cancelled  # noqa: E731
-        from ...model.search_index.database import damaged, rebuilt
+        from ...model.search_index.database import Unavailable, using_index
 
         def run(db: sqlite3.Connection) -> dict[str, int]:
             catch_up(db, self.roots, stop)
             return matching_files(db, query, self.roots, stop)
 
         try:
-            db = self._search_index()
-            try:
-                found = run(db)
-            except sqlite3.DatabaseError as exc:  # damaged pages found mid-search: made anew, once
-                if not damaged(exc):
-                    raise
-                self._index = db = rebuilt(db, exc, self._index_notice)
-                found = run(db)
+            found = using_index(run, notice=self._index_notice)  # (a damaged index is built again, once)
         except Cancelled:
             return
-        except (SessionError, OSError, sqlite3.DatabaseError) as exc:  # a full disk, a read-only cache dir: one line
+        except Unavailable as exc:  # a full disk, a read-only cache dir: one line
+            self.post_message(SearchProgress(search_id, text, 0, 0, {}, finished=True, error=str(exc)))
+            return
+        except (SessionError, OSError) as exc:
             error = f"the search index cannot be used: {exc}"
             self.post_message(SearchProgress(search_id, text, 0, 0, {}, finished=True, error=error))
             return
@@ -573,13 +568,6 @@ class FilesScreen(Screen):
 
     def _index_notice(self, message: str) -> None:
         self.app.call_from_thread(self.notify, message)
-
-    def _search_index(self) -> sqlite3.Connection:
-        if self._index is None:
-            from ...model.search_index.database import open_database
-
-            self._index = open_database(notice=self._index_notice)
-        return self._index
 
     def on_search_progress(self, message: SearchProgress) -> None:
         if message.search_id != self.search_id:
