@@ -15,7 +15,7 @@ from session_tui.model.entries.readable import LocalCommand, local_command, resp
 from session_tui.model.privacy.secrets import mark
 from session_tui.model.session.session import open_session
 from session_tui.model.session.usage import entry_tokens
-from tests.claude_lines import CAVEAT, command, session_with_commands, stdout
+from tests.builders.claude import CAVEAT, command, session_with_commands, stdout
 from tests.support import REPO, run_cli
 from tests.test_export import HOSTILE, RAW_CONTROLS, assert_only_our_markup
 from tests.test_secrets_cli import ANTHROPIC, ANTHROPIC_TEXT

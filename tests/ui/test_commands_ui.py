@@ -9,7 +9,7 @@ from session_tui.model.privacy.secrets import mark
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.text_view import TextViewScreen
 from session_tui.ui.widgets.detail import FOLD_LINES
-from tests.claude_lines import session_with_commands
+from tests.builders.claude import session_with_commands
 from tests.support import REPO
 from tests.test_export import HOSTILE
 from tests.test_secrets_cli import ANTHROPIC, ANTHROPIC_TEXT

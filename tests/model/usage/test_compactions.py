@@ -10,7 +10,8 @@ import sys
 from session_tui.model.formats.base import CONTINUED
 from session_tui.model.session.session import open_session
 from session_tui.model.usage.compactions import compactions
-from tests.model.usage.test_usage import claude_turn, claude_user, write
+from tests.builders.claude import assistant_record, user_record
+from tests.model.usage.test_usage import write
 from tests.support import REPO, SAMPLES
 
 
@@ -22,7 +23,7 @@ def found(path):
 def bash(n, parent, command, path=None):
     args = {"command": command} if path is None else {"file_path": path}
     block = {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash" if path is None else "Read", "input": args}
-    return claude_turn(n, parent, message_id=f"msg_{n}", blocks=[block])
+    return assistant_record(n, parent, message_id=f"msg_{n}", blocks=[block])
 
 
 def boundary(n, logical_parent, pre_tokens):
@@ -41,7 +42,7 @@ def boundary(n, logical_parent, pre_tokens):
 
 
 def summary(n, parent, text):
-    record = claude_user(n, parent, text)
+    record = user_record(n, parent, text)
     record["isCompactSummary"] = True
     return record
 
@@ -50,16 +51,16 @@ def test_claude_spans_run_back_to_the_previous_boundary_and_drops_are_what_the_s
     path = write(
         tmp_path / "s-1.jsonl",
         [
-            claude_user(0, None),
+            user_record(0, None),
             bash(1, "u0", "alembic downgrade -1"),
             bash(2, "u1", None, path="/w/app/models.py"),
             boundary(3, "u2", 150_000),
             summary(4, "u3", "We ran alembic downgrade -1 and looked at the models."),
-            claude_turn(5, "u4", message_id="msg_5"),
+            assistant_record(5, "u4", message_id="msg_5"),
             bash(6, "u5", "pytest -q tests/test_dates.py"),
             boundary(7, "u6", 90_000),
             summary(8, "u7", "Tests were run."),
-            claude_turn(9, "u8", message_id="msg_9"),
+            assistant_record(9, "u8", message_id="msg_9"),
         ],
     )
     first, second = found(path)

@@ -14,6 +14,7 @@ import pytest
 
 from session_tui.model.session.session import Session
 from session_tui.model.usage.totals import spending
+from tests.builders.claude import assistant_record, user_record
 from tests.support import SAMPLES
 
 # per million tokens, from the providers' price pages: (input, cache read, cache write, output)
@@ -30,48 +31,6 @@ def write(path, records):
     return path
 
 
-def claude_turn(n, parent, *, message_id, model="claude-sonnet-4-5-20250929", usage=None, blocks=None):
-    return {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "type": "assistant",
-        "sessionId": "s-1",
-        "cwd": "/w",
-        "version": "2.1.30",
-        "uuid": f"u{n}",
-        "timestamp": f"2026-03-16T07:48:{n:02d}.000Z",
-        "requestId": f"req_{message_id}",
-        "message": {
-            "id": message_id,
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": blocks or [{"type": "text", "text": f"step {n}"}],
-            "usage": usage
-            or {
-                "input_tokens": 1000,
-                "cache_read_input_tokens": 2000,
-                "cache_creation_input_tokens": 500,
-                "output_tokens": 100,
-            },
-        },
-    }
-
-
-def claude_user(n, parent, text="go"):
-    return {
-        "parentUuid": parent,
-        "isSidechain": False,
-        "type": "user",
-        "sessionId": "s-1",
-        "cwd": "/w",
-        "version": "2.1.30",
-        "uuid": f"u{n}",
-        "timestamp": f"2026-03-16T07:48:{n:02d}.000Z",
-        "message": {"role": "user", "content": text},
-    }
-
-
 def usage(path):
     with Session(str(path)) as session:
         session.refresh()
@@ -85,12 +44,12 @@ def test_claude_a_response_over_several_lines_and_its_parallel_calls_is_counted_
     path = write(
         tmp_path / "s-1.jsonl",
         [
-            claude_user(0, None),
-            claude_turn(1, "u0", message_id="msg_A", blocks=[{"type": "thinking", "thinking": "hm"}]),
-            claude_turn(2, "u1", message_id="msg_A", blocks=[calls[0]]),  # the same response, its next block
-            claude_turn(3, "u2", message_id="msg_A", blocks=[calls[1]]),  # a parallel call of it
-            claude_user(4, "u3", "and now?"),
-            claude_turn(5, "u4", message_id="msg_B"),
+            user_record(0, None),
+            assistant_record(1, "u0", message_id="msg_A", blocks=[{"type": "thinking", "thinking": "hm"}]),
+            assistant_record(2, "u1", message_id="msg_A", blocks=[calls[0]]),  # the same response, its next block
+            assistant_record(3, "u2", message_id="msg_A", blocks=[calls[1]]),  # a parallel call of it
+            user_record(4, "u3", "and now?"),
+            assistant_record(5, "u4", message_id="msg_B"),
         ],
     )
     spent = usage(path).own
@@ -109,10 +68,10 @@ def test_an_unknown_model_is_listed_and_left_out_of_the_cost_never_guessed(tmp_p
     path = write(
         tmp_path / "s-1.jsonl",
         [
-            claude_user(0, None),
-            claude_turn(1, "u0", message_id="msg_A"),
-            claude_user(2, "u1"),
-            claude_turn(3, "u2", message_id="msg_B", model="claude-imaginary-9"),
+            user_record(0, None),
+            assistant_record(1, "u0", message_id="msg_A"),
+            user_record(2, "u1"),
+            assistant_record(3, "u2", message_id="msg_B", model="claude-imaginary-9"),
         ],
     )
     spent = usage(path).own
@@ -239,7 +198,9 @@ def test_cache_written_for_an_hour_is_priced_at_the_hour_rate(tmp_path):
         "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 400},
         "output_tokens": 100,
     }
-    path = write(tmp_path / "s-1.jsonl", [claude_user(0, None), claude_turn(1, "u0", message_id="msg_A", usage=hour)])
+    path = write(
+        tmp_path / "s-1.jsonl", [user_record(0, None), assistant_record(1, "u0", message_id="msg_A", usage=hour)]
+    )
     spent = usage(path).own
     one_hour_write = 2 * SONNET_45[0]  # twice the input price; the 5-minute kind is 1.25×
     expected = by_hand(SONNET_45, 1000, 2000, 100, 100) + 400 * one_hour_write / 1e6

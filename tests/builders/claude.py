@@ -1,6 +1,8 @@
-"""A small Claude Code transcript made line by line, for tests of how its
-records read: a slash command, its caveat and output, a prompt, a response
-with thinking and calls, results (one long, one failed)."""
+"""Claude Code records for tests: ``user_record`` and ``assistant_record``
+(one record as a dict, ``line`` its JSONL line), ``Transcript`` (a
+transcript made line by line, each linked to the one before), and a
+small transcript with a slash command, its caveat and output, a prompt,
+a response with thinking and calls, and results (one long, one failed)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,58 @@ from pathlib import Path
 import orjson
 
 SESSION = "5e551011-0000-4000-8000-000000000000"
+SONNET = "claude-sonnet-4-5-20250929"
+
+
+def _chained(n: int | str, parent: str | None, kind: str, message: dict, **extra) -> dict:
+    """A chain record: ``n`` its number (``u<n>``, timed ``07:48:<n>``) or its own uuid."""
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": kind,
+        "sessionId": "s-1",
+        "cwd": "/w",
+        "version": "2.1.30",
+        "uuid": f"u{n}" if isinstance(n, int) else n,
+        "timestamp": f"2026-03-16T07:48:{n:02d}.000Z" if isinstance(n, int) else "2026-03-16T07:48:00.000Z",
+        **extra,
+        "message": message,
+    }
+
+
+def user_record(n: int | str, parent: str | None, text: str | list = "go", **extra) -> dict:
+    return _chained(n, parent, "user", {"role": "user", "content": text}, **extra)
+
+
+def assistant_record(
+    n: int | str,
+    parent: str | None,
+    *,
+    message_id: str,
+    model: str = SONNET,
+    usage: dict | None = None,
+    blocks: list | None = None,
+) -> dict:
+    """One line of response ``message_id`` (a response may span several)."""
+    message = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks or [{"type": "text", "text": f"step {n}"}],
+        "usage": usage
+        or {
+            "input_tokens": 1000,
+            "cache_read_input_tokens": 2000,
+            "cache_creation_input_tokens": 500,
+            "output_tokens": 100,
+        },
+    }
+    return _chained(n, parent, "assistant", message, requestId=f"req_{message_id}")
+
+
+def line(record: dict) -> bytes:
+    return orjson.dumps(record) + b"\n"
 
 
 class Transcript:

@@ -1,0 +1,1 @@
+"""Builders of session records, one module per format, shared by every test."""
