@@ -218,3 +218,20 @@ async def test_problems_list_with_two_problems_on_one_line(tmp_path):
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: pilot.app.screen is screen, what="back on the tree")
         assert cursor_line(screen) == 4
+
+
+async def test_an_action_on_a_view_being_torn_down_does_nothing(tmp_path):
+    """(Under load a key could reach a view already popped: its widgets gone, a query raised NoMatches.)"""
+    from session_tui.ui.screens.session import SessionScreen
+
+    async with SessionApp([str(SAMPLES / "tree")]).run_test(size=(120, 30)) as pilot:
+        app = pilot.app
+        app.push_screen(SessionScreen(str(SAMPLES / "tree" / "branched-summary.jsonl")))
+        view = await session_screen(pilot)
+        app.pop_screen()
+        await pilot.pause()
+        for action in ("compare", "go_leaf", "next_problem", "branches", "usage"):
+            await view.run_action(action)
+        view.update_status()
+        await pilot.pause()
+        assert app.screen is not view and not app.return_value

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
@@ -30,7 +31,7 @@ from ..masking import masked, redacting
 from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ..widgets.detail import DetailPane
 from ..widgets.entry_tree import EntryTree
-from ..widgets.status import StatusLine
+from ..widgets.status import StatusFacts, StatusLine
 from ..workers import Slow
 from .session_edits import EditActions
 from .session_problems import ProblemActions
@@ -185,8 +186,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     # -- status -------------------------------------------------------------------
     def update_status(self) -> None:
+        """The status line's facts from the view's state (a view being torn down has none to show)."""
         session = self.session
-        if session is None:
+        if session is None or not self.is_attached:
             return
         leaf = session.active_leaf()
         if leaf < 0:
@@ -195,7 +197,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             view_id = None
             try:
                 view_id = session.format.view(session.record(leaf)).id
-            except Exception:
+            except Exception:  # the line changed under us: the leaf is said by its line alone
                 pass
             where = f"line {session.line_of(leaf)}" if not session.partial else "near the end"
             leaf_text = f"{inert(str(view_id)[:13], keep_newlines=False)}… ({where})" if view_id else where
@@ -204,18 +206,27 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             live = self.live_state.words(cells.now()) + ("" if self.watching else " (not watching)")
             if self.live_state.live and self.following and self.watching:
                 live += " · following"
-        self.query_one(StatusLine).show(
+        tree = session.tree
+        title = masked(self.session_title, redacting(self.app)) if self.session_title else self.session_title
+        facts = StatusFacts(
             path=os.path.basename(self.path),
-            session=session,
+            entries=tree.count,
+            leaves=tree.leaves,
+            forks=tree.branch_points,
+            format=session.format.name if session.format else None,
             problems=None if self.problems is None else len(self.problems),
             leaf_text=leaf_text,
             live=live,
             indexing=self.indexing,
             new=self.new_entries,
             usage=self.usage,
-            title=masked(self.session_title, redacting(self.app)) if self.session_title else self.session_title,
+            title=title,
             origin=self.origin,
         )
+        try:
+            self.query_one(StatusLine).facts = facts
+        except NoMatches:  # (its widgets already gone)
+            pass
 
     # -- the big-file index ------------------------------------------------------------
     @work(thread=True, exclusive=True, group="index", exit_on_error=False, description="index")
@@ -279,6 +290,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         return k if k < new.tree.count else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self._closing or self._closed or self._pruning:  # a view being torn down: its widgets are going
+            return False
         if action == "back":  # in the first view, q is the app's: quit
             return services(self).can_go_back
         return True
