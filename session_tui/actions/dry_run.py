@@ -23,8 +23,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,8 +43,9 @@ from ..model.sanitize import inert_line, json_escape_invisible
 from ..model.session.session import Session, open_session
 from ..store import Refused, edits
 from .export import export
-from .fake_api import GEMINI_PATH, Captured, FakeAPI, compacting
+from .fake_api import GEMINI_PATH, Captured, compacting
 from .resume import make_ready
+from .sealed_run import SEALED, UNSEALED, Box, seal_prefix
 
 TIMEOUT = 90.0  # seconds a client may take (they start slowly)
 #: the model a dry run asks for when not told (--model): none, as ``resume``
@@ -380,154 +379,6 @@ def dry_run(
     )
 
 
-SEALED = "sealed: network namespace, loopback only"
-UNSEALED = "unsealed: update checks and telemetry turned off by environment (no network namespace here)"
-
-#: run inside the new network namespace: loopback up, the fake API's socket
-#: bound there and handed over (SCM_RIGHTS) on fd argv[1], then the job read
-#: from it (argv, cwd, env) and exec'd: the launcher becomes the client
-LAUNCHER = r"""
-import fcntl, json, os, socket, struct, sys
-channel = socket.socket(fileno=int(sys.argv[1]))
-with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # lo up: IFF_UP | IFF_LOOPBACK | IFF_RUNNING
-    fcntl.ioctl(s, 0x8914, struct.pack("16sH22x", b"lo", 0x1 | 0x8 | 0x40))
-server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-server.bind(("127.0.0.1", 0))
-server.listen(64)
-socket.send_fds(channel, [b"bound"], [server.fileno()])
-server.close()
-data = b""
-while chunk := channel.recv(1 << 16):
-    data += chunk
-channel.close()
-if not data:
-    sys.exit(0)
-job = json.loads(data)
-os.chdir(job["cwd"])
-os.execve(job["argv"][0], job["argv"], job["env"])
-"""
-
-
-def seal_prefix() -> list[str] | None:
-    """The command prefix that runs a program in a new network namespace
-    with only loopback (None: the kernel, or no unshare, does not allow it)."""
-    found = shutil.which("unshare")
-    if found is None:
-        return None
-    for prefix in ([found, "-n", "--"], [found, "-rn", "--"]) if os.geteuid() == 0 else ([found, "-rn", "--"],):
-        try:
-            done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if done.returncode == 0:
-            return prefix
-    return None
-
-
-@dataclass
-class Box:
-    """The fake API and where the client will run: in the launcher waiting in
-    its namespace (sealed), or here (unsealed)."""
-
-    server: FakeAPI
-    output: Any
-    launcher: subprocess.Popen[bytes] | None = None
-    channel: socket.socket | None = None
-    child: subprocess.Popen[bytes] | None = None
-
-    @property
-    def sealed(self) -> bool:
-        return self.launcher is not None
-
-    @classmethod
-    def open(cls, seal: list[str] | None, output: Any) -> Box:
-        if seal is not None:
-            ours, theirs = socket.socketpair()
-            try:
-                launcher = subprocess.Popen(
-                    [*seal, sys.executable, "-I", "-c", LAUNCHER, str(theirs.fileno())],
-                    pass_fds=(theirs.fileno(),),
-                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            except OSError:
-                ours.close()
-            else:
-                theirs.close()
-                ours.settimeout(15)
-                try:
-                    _, fds, _, _ = socket.recv_fds(ours, 64, 1)
-                except OSError:
-                    fds = []
-                if fds:
-                    ours.settimeout(None)
-                    return cls(FakeAPI(socket.socket(fileno=fds[0])), output, launcher, ours)
-                ours.close()
-                _kill_group(launcher)
-        return cls(FakeAPI(), output)
-
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-        """Run the client: the launcher becomes it (sealed), or a new process."""
-        if self.launcher is not None and self.channel is not None:
-            self.channel.sendall(json.dumps({"argv": argv, "cwd": str(cwd), "env": env}).encode())
-            self.channel.close()
-            self.channel = None
-            self.child = self.launcher
-        else:
-            self.child = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=self.output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        return self.child
-
-    def close(self) -> None:
-        if self.channel is not None:
-            self.channel.close()
-        for process in (self.launcher, self.child):
-            if process is not None:
-                _kill_group(process)
-        self.server.stop()
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill the process's whole group (it leads one of its own) and reap it."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if process.poll() is None:
-        process.kill()
-    process.wait()
-
-
-def _wait(
-    child: subprocess.Popen[bytes],
-    timeout: float,
-    client: Client,
-    should_stop: Callable[[], bool] | None,
-) -> int:
-    """Wait for the client's end: its exit status. Stopped at the time limit
-    (DryRunFailed) or when ``should_stop`` says so (Cancelled); its process
-    group is killed whole either way (``Box.close``)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return child.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            if should_stop is not None and should_stop():
-                raise Cancelled() from None
-            if time.monotonic() > deadline:
-                raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None
-
-
 def _plain_context(session: Session, leaf: int | None = None) -> list[Any]:
     from ..model.session.context import resume_items
 
@@ -575,3 +426,23 @@ def remember_verdict(path: str, report: Report) -> None:
     """Keep whether the client accepts the file as it is (``check`` and the problems list say it)."""
     rejection = report.rejection or {}
     remember(path, report.client.title, report.client_version, report.accepted, str(rejection.get("message", "")))
+
+
+def _wait(
+    child: subprocess.Popen[bytes],
+    timeout: float,
+    client: Client,
+    should_stop: Callable[[], bool] | None,
+) -> int:
+    """Wait for the client's end: its exit status. Stopped at the time limit
+    (DryRunFailed) or when ``should_stop`` says so (Cancelled); its process
+    group is killed whole either way (``Box.close``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return child.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            if should_stop is not None and should_stop():
+                raise Cancelled() from None
+            if time.monotonic() > deadline:
+                raise DryRunFailed(f"{client.title} did not finish within {timeout:.0f} s") from None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.actions.dry_run import SEALED, seal_prefix
+from session_tui.actions.sealed_run import SEALED, seal_prefix
 from session_tui.model.cache_dir import CACHE_ENV
 from session_tui.model.formats.claude.client import claude_project
 from session_tui.model.resume.verdicts import NAME, remember, verdict_on
