@@ -15,7 +15,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from ...model.formats.gemini.reader import fold, without_twice_sent
+from ...model.formats.gemini.history import fold
+from ...model.formats.gemini.reader import without_twice_sent
 from ...model.reading import json_text
 from ...model.session.session import Session
 from ..plan import Plan

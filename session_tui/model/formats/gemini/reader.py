@@ -26,7 +26,6 @@ trace of it: the ``gemini`` record stays as first written, without calls.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...entries.tokens import Response
@@ -36,222 +35,22 @@ from ...reading import json_text
 from ...reading.segment import LineKind, Segment, Shape
 from ..base import LinearFile, Sent, Session
 from .client import CLIENT
+from .history import (
+    calls_of,
+    cleaned,
+    fold,
+    header_like,
+    history,
+    is_responses,
+    is_str,
+    part_string,
+    snapshot,
+    strip_prefix,
+)
 
 CLIENT_TITLE = CLIENT.title
 #: what Gemini CLI adds on resume after a function response the model never answered
 INTERRUPTED = "[The previous response was interrupted before it completed.]"
-SIGNATURE = "skip_thought_signature_validator"  # Gemini CLI's synthetic thoughtSignature
-#: user text Gemini CLI never sends again (its own context blocks, slash and ? commands)
-IGNORED_USER = ("/", "?", "<session_context>", "<hook_context>")
-NOT_SENT = ("info", "error", "warning")
-
-
-def _is_str(value: object) -> bool:
-    return isinstance(value, str)
-
-
-def header_like(obj: dict[str, Any]) -> bool:
-    """Gemini CLI's partial metadata record: ``sessionId`` and ``projectHash``."""
-    return _is_str(obj.get("sessionId")) and _is_str(obj.get("projectHash")) and not _is_str(obj.get("id"))
-
-
-def snapshot(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The messages of a ``$set`` snapshot, or None for any other record."""
-    patch = obj.get("$set")
-    messages = patch.get("messages") if isinstance(patch, dict) else None
-    return [m for m in messages if isinstance(m, dict) and _is_str(m.get("id"))] if isinstance(messages, list) else None
-
-
-def parts_of(content: object) -> list[Any]:
-    """Gemini CLI's ``ensurePartArray``."""
-    if isinstance(content, list):
-        return [{"text": p} if isinstance(p, str) else p for p in content]
-    if isinstance(content, str):
-        return [{"text": content}]
-    return [content]
-
-
-def part_string(value: object) -> str:
-    """Gemini CLI's ``partListUnionToString`` (verbose)."""
-    if not value:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(part_string(p) for p in value)
-    if not isinstance(value, dict):
-        return ""
-    for key, word in (("thought", None), ("functionCall", "Function Call"), ("functionResponse", "Function Response")):
-        if key in value:
-            if word is None:
-                return f"[Thought: {str(value[key]).lower()}]"
-            inner = value[key]
-            return f"[{word}: {inner.get('name') if isinstance(inner, dict) else ''}]"
-    for key in ("videoMetadata", "codeExecutionResult", "executableCode", "fileData", "inlineData"):
-        if key in value:
-            return f"[{key}]"
-    text = value.get("text")
-    return text if isinstance(text, str) else ""
-
-
-def sent_user(record: dict[str, Any]) -> bool:
-    """Whether Gemini CLI sends a user record again on resume."""
-    text = part_string(record.get("content")).strip()
-    return bool(text) and not text.startswith(IGNORED_USER)
-
-
-def is_responses(record: dict[str, Any]) -> bool:
-    """A user record that holds only function responses."""
-    content = record.get("content")
-    return (
-        record.get("type") == "user"
-        and isinstance(content, list)
-        and bool(content)
-        and all(isinstance(p, dict) and "functionResponse" in p for p in content)
-    )
-
-
-def _calls(record: dict[str, Any]) -> list[dict[str, Any]]:
-    calls = record.get("toolCalls")
-    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
-
-
-def history(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The turns Gemini CLI makes of one message record on resume
-    (``convertSessionToClientHistory``), before its clean-ups."""
-    kind = record.get("type")
-    if kind == "user":
-        return [{"role": "user", "parts": parts_of(record.get("content"))}] if sent_user(record) else []
-    if kind != "gemini":
-        return []
-    content = record.get("content")
-    parts = parts_of(content) if content else []
-    model: list[Any] = []
-    if any(isinstance(p, dict) and (p.get("functionCall") or p.get("thought")) for p in parts):
-        model.extend(parts)
-    else:
-        thoughts = record.get("thoughts")
-        for thought in thoughts if isinstance(thoughts, list) else []:
-            if isinstance(thought, dict):
-                subject, text = thought.get("subject"), thought.get("description")
-                model.append({"text": f"**{subject}** {text}" if subject else text, "thought": True})
-        model.extend(parts)
-        for call in _calls(record):
-            model.append({"functionCall": {"id": call.get("id"), "name": call.get("name"), "args": call.get("args")}})
-    if not model:
-        return []
-    out = [{"role": "model", "parts": model}]
-    responses: list[Any] = []
-    for call in _calls(record):
-        result = call.get("result")
-        if not result:
-            continue
-        if isinstance(result, str):
-            responses.append(
-                {"functionResponse": {"id": call.get("id"), "name": call.get("name"), "response": {"output": result}}}
-            )
-        elif isinstance(result, list):
-            responses.extend(parts_of(result))
-        else:
-            responses.append(result)
-    if responses:
-        out.append({"role": "user", "parts": responses})
-    return out
-
-
-def _strip_prefix(inner: dict[str, Any], keys: tuple[str, str]) -> dict[str, Any]:
-    name = inner.get("name")
-    prefix = (name.strip() if isinstance(name, str) and name.strip() else "generic_tool") + "__"
-    found = inner.get("id")
-    if isinstance(found, str) and found.startswith(prefix):
-        return {"name": inner.get("name"), keys[1]: inner.get(keys[1]), "id": found[len(prefix) :]}
-    return inner
-
-
-def _others(part: dict[str, Any]) -> bool:
-    return any(k not in ("text", "thought", "callIndex") for k in part)
-
-
-def cleaned(turn: dict[str, Any]) -> dict[str, Any] | None:
-    """One turn as sent: thoughts stripped (``stripThoughts``), call ids
-    without the ``<tool>__`` prefix and empty text parts dropped
-    (``stripToolCallIdPrefixes``); None when nothing is left."""
-    parts = [p for p in turn["parts"] if p is not None]
-    if any(isinstance(p, dict) and p.get("thought") for p in parts):
-        parts = [p for p in parts if not (isinstance(p, dict) and p.get("thought"))]
-        if turn["role"] == "model":
-            for k, part in enumerate(parts):
-                if isinstance(part, dict) and part.get("functionCall"):
-                    if not part.get("thoughtSignature"):
-                        parts[k] = {**part, "thoughtSignature": SIGNATURE}
-                    break
-        if not parts:
-            return None
-    out: list[Any] = []
-    for part in parts:
-        if not isinstance(part, dict):
-            out.append(part)
-            continue
-        part = dict(part)
-        if isinstance(part.get("functionCall"), dict):
-            part["functionCall"] = _strip_prefix(part["functionCall"], ("id", "args"))
-        if isinstance(part.get("functionResponse"), dict):
-            part["functionResponse"] = _strip_prefix(part["functionResponse"], ("id", "response"))
-        if part.get("text") == "":
-            if _others(part):
-                del part["text"]
-            else:
-                continue
-        out.append(part)
-    return {"role": turn["role"], "parts": out}
-
-
-def coalesced(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Consecutive turns of one role joined (``coalesceConsecutiveRoles``): the request's ``contents``."""
-    out: list[dict[str, Any]] = []
-    for turn in contents:
-        if out and out[-1].get("role") == turn.get("role"):
-            out[-1] = {**out[-1], "parts": [*out[-1].get("parts", []), *turn.get("parts", [])]}
-        else:
-            out.append(dict(turn))
-    return out
-
-
-@dataclass
-class Fold:
-    """The conversation a prefix of the file leaves: message id -> (entry, record), in Gemini CLI's order."""
-
-    messages: dict[str, tuple[int, dict[str, Any]]]
-    removed: set[int]  # entries a rewind or a snapshot took out
-
-
-def fold(session: Session, leaf: int, should_stop: Callable[[], bool] | None = None) -> Fold:
-    """Apply the file's records up to entry ``leaf`` as Gemini CLI does (a
-    JS Map: a repeated id keeps its first place, with the last copy)."""
-    messages: dict[str, tuple[int, dict[str, Any]]] = {}
-    removed: set[int] = set()
-    for entry in range(leaf + 1):
-        check_stop(should_stop, entry)
-        record = session.record(entry)
-        target = record.get("$rewindTo")
-        if isinstance(target, str):
-            keys = list(messages)
-            cut = keys[keys.index(target) :] if target in messages else keys
-            for key in cut:
-                removed.add(messages.pop(key)[0])
-            continue
-        found = snapshot(record)
-        if found is not None:
-            removed.update(e for e, _ in messages.values())
-            messages = {m["id"]: (entry, m) for m in found}
-            continue
-        if _is_str(record.get("id")):
-            messages[record["id"]] = (entry, record)
-    return Fold(messages, removed)
-
-
-def contents(items: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
-    return coalesced([message for _, message in items])
 
 
 class GeminiFormat(LinearFile):
@@ -265,7 +64,7 @@ class GeminiFormat(LinearFile):
         return (
             header_like(objs[0])
             and "kind" in objs[0]
-            or (header_like(objs[0]) and len(objs) > 1 and ("$set" in objs[1] or _is_str(objs[1].get("id"))))
+            or (header_like(objs[0]) and len(objs) > 1 and ("$set" in objs[1] or is_str(objs[1].get("id"))))
         )
 
     def sidecar_path(self, path: str) -> str | None:
@@ -275,14 +74,14 @@ class GeminiFormat(LinearFile):
         return None
 
     def classify(self, obj: dict[str, Any], line: int, seg: Segment) -> int:
-        if _is_str(obj.get("$rewindTo")):
+        if is_str(obj.get("$rewindTo")):
             shape = Shape.OTHER
-        elif _is_str(obj.get("id")):
+        elif is_str(obj.get("id")):
             kind = obj.get("type")
             if kind == "user":
                 shape = Shape.TOOL | Shape.RESULT if is_responses(obj) else Shape.USER
             elif kind == "gemini":
-                shape = Shape.ASSISTANT | (Shape.CALLS if _calls(obj) else 0)
+                shape = Shape.ASSISTANT | (Shape.CALLS if calls_of(obj) else 0)
             else:
                 shape = Shape.OTHER | Shape.QUIET  # info / error / warning: shown, never sent
         elif "$set" in obj:
@@ -333,12 +132,12 @@ class GeminiFormat(LinearFile):
         out = set()
         for entry in range(session.tree.count):
             record = session.record(entry)
-            if entry in kept or _is_str(record.get("$rewindTo")):
+            if entry in kept or is_str(record.get("$rewindTo")):
                 continue
             found = record.get("id")
-            if _is_str(found) and found in ids:
+            if is_str(found) and found in ids:
                 continue  # an earlier copy of a message still there: no branch
-            if snapshot(record) is not None or _is_str(found):
+            if snapshot(record) is not None or is_str(found):
                 out.add(entry)
         return out
 
@@ -403,7 +202,7 @@ class GeminiFormat(LinearFile):
                 continue
             record = session.record(entry)
             tokens = record.get("tokens")
-            if not isinstance(tokens, dict) or not _is_str(record.get("id")):
+            if not isinstance(tokens, dict) or not is_str(record.get("id")):
                 continue
             usage = _usage(tokens)
             model = record.get("model")
@@ -416,13 +215,13 @@ class GeminiFormat(LinearFile):
                 usage["output_tokens"],
                 usage["cache_read_input_tokens"],
                 0,
-                time=record.get("timestamp") if _is_str(record.get("timestamp")) else None,
+                time=record.get("timestamp") if is_str(record.get("timestamp")) else None,
             )
         return list(found.values())
 
     # -- view ------------------------------------------------------------------------
     def view(self, record: dict[str, Any]) -> EntryView:
-        time = record.get("timestamp") if _is_str(record.get("timestamp")) else None
+        time = record.get("timestamp") if is_str(record.get("timestamp")) else None
         target = record.get("$rewindTo")
         if isinstance(target, str):
             return EntryView(kind="rewind", role="event", text=f"rewound to {target}: it and what follows are cut")
@@ -432,7 +231,7 @@ class GeminiFormat(LinearFile):
                 kind="snapshot", role="event", text=f"snapshot: the conversation is now these {len(found)} message(s)"
             )
         kind = record.get("type")
-        entry_id = record.get("id") if _is_str(record.get("id")) else None
+        entry_id = record.get("id") if is_str(record.get("id")) else None
         if kind == "user":
             if is_responses(record):
                 parts = record["content"]
@@ -456,7 +255,7 @@ class GeminiFormat(LinearFile):
             text = part_string(record.get("content"))
             calls = [
                 ToolCall(_sent_id(c) or "", str(c.get("name", "")), json_text.dumps(c.get("args")))
-                for c in _calls(record)
+                for c in calls_of(record)
             ]
             tokens = record.get("tokens") if isinstance(record.get("tokens"), dict) else None
             return EntryView(
@@ -475,7 +274,7 @@ class GeminiFormat(LinearFile):
 
 def _sent_id(inner: dict[str, Any]) -> str | None:
     """A function response's call id as Gemini CLI sends it (no ``<tool>__`` prefix)."""
-    found = _strip_prefix(inner, ("id", "response")).get("id")
+    found = strip_prefix(inner, ("id", "response")).get("id")
     return str(found) if found is not None else None
 
 
@@ -524,7 +323,7 @@ def twice_sent(session: Session, leaf: int | None = None) -> list[tuple[int, lis
     previous: dict[str, Any] | None = None
     for entry, record in fold(session, leaf).messages.values():
         if previous is not None and is_responses(record):
-            answered = {str(c.get("id")) for c in _calls(previous) if c.get("result")}
+            answered = {str(c.get("id")) for c in calls_of(previous) if c.get("result")}
             ids = [str(p["functionResponse"].get("id")) for p in record["content"]]
             sent = cleaned({"role": "user", "parts": record["content"]}) or {"parts": []}
             if answered and any(i in answered for i in ids):
