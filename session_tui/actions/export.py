@@ -30,7 +30,8 @@ from ..model.session.session import Session
 from ..model.session.usage import entry_tokens, session_tokens
 from ..model.words import human_seconds, plural
 from .choices import EXPORT_TARGETS
-from .export_render import Section, html_page, markdown
+from .export_markdown import markdown
+from .export_render import Section, html_page
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.privacy.redact import Redactor

@@ -1,4 +1,6 @@
-"""Entries as a Markdown document or a self-contained HTML page (see ``export``).
+"""Entries as a self-contained HTML page (see ``export``), and what the
+Markdown document (``export_markdown``) shares with it: a ``Section`` per
+entry, its heading, facts and tokens.
 
 Every string from the session passes through ``inert()``, and in HTML
 through ``html.escape`` as well; in Markdown, session text outside fenced
@@ -8,7 +10,6 @@ text."""
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ..model.entries.readable import LocalCommand, first_lines, readable_text, response_usage, tokens_line
+from ..model.entries.readable import LocalCommand, first_lines, response_usage, tokens_line
 from ..model.entries.view import EntryView, call_summary, parse_time
 from ..model.reading import json_text
 from ..model.reading.records import loads as json_loads
@@ -43,7 +44,7 @@ class Section:
     added: bool = False  # a user message the client wrote, not the person (Claude Code's ``isMeta``)
 
 
-def _arguments(arguments: str) -> tuple[str, str]:
+def split_arguments(arguments: str) -> tuple[str, str]:
     """(language, text) of tool-call arguments: JSON pretty-printed when it is JSON."""
     try:
         return "json", json_text.dumps(json_loads(arguments), indent=True)
@@ -55,7 +56,7 @@ def _plain(text: str) -> str:
     return text
 
 
-def _meta(section: Section, escape=_plain, tokens: str = "", call: str = "") -> str:
+def meta_line(section: Section, escape=_plain, tokens: str = "", call: str = "") -> str:
     """The line under a section's heading: line, id, the response's tokens,
     the call a result answers (``call``: its tool and what it ran); session
     strings through ``escape``."""
@@ -77,16 +78,16 @@ def _meta(section: Section, escape=_plain, tokens: str = "", call: str = "") -> 
     return " · ".join(parts)
 
 
-def _title(n: int, view: EntryView, escape=_plain) -> str:
+def step_title(n: int, view: EntryView, escape=_plain) -> str:
     title = f"{n}. {escape(inert(str(view.role), keep_newlines=False))}"
     return f"{title} · {escape(inert(str(view.time), keep_newlines=False))}" if view.time else title
 
 
-def _is_output(view: EntryView) -> bool:
+def is_output(view: EntryView) -> bool:
     return view.result_for is not None or view.role == "tool"
 
 
-def _step_tokens(sections: list[Section]) -> dict[int, str]:
+def step_tokens(sections: list[Section]) -> dict[int, str]:
     """Index of the section that ends a model response → that response's
     tokens in short form: a response written over several entries (one
     step) is counted once, at its last entry."""
@@ -105,83 +106,6 @@ def _step_tokens(sections: list[Section]) -> dict[int, str]:
         if text:
             out[key if isinstance(key, int) else last[key]] = text
     return out
-
-
-# -- Markdown -------------------------------------------------------------------------
-_BACKTICKS = re.compile(r"`+")
-
-
-def fenced(text: str, language: str = "") -> str:
-    """A fenced code block whose fence is longer than any backtick run in ``text``."""
-    fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(text)), default=0))
-    return f"{fence}{language}\n{text}\n{fence}"
-
-
-# What Markdown (CommonMark, GFM, common extensions) gives a meaning inline:
-# backslash escapes, code spans, emphasis (``_`` only where it can open or
-# close: not between letters or digits), strikethrough, link and image
-# brackets (so no link, image or reference definition), headings' ``#``,
-# tables, attribute lists; ``<``, ``>`` and ``&`` become entities (no raw
-# HTML, autolink, entity or nested quote).
-_MD_SPECIAL = re.compile(r"[\\`*~\[\]#|{}<>&]|(?<![^\W_])_|_(?![^\W_])")
-_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_LINE_START = re.compile(r"[-+=]|\d+(?=[.)])")  # list item, thematic break, setext underline, ordered item
-
-
-def _md_char(match: re.Match) -> str:
-    char = match.group()
-    return _MD_ENTITIES.get(char) or "\\" + char
-
-
-def md_text(text: str) -> str:
-    """Session text as Markdown that renders as that literal text: special
-    characters backslash-escaped or entities, a line's leading ``-``, ``+``,
-    ``=``, ``1.`` or ``1)`` escaped, and its indentation made of ``&nbsp;``
-    (it would otherwise start a code block, which shows the escapes)."""
-    lines = []
-    for line in text.split("\n"):
-        body = line.lstrip(" \t")
-        indent = line[: len(line) - len(body)].replace("\t", "    ")
-        body = _MD_SPECIAL.sub(_md_char, body)
-        start = _MD_LINE_START.match(body)
-        if start:
-            end = start.end()
-            body = f"\\{body}" if not body[0].isdigit() else f"{body[:end]}\\{body[end:]}"
-        lines.append("&nbsp;" * len(indent) + body)
-    return "\n".join(lines)
-
-
-def quoted(text: str) -> str:
-    """``text`` as a block quote (pass it through ``md_text`` first to have it
-    render literally); whatever it opens (a fence, a heading) ends with the quote."""
-    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
-
-
-def markdown(heading: str, sections: list[Section]) -> str:
-    out = [f"# {md_text(inert(heading, keep_newlines=False))}"]
-    tokens = _step_tokens(sections)
-    calls: dict[str, str] = {}  # call id -> its tool and what it ran
-    for n, section in enumerate(sections, 1):
-        view, command = section.view, section.command
-        out.append(f"## {_title(n, view, md_text)}")
-        out.append(_meta(section, md_text, tokens.get(n - 1, ""), calls.get(view.result_for or "", "")))
-        text = inert(strip_ansi(readable_text(view)) if command else view.text)
-        if command is not None and command.kind == "command":
-            out.append(quoted(md_text(f"❯ {text}")))
-        elif command is not None and command.kind == "caveat":
-            out.append(quoted(md_text(f"(caveat) {text}")))
-        elif text.strip():
-            out.append(fenced(text) if _is_output(view) or command is not None else quoted(md_text(text)))
-        for call in view.tool_calls:
-            name, call_id = (md_text(inert(s, keep_newlines=False)) for s in (call.name, call.id))
-            summary = call_summary(call.name, call.arguments)
-            calls[call.id] = f"{call.name} {summary}".strip()
-            out.append(f"**→ {name}** · call {call_id}")
-            language, arguments = _arguments(call.arguments)
-            out.append(fenced(inert(arguments), language))
-    if not sections:
-        out.append("(no entries)")
-    return "\n\n".join(out) + "\n"
 
 
 # -- HTML -----------------------------------------------------------------------------
@@ -430,7 +354,7 @@ def _group_html(n: int, group: list[Section], calls: Mapping[str, tuple[str, str
             else:
                 out.append(f'<div class="prose">{_h(view.text)}</div>')
         for call in view.tool_calls:
-            language, arguments = _arguments(call.arguments)
+            language, arguments = split_arguments(call.arguments)
             what = call_summary(call.name, call.arguments)
             said = _description(call.arguments, what)
             out.append(
