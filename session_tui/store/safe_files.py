@@ -6,7 +6,6 @@ import errno
 import os
 from datetime import UTC, datetime
 
-from .live_copy import write_all
 from .refusals import Refused
 
 
@@ -69,3 +68,13 @@ def fsync_dir(directory: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (the kernel may write less at a time)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if not written:
+            raise OSError(errno.EIO, "the write wrote nothing")
+        view = view[written:]

@@ -34,7 +34,6 @@ import errno
 import fcntl
 import os
 import stat
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,9 +44,9 @@ from ..model.reading import json_text, open_writers, own_writes
 from ..model.reading import records as records_io
 from ..model.session.live_state import LiveState, ago, live_state
 from .fingerprint import Fingerprint, last_line
-from .live_copy import CATCH_UP_SECONDS, MAX_ROUNDS, SETTLE_SECONDS, Release, copy_range, copy_tail
+from .live_copy import copy_tail, settle
 from .refusals import LiveWriter, Refused, WriteFailed
-from .safe_files import create_exclusive, fsync_dir, give_to, open_nofollow, symlink_refused, utc_stamp
+from .safe_files import create_exclusive, fsync_dir, open_nofollow, symlink_refused, utc_stamp
 
 
 @dataclass(frozen=True)
@@ -389,7 +388,7 @@ class Store:
                     ) from None
                 raise
             try:
-                inode, own = self._settle(old, new, consumed, renamed_at, st)
+                inode, own = settle(self.path, old, new, consumed, renamed_at, st)
             except OSError as exc:
                 raise WriteFailed(
                     f"{self.path}: rewritten, but copying what was appended during the rewrite failed "
@@ -399,57 +398,6 @@ class Store:
             return Rewritten(backup, Fingerprint.as_read(self.path, own, inode))
         finally:
             os.close(old)
-
-    def _settle(self, old: int, new: int, consumed: int, renamed_at: int, st: os.stat_result) -> tuple[int, int]:
-        """After ``new`` replaced ``old`` (of which ``consumed`` bytes are in
-        it): a writer that opened the old file before the rename may still
-        write to it, and its next line already to the new one. Wait until no
-        process holds the old file; if it grew meanwhile, those lines came
-        before anything others appended to the new file: a new file is made
-        in that order and renamed in turn (the race is microseconds wide: a
-        round is rarely needed, more than one hardly ever). A writer that
-        holds the old file longer than SETTLE_SECONDS has its lines appended
-        as they come instead, until it lets go (none is lost); so does one
-        when a process holds the new file open (a new file in its place would
-        take what it writes away from it). ``renamed_at``: the size of
-        ``new`` when it was renamed. Closes ``new``; returns the inode of the
-        file left in place and how much of it this rewrite wrote."""
-        directory = os.path.dirname(os.path.abspath(self.path))
-        ours: list[int] = [new]  # descriptors to close (``old`` is the caller's)
-        try:
-            for _ in range(MAX_ROUNDS):
-                if not Release(old, st).wait(SETTLE_SECONDS):
-                    break
-                size = os.fstat(old).st_size
-                if size == consumed:  # nothing reached the old file after the rename
-                    return os.fstat(new).st_ino, renamed_at
-                current = os.fstat(new)
-                if open_writers.writers_of(current.st_dev, current.st_ino):
-                    break  # someone writes to the new file through its own descriptor: it stays
-                temp = os.path.join(directory, f".{os.path.basename(self.path)}.tmp-{os.getpid()}-{utc_stamp()}")
-                following = open_nofollow(temp, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
-                ours.append(following)
-                try:
-                    give_to(following, current.st_uid, current.st_gid)
-                    os.fchmod(following, stat.S_IMODE(current.st_mode))
-                    copy_range(new, following, 0, renamed_at)  # the rewrite and what it caught up
-                    copy_range(old, following, consumed, size)  # the old file's late lines
-                    now = copy_tail(new, following, renamed_at, whole_lines=True)  # then what others appended
-                    os.fsync(following)
-                    now = copy_tail(new, following, now, whole_lines=True)  # (appended during the fsync)
-                    following_at = os.fstat(following).st_size
-                    os.replace(temp, self.path)
-                    fsync_dir(directory)
-                except BaseException:
-                    if os.path.lexists(temp):
-                        os.unlink(temp)
-                    raise
-                old, new, consumed, renamed_at = new, following, now, following_at
-                st = os.fstat(old)
-            return os.fstat(new).st_ino, self._catch_up(old, new, consumed, st)
-        finally:
-            for fd in ours:
-                os.close(fd)
 
     def _keep_as_backup(self, old: int, st: os.stat_result) -> str:
         """The old file kept as ``<name>.bak-<UTC>``: a hard link to it (so
@@ -473,17 +421,3 @@ class Store:
                 os.unlink(backup)
             raise
         return backup
-
-    def _catch_up(self, old: int, new: int, copied: int, st: os.stat_result) -> int:
-        """Copy to ``new`` what is appended to the replaced file, line by
-        line as it comes, until no other process holds it open for writing;
-        returns where the last copy ended in ``new``."""
-        release, deadline = Release(old, st), time.monotonic() + CATCH_UP_SECONDS
-        while not release.done():
-            copied = copy_tail(old, new, copied, whole_lines=True, whole_only=True)  # others append to ``new`` too
-            if time.monotonic() > deadline:
-                raise OSError(errno.EBUSY, f"still held open for writing after {CATCH_UP_SECONDS:.0f} s")
-            time.sleep(0.01)
-        copy_tail(old, new, copied, whole_lines=False)
-        os.fsync(new)
-        return os.lseek(new, 0, os.SEEK_CUR)
