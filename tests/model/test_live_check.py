@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from session_tui.model.session.context import KeptContext, context_items, tool_issues
+from session_tui.model.session.live_state import live_state
 from session_tui.model.session.problems import find_notes, find_problems
 from session_tui.model.session.session import open_session
+from session_tui.model.session.writer_liveness import cannot_tell
 from session_tui.model.usage.totals import session_usage
 from tests.support import REPO, SAMPLES
 
@@ -20,7 +22,9 @@ def state(session):
     return (
         leaf,
         context_items(session, leaf) if leaf >= 0 else [],
-        find_problems(session),
+        # the time rule only: a real client another test runs on the same sample (its id on the command
+        # line) would make a call "running" in one look and not in the next
+        find_problems(session, live=live_state(session, probe=cannot_tell)),
         session.format.off_branch(session),
         session_usage(session),
     )
