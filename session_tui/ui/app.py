@@ -97,8 +97,8 @@ class SessionApp(App):
             from .screens.fleet import FleetScreen
 
             return FleetScreen(self.fleet, self.notify_alerts)
-        if not self.picker_paths:
-            return super().get_default_screen()
+        if not self.picker_paths:  # a file: its view is the first screen (no blank one under it, no frame later)
+            return self._session_screen(self.path if isinstance(self.path, str) else self.path[0])
         from .screens.files import FilesScreen  # (not for a session's view: its first frame waits for no picker)
 
         return FilesScreen(self.picker_paths)
@@ -108,11 +108,6 @@ class SessionApp(App):
             from ..model.privacy.redact import redact_shown
 
             redact_shown(self._redacting_before)
-
-    def on_mount(self) -> None:
-        if not self.picker_paths and self.fleet is None:  # (the command line has looked at the file: no second look)
-            path = self.path if isinstance(self.path, str) else self.path[0]
-            self.push_screen(self._session_screen(path))
 
     def notify(
         self,
@@ -137,17 +132,11 @@ class SessionApp(App):
     def can_go_back(self) -> bool:
         """Whether the current screen has a view under it to return to (the
         picker, or the session that opened a sub-agent)."""
-        return len(self.screen_stack) > self._home_depth
-
-    @property
-    def _home_depth(self) -> int:
-        """How many screens the first view is: the picker or the fleet is
-        the default screen itself; a session view is pushed on a blank one."""
-        return 1 if self.picker_paths or self.fleet is not None else 2
+        return len(self.screen_stack) > 1
 
     def action_back_or_quit(self) -> None:
         """``q``: back to the screen under this one; from the first screen, quit."""
-        if len(self.screen_stack) > self._home_depth:
+        if len(self.screen_stack) > 1:
             self.pop_screen()
         else:
             self.exit()

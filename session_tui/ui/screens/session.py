@@ -156,9 +156,13 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             self.indexing = "indexing 0%"
             self._show(preview, cursor_entry=None)
             if session.remote:  # the first frame has the network to itself: the index waits a moment
-                self.call_after_refresh(self.set_timer, REMOTE_INDEX_DELAY, self.index_file)
+                self.call_after_refresh(self.set_timer, REMOTE_INDEX_DELAY, self._start_index)
             else:
-                self.call_after_refresh(self.index_file)  # after the first frame: the scan would slow it
+                self.call_after_refresh(self._start_index)  # after the first frame: the scan would slow it
+
+    def _start_index(self) -> None:
+        if "%" in self.indexing:  # (not stopped by an Esc pressed before it started)
+            self.index_file()
 
     def _after_index(self) -> None:
         self.call_after_refresh(self.compute_problems)  # its thread would hold the GIL from the first frame
@@ -306,7 +310,10 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
                 self.workers.cancel_group(self, group)
             self.notify("stopped", timeout=1)
         elif self.indexing.startswith("indexing ") and "%" in self.indexing:
-            self.workers.cancel_group(self, "index")
+            if any(w.group == "index" and not w.is_finished for w in self.workers if w.node is self):
+                self.workers.cancel_group(self, "index")  # (it says it stopped)
+            else:  # not started yet (an Esc before the first frame): it will not start
+                self.on_index_done(IndexDone(None, "cancelled"))
         elif services(self).can_go_back:
             self.app.pop_screen()
 

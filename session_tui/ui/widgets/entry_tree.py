@@ -397,8 +397,9 @@ class EntryTree(ScrollView, can_focus=True):
 
     def scroll_to_row(self, row: int) -> None:
         height = self.scrollable_content_region.height or self.size.height
-        if not height:  # not laid out yet: place the row once the tree has its size
-            self.call_after_refresh(self.scroll_to_row, row)
+        if not height:  # not laid out yet: place the cursor's row once the tree has its size
+            # (the cursor's then, not this row: a key pressed before that frame has moved it)
+            self.call_after_refresh(lambda: self.scroll_to_row(self.cursor))
             # and now, at the height the tree will have below the panes' status and
             # footer lines: the first frame shows the row, not a frame of the top rows
             height = self.app.size.height - CHROME_LINES
