@@ -56,3 +56,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         imported = module is not None and any(value is Terminal for value in vars(module).values())
         if imported or (code is not None and "Terminal" in code.co_varnames):  # imported where it is used
             item.add_marker(pytest.mark.terminal)
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto``: two workers a core. Much of the suite waits on other
+    processes (apps in a pseudo-terminal, real clients, servers), so one a
+    core leaves the cores idle: on 2 cores, 351 s with 2 workers, 249 s with 4
+    (459 s of CPU)."""
+    import os
+
+    return 2 * (os.cpu_count() or 1)
