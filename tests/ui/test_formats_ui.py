@@ -98,6 +98,19 @@ async def test_claude_subagent_opens_from_its_call_and_esc_comes_back():
         await wait_for(pilot, lambda: pilot.app.screen is screen, what="back to the session")
 
 
+async def test_a_sub_agent_gone_before_its_view_opens_says_so_and_comes_back(tmp_path):
+    """The file's view is the first screen: a second view that cannot open
+    goes back to it (it once quit the app, counting a blank screen under the first)."""
+    async with app_for(SUBAGENT).run_test(size=(160, 40)) as pilot:
+        screen = await session_screen(pilot)
+        pilot.app.push_screen(SessionScreen(str(tmp_path / "agent-gone.jsonl")))
+        await wait_for(pilot, lambda: pilot.app.screen is screen, what="back to the session")
+        await wait_for(
+            pilot, lambda: [n.title for n in pilot.app._notifications] == ["Cannot open"], what="the one-line reason"
+        )
+        assert pilot.app.is_running
+
+
 async def test_claude_metadata_listed_and_leaf_move_offers_a_fork():
     async with app_for(CLAUDE / "d7d9f764-42c4-4cfc-85bc-fce56c355e9f.jsonl").run_test(size=(160, 40)) as pilot:
         screen = await session_screen(pilot)

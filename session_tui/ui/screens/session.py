@@ -132,7 +132,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     def _cannot_open(self, reason: str) -> None:
         """Say why in one line: back to the view under this one, or out of the app."""
-        if len(self.app.screen_stack) > 2 or services(self).picker_paths:
+        if services(self).can_go_back or services(self).picker_paths:
             self.app.notify(reason, title="Cannot open", severity="error", timeout=6)
             self.app.pop_screen()
         else:
