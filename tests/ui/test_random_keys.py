@@ -123,7 +123,7 @@ async def drive(path: str, keys: list[str]) -> None:
         )
 
 
-PARTS = 4  # the examples are spread over this many tests, run side by side (each well under 20 s)
+PARTS = 6  # the examples are spread over this many tests, run side by side (each well under 20 s)
 
 
 @pytest.mark.slow
@@ -135,7 +135,7 @@ PARTS = 4  # the examples are spread over this many tests, run side by side (eac
 )
 @given(data=st.data(), keys=st.lists(st.sampled_from([*KEYS, WAIT]), min_size=1, max_size=30))
 def test_random_keys_never_crash_the_app(part, data, keys):
-    """A quarter of the targets a test (a quarter of the examples each), so they run side by side."""
+    """A sixth of the targets a test (a sixth of the examples each), so they run side by side."""
     target = data.draw(st.sampled_from(TARGETS[part::PARTS]), label="target")
     with tempfile.TemporaryDirectory() as work:
         asyncio.run(drive(target_path(target, Path(work)), keys))
