@@ -50,13 +50,15 @@ async def test_the_demo_shows_entries_arriving_in_the_ui(tmp_path):
             seen = set()
 
             def arrived() -> bool:
-                seen.add(screen.session.entries)
-                return not app.writer.is_alive() and bool(screen.session.lines.torn)
+                seen.add(screen.state.session.entries)
+                return not app.writer.is_alive() and bool(screen.state.session.lines.torn)
 
             await wait_for(pilot, arrived, timeout=20, what="the whole script on screen")
             assert len(seen) >= 3  # entries appeared over time, not all at once
             with open_session(path) as written:
-                assert screen.session.entries == written.entries == len(screen.rows) - 1  # + the pending row
+                assert (
+                    screen.state.session.entries == written.entries == len(screen.state.rows) - 1
+                )  # + the pending row
             text = visible_text(screen)
             assert "torn last line" in text and "◆ summary" in text  # the demo's crash: a line cut for good
             assert any("crashed mid-write" in str(t.render()) for t in app.screen.query("Toast"))

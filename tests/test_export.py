@@ -289,7 +289,7 @@ async def test_the_palette_command_writes_the_branch_beside_the_file(tmp_path):
         for count in (1, 2):
             await pilot.press("ctrl+p", *"export branch as markdown", "enter")
             await wait_for(pilot, lambda n=count: len(pilot.app.screen.query("Toast")) == n, what="the notice")
-        expected = export(screen.session, "md")
+        expected = export(screen.state.session, "md")
         toasts = [str(t.render()) for t in pilot.app.screen.query("Toast")]
     assert (tmp_path / "run.export.md").read_text() == expected
     assert (tmp_path / "run.export-2.md").read_text() == expected

@@ -212,7 +212,7 @@ class SessionApp(App):
         """Write the active branch to a new ``<stem>.export[-N].<to>`` and say where."""
         from ..actions.export import export, save
 
-        session = screen.session
+        session = screen.state.session
         if session is None or session.partial:
             self.notify("Only part of the file is read yet: export once it is indexed", severity="warning")
             return
@@ -223,7 +223,7 @@ class SessionApp(App):
             redactor = Redactor()
         text = export(session, to, redact=redactor, stuck_after=self.settings.stuck_after)
         # beside the file; a remote file's export is written here (remote files are only read)
-        local = os.path.basename(screen.path) if screen.session.remote else screen.path
+        local = os.path.basename(screen.path) if session.remote else screen.path
         if self.redact:
             from ..model.privacy.redact import redacted_name
 

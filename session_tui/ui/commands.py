@@ -22,14 +22,14 @@ class EntryJumpProvider(Provider):
         from .screens.session import SessionScreen
 
         screen = self.screen
-        return screen if isinstance(screen, SessionScreen) and screen.session is not None else None
+        return screen if isinstance(screen, SessionScreen) and screen.state.session is not None else None
 
     async def search(self, query: str):
         screen = self._screen()
         query = query.strip()
         if screen is None or len(query) < 2:
             return
-        session = screen.session
+        session = screen.state.session
         matcher = self.matcher(query)
         stop = threading.Event()  # set when the palette moves on (a new key): the scan thread ends
         try:

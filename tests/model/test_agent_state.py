@@ -173,8 +173,8 @@ async def test_a_client_killed_mid_call_is_crashed_in_the_session_view(tmp_path,
                 pilot, lambda: "crashed (process gone)" in status.text.plain, timeout=8, what="the crash"
             )
             took = time.monotonic() - killed
-            await wait_on_screen(pilot, lambda: screen.problems, what="its call a problem")
-            assert [p.kind.value for p in screen.problems] == ["dangling_tool_call"]
+            await wait_on_screen(pilot, lambda: screen.state.problems, what="its call a problem")
+            assert [p.kind.value for p in screen.state.problems] == ["dangling_tool_call"]
     finally:
         client.close()
     assert took < 6, f"crashed {took:.1f} s after the kill"

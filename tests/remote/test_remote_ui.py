@@ -17,11 +17,11 @@ async def test_a_url_opens_at_its_leaf_and_follows_appends(sftp, monkeypatch):
     path.write_bytes(chain(5))
     async with SessionApp(sftp.url("live.jsonl"), watch=True).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
-        assert screen.session.remote and len(screen.rows) == 5 and cursor_line(screen) == 6
+        assert screen.state.session.remote and len(screen.state.rows) == 5 and cursor_line(screen) == 6
         await tail_armed(pilot, screen)
         with open(path, "ab") as f:
             f.write(message("m5", "m4", content="written on the other machine"))
-        await wait_for(pilot, lambda: len(screen.rows) == 6, what="the appended row")
+        await wait_for(pilot, lambda: len(screen.state.rows) == 6, what="the appended row")
         assert cursor_line(screen) == 7  # following the leaf
 
 
@@ -37,7 +37,7 @@ async def test_the_picker_lists_a_remote_folder_with_titles(sftp, tmp_path, monk
         assert rows["b.jsonl"].torn
         await pilot.press("enter")  # opens the file under the cursor, over SFTP
         screen = await session_screen(pilot)
-        assert screen.session.remote
+        assert screen.state.session.remote
 
 
 async def test_a_replaced_remote_file_is_read_again_in_a_worker(sftp, monkeypatch):
@@ -50,6 +50,10 @@ async def test_a_replaced_remote_file_is_read_again_in_a_worker(sftp, monkeypatc
         path.write_bytes(chain(7, prefix="r"))
         await wait_for(
             pilot,
-            lambda: not screen.indexing and screen.session.find("r6") is not None and len(screen.rows) == 7,
+            lambda: (
+                not screen.state.indexing
+                and screen.state.session.find("r6") is not None
+                and len(screen.state.rows) == 7
+            ),
             what="the replaced file read again",
         )

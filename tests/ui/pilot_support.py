@@ -19,7 +19,7 @@ async def wait_for(pilot, predicate, timeout: float = 5.0, what: str = "conditio
 async def session_screen(pilot) -> SessionScreen:
     await wait_for(
         pilot,
-        lambda: isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen.rows is not None,
+        lambda: isinstance(pilot.app.screen, SessionScreen) and pilot.app.screen.state.rows is not None,
         what="the session view",
     )
     return pilot.app.screen
@@ -27,7 +27,7 @@ async def session_screen(pilot) -> SessionScreen:
 
 def cursor_line(screen) -> int | None:
     entry = screen.tree_widget.cursor_entry
-    return screen.session.line_of(entry) if entry >= 0 else None
+    return screen.state.session.line_of(entry) if entry >= 0 else None
 
 
 def visible_text(screen) -> str:
@@ -37,7 +37,7 @@ def visible_text(screen) -> str:
 
 async def tail_armed(pilot, screen) -> None:
     """Wait until the session view watches its file: every write from then on is seen."""
-    await wait_for(pilot, lambda: screen.tail_armed, what="the file watched")
+    await wait_for(pilot, lambda: screen.state.tail_armed, what="the file watched")
 
 
 async def detail_caught_up(pilot, screen) -> None:

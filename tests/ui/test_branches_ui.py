@@ -36,7 +36,7 @@ def copy(tmp_path, rel):
 
 async def open_branches(pilot) -> BranchesScreen:
     screen = await session_screen(pilot)
-    await wait_for(pilot, lambda: not screen.indexing, what="the index")
+    await wait_for(pilot, lambda: not screen.state.indexing, what="the index")
     await pilot.press("b")
     await wait_for(
         pilot,
@@ -99,8 +99,8 @@ async def test_a_in_the_compare_makes_that_side_the_active_leaf(tmp_path, fmt):
     path = copy(tmp_path, BRANCHED[fmt])
     async with SessionApp(str(path)).run_test(size=(150, 40)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: not screen.indexing, what="the index")
-        fork = next(e for e in range(screen.session.tree.count) if screen.session.tree.child_count(e) >= 2)
+        await wait_for(pilot, lambda: not screen.state.indexing, what="the index")
+        fork = next(e for e in range(screen.state.session.tree.count) if screen.state.session.tree.child_count(e) >= 2)
         screen.jump_to_entry(fork)
         await pilot.press("d")
         await wait_for(
@@ -116,7 +116,7 @@ async def test_a_in_the_compare_makes_that_side_the_active_leaf(tmp_path, fmt):
         assert "active leaf" in pilot.app.screen.title_text.lower()
         await pilot.click("#confirm")
         # (pi: the leaf record is a child of the target, outside the context)
-        await wait_for(pilot, lambda: other in screen.session.active_path(), what="the moved leaf")
+        await wait_for(pilot, lambda: other in screen.state.session.active_path(), what="the moved leaf")
         last = json.loads(path.read_bytes().splitlines()[-1])
         assert last.get("type") in ("active_leaf", "custom")
 
@@ -125,7 +125,7 @@ async def test_d_off_a_fork_point_says_what_it_does(tmp_path):
     path = copy(tmp_path, BRANCHED["tree"])
     async with SessionApp(str(path)).run_test(size=(150, 40)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: not screen.indexing, what="the index")
+        await wait_for(pilot, lambda: not screen.state.indexing, what="the index")
         await pilot.press("d")
         assert pilot.app.screen is screen
 
@@ -159,7 +159,7 @@ async def test_a_replaced_file_closes_the_branch_list_over_it(tmp_path):
             what="the list closed after the reload",
         )
         screen = pilot.app.screen
-        await wait_for(pilot, lambda: screen.session.entries == 2, what="the reloaded view")
+        await wait_for(pilot, lambda: screen.state.session.entries == 2, what="the reloaded view")
         await pilot.press("b", "down", "enter")  # a fresh list of the file as it is now: no stale entry
         await wait_for(pilot, lambda: not isinstance(pilot.app.screen, BranchesScreen), what="back in the view")
 

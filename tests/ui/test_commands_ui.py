@@ -28,10 +28,12 @@ def header(screen) -> str:
 
 
 async def go_to_line(pilot, screen, line: int) -> None:
-    rows = screen.rows
-    row = next(i for i in range(len(rows)) if screen.session.line_of(rows.at(i).entry) == line)
+    rows = screen.state.rows
+    row = next(i for i in range(len(rows)) if screen.state.session.line_of(rows.at(i).entry) == line)
     screen.tree_widget.move_to(row)
-    await wait_for(pilot, lambda: screen.session.line_of(screen.tree_widget.cursor_entry) == line, what=f"line {line}")
+    await wait_for(
+        pilot, lambda: screen.state.session.line_of(screen.tree_widget.cursor_entry) == line, what=f"line {line}"
+    )
     await detail_caught_up(pilot, screen)
 
 

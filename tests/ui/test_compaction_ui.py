@@ -20,7 +20,7 @@ REAL = REPO / "tests" / "data" / "real" / "claude" / "8463c716-a2ea-4c14-9efa-87
 async def at_line(pilot, line: int):
     """The session view, indexed, its cursor on ``line``."""
     screen = await session_screen(pilot)
-    await wait_for(pilot, lambda: not screen.indexing, what="the index")
+    await wait_for(pilot, lambda: not screen.state.indexing, what="the index")
     screen.jump_to_entry(screen.entry_for_line(line))
     await wait_for(pilot, lambda: cursor_line(screen) == line, what=f"line {line}")
     return screen
@@ -35,7 +35,7 @@ async def test_enter_on_a_compaction_lists_what_its_summary_dropped_and_jumps_to
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, CompactionScreen), what="the inspector")
         inspector = pilot.app.screen
         heading = str(inspector.query_one(Static).render())
-        (expected,) = compactions(screen.session)
+        (expected,) = compactions(screen.state.session)
         dropped = len(expected.dropped_paths) + len(expected.dropped_commands)
         assert dropped > 0 and f"dropped {dropped}" in heading
         assert "167.7k → 42.6k" in heading and f"({len(expected.span)} entries)" in heading

@@ -39,13 +39,13 @@ async def test_trim_closes_the_dangling_call_and_undo_puts_it_back(tmp_path):
         assert path.read_bytes() == original
         await pilot.press("t")
         await pilot.click("#close")
-        await wait_for(pilot, lambda: screen.session.entries == 7, what="the closing result")
-        assert screen.session.lines.torn == b"" and tool_issues(screen.session) == ([], [])
+        await wait_for(pilot, lambda: screen.state.session.entries == 7, what="the closing result")
+        assert screen.state.session.lines.torn == b"" and tool_issues(screen.state.session) == ([], [])
         assert cursor_line(screen) == 8  # following the new leaf
         await pilot.press("u")
         await pilot.click("#confirm")
         await wait_for(pilot, lambda: path.read_bytes() == original, what="the undo")
-        await wait_for(pilot, lambda: screen.session.entries == 6, what="the reload")
+        await wait_for(pilot, lambda: screen.state.session.entries == 6, what="the reload")
 
 
 async def test_make_leaf_on_a_tree_and_refused_on_chat(tmp_path):
@@ -55,7 +55,7 @@ async def test_make_leaf_on_a_tree_and_refused_on_chat(tmp_path):
         await pilot.press("g", "j")
         await pilot.press("a")
         await pilot.click("#confirm")
-        await wait_for(pilot, lambda: screen.session.active_leaf() == 1, what="the moved leaf")
+        await wait_for(pilot, lambda: screen.state.session.active_leaf() == 1, what="the moved leaf")
         last = json.loads(path.read_bytes().splitlines()[-1])
         assert last["type"] == "active_leaf" and last["activeLeafId"].startswith("e1dbe1eb")
     chat = copy(tmp_path, "chat/session-fix-rounding.jsonl")
@@ -108,7 +108,7 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
                 what="the force question",
             )
             await pilot.click("#force")
-            await wait_for(pilot, lambda: tool_issues(screen.session) == ([], []), what="the forced close")
+            await wait_for(pilot, lambda: tool_issues(screen.state.session) == ([], []), what="the forced close")
         finally:
             holder.kill()
             holder.wait()
@@ -138,12 +138,12 @@ async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_p
         fork = tmp_path / "inside.fork-1.jsonl"
         await wait_for(
             pilot,
-            lambda: getattr(pilot.app.screen, "path", None) == str(fork) and not pilot.app.screen.indexing,
+            lambda: getattr(pilot.app.screen, "path", None) == str(fork) and not pilot.app.screen.state.indexing,
             what="the fork, opened",
         )
         opened = pilot.app.screen
-        assert opened is not first and tool_issues(opened.session) == ([], [])
-        assert opened.tree_widget.cursor_entry == opened.session.active_leaf()  # at its leaf
+        assert opened is not first and tool_issues(opened.state.session) == ([], [])
+        assert opened.tree_widget.cursor_entry == opened.state.session.active_leaf()  # at its leaf
         assert path.read_bytes() == original
 
 
@@ -169,7 +169,9 @@ async def test_repair_a_zeroed_result_line_then_undo_the_last_step(tmp_path):
         assert [label for _, label in pilot.app.screen.choices] == ["Drop bad lines", "Insert results", "Cut back"]
         await pilot.click("#drop_bad")
         await wait_for(
-            pilot, lambda: b"\x00" not in path.read_bytes() and not screen.session.bad, what="the bad line dropped"
+            pilot,
+            lambda: b"\x00" not in path.read_bytes() and not screen.state.session.bad,
+            what="the bad line dropped",
         )
         dropped = path.read_bytes()
         assert list(tmp_path.glob("zeroed.jsonl.bad-*"))
@@ -178,7 +180,7 @@ async def test_repair_a_zeroed_result_line_then_undo_the_last_step(tmp_path):
         await pilot.click("#close")
         await wait_for(
             pilot,
-            lambda: screen.session.entries == 4 and tool_issues(screen.session) == ([], []),
+            lambda: screen.state.session.entries == 4 and tool_issues(screen.state.session) == ([], []),
             what="the result inserted",
         )
         assert json.loads(path.read_bytes().splitlines()[2])["tool_call_id"] == "call_1"

@@ -37,9 +37,9 @@ async def test_after_a_leaf_move_in_the_compare_the_branch_list_lists_each_branc
     path = copy(tmp_path, BRANCHED[fmt])
     async with SessionApp(str(path)).run_test(size=(150, 40)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: not screen.indexing, what="the index")
-        leaves = len(screen.session.tree.conversation_leaves())
-        fork = next(e for e in range(screen.session.tree.count) if screen.session.tree.child_count(e) >= 2)
+        await wait_for(pilot, lambda: not screen.state.indexing, what="the index")
+        leaves = len(screen.state.session.tree.conversation_leaves())
+        fork = next(e for e in range(screen.state.session.tree.count) if screen.state.session.tree.child_count(e) >= 2)
         screen.jump_to_entry(fork)
         await pilot.press("d")
         await wait_for(
@@ -51,10 +51,10 @@ async def test_after_a_leaf_move_in_the_compare_the_branch_list_lists_each_branc
         await pilot.press("tab", "a")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the plan")
         await pilot.click("#confirm")
-        await wait_for(pilot, lambda: other in screen.session.active_path(), what="the moved leaf")
+        await wait_for(pilot, lambda: other in screen.state.session.active_path(), what="the moved leaf")
         listed = await open_branches(pilot)
         rows = listed.all
-        assert len(rows) == leaves == 2, [(screen.session.line_of(b.leaf), b.active) for b in rows]
+        assert len(rows) == leaves == 2, [(screen.state.session.line_of(b.leaf), b.active) for b in rows]
         assert len({b.leaf for b in rows}) == len(rows) and [b.leaf for b in rows if b.active] == [other]
         assert str(listed.query_one("#heading").render()).startswith("2 branches")
 
@@ -117,7 +117,7 @@ async def test_one_session_s_tokens_read_the_same_on_every_screen_and_export(tmp
     assert said in check and f"out {out:,}" in html and usage["total"]["output"] == out
     async with SessionApp(str(path), watch=False).run_test(size=(200, 40)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: "tokens" in screen.usage, timeout=20, what="the status line's tokens")
-        assert said in screen.usage, screen.usage
+        await wait_for(pilot, lambda: "tokens" in screen.state.usage, timeout=20, what="the status line's tokens")
+        assert said in screen.state.usage, screen.state.usage
         shown = await open_usage(pilot)
         assert said in str(shown.query_one("#usage-heading", Static).render())

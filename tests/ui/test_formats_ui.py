@@ -35,14 +35,14 @@ def app_for(path) -> SessionApp:
 
 def all_rows(screen) -> str:
     tree = screen.tree_widget
-    return "\n".join(tree.render_line(y).text for y in range(len(screen.rows)))
+    return "\n".join(tree.render_line(y).text for y in range(len(screen.state.rows)))
 
 
 @pytest.mark.parametrize("fmt, path", SUMMARIES, ids=[f for f, _ in SUMMARIES])
 async def test_summary_node_is_shown(fmt, path):
     async with app_for(path).run_test(size=(140, 80)) as pilot:
         screen = await session_screen(pilot)
-        assert screen.session.format.name == fmt
+        assert screen.state.session.format.name == fmt
         await pilot.press("g")
         assert "◆ summary" in all_rows(screen)
 
@@ -51,9 +51,9 @@ async def test_summary_node_is_shown(fmt, path):
 async def test_dangling_call_is_marked(fmt, path):
     async with app_for(path).run_test(size=(140, 80)) as pilot:
         screen = await session_screen(pilot)
-        assert screen.session.format.name == fmt
-        await wait_for(pilot, lambda: screen.problems, what="the problems")
-        dangling = [p.line for p in screen.problems if p.kind == "dangling_tool_call"]
+        assert screen.state.session.format.name == fmt
+        await wait_for(pilot, lambda: screen.state.problems, what="the problems")
+        dangling = [p.line for p in screen.state.problems if p.kind == "dangling_tool_call"]
         assert dangling
         await pilot.press("g", "e")  # the first problem
         rows = {text.split()[0]: text for text in all_rows(screen).splitlines() if text.strip()}
@@ -81,19 +81,19 @@ async def test_claude_subagent_opens_from_its_call_and_esc_comes_back():
         call = next(iter(screen.tree_widget.subagents))
         await pilot.press("g")
         assert "⤷ sub-agent agent-a1b2c3d4e5f6a7b8c" in visible_text(screen)
-        screen.tree_widget.move_to(screen.rows.row_of(call))
+        screen.tree_widget.move_to(screen.state.rows.row_of(call))
         await pilot.press("s")
         await wait_for(
             pilot,
             lambda: (
                 pilot.app.screen is not screen
                 and isinstance(pilot.app.screen, SessionScreen)
-                and pilot.app.screen.rows is not None
+                and pilot.app.screen.state.rows is not None
             ),
             what="the sub-agent view",
         )
         assert pilot.app.screen.path.endswith("agent-a1b2c3d4e5f6a7b8c.jsonl")
-        assert pilot.app.screen.session.entries == 4
+        assert pilot.app.screen.state.session.entries == 4
         await pilot.press("escape")
         await wait_for(pilot, lambda: pilot.app.screen is screen, what="back to the session")
 
@@ -127,9 +127,9 @@ async def test_codex_assistant_entry_shows_the_tokens_of_its_turn():
     path = SUMMARIES[2][1]
     async with app_for(path).run_test(size=(160, 40)) as pilot:
         screen = await session_screen(pilot)
-        session = screen.session
+        session = screen.state.session
         entry = next(e for e in range(session.entries) if session.format.entry_tokens(session, e) is not None)
-        screen.tree_widget.move_to(screen.rows.row_of(entry))
+        screen.tree_widget.move_to(screen.state.rows.row_of(entry))
         await wait_for(
             pilot,
             lambda: " in " in str(screen.query_one("#detail-header").render()),

@@ -48,7 +48,7 @@ async def test_every_screen_moves_with_the_same_keys_and_goes_back_with_esc_and_
         await pilot.press("j", "j")
         assert tree.cursor == 2
         await pilot.press("G")
-        assert tree.cursor == len(session.rows) - 1
+        assert tree.cursor == len(session.state.rows) - 1
         # the context: a text view, opened at its end
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, TextViewScreen), what="the context")

@@ -26,7 +26,7 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
     path.write_bytes(chain(2))
     async with SessionApp(str(path)).run_test(size=(80, 24)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.tail_armed, what="the watch")
+        await wait_for(pilot, lambda: screen.state.tail_armed, what="the watch")
         status = screen.query_one(StatusLine)
 
         def agent() -> None:  # the agent calls a tool, which then runs (nothing more is written)
@@ -38,7 +38,9 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
         writer.start()
         writer.join()
         await wait_for(pilot, lambda: "▶ run 0:0" in _row_of_cursor(screen), what="the running call with its time")
-        assert screen.problems == [] and "running run" in status.text.plain and "✓ no problems" in status.text.plain
+        assert (
+            screen.state.problems == [] and "running run" in status.text.plain and "✓ no problems" in status.text.plain
+        )
 
         await pilot.press("t")  # a repair while it runs: the dialog says so
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the repair dialog")
@@ -46,8 +48,8 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
         await pilot.press("escape")
 
         # quiet for longer than the threshold: stuck, a problem
-        await wait_for(pilot, lambda: screen.problems, timeout=8, what="the call stuck")
-        assert [p.kind.value for p in screen.problems] == ["dangling_tool_call"]
+        await wait_for(pilot, lambda: screen.state.problems, timeout=8, what="the call stuck")
+        assert [p.kind.value for p in screen.state.problems] == ["dangling_tool_call"]
         await wait_for(pilot, lambda: "⚠ call without result" in _row_of_cursor(screen), what="the stuck mark")
         assert "stuck run" in status.text.plain and "⚠ 1 problem" in status.text.plain  # (the time rule: a tree file)
         await pilot.press("t")

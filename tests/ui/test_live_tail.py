@@ -9,7 +9,7 @@ import pytest
 
 from session_tui.model.session.rows import RowFlag
 from session_tui.ui.app import SessionApp
-from session_tui.ui.screens import session as session_module
+from session_tui.ui.screens.session import view as session_module
 from tests.model.helpers import chain, fresh, message
 from tests.support import SAMPLES
 
@@ -34,9 +34,9 @@ async def test_appended_entries_appear_and_are_followed(tmp_path):
     path.write_bytes(chain(3))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
-        assert len(screen.rows) == 3 and cursor_line(screen) == 4
+        assert len(screen.state.rows) == 3 and cursor_line(screen) == 4
         append(path, message("m3", "m2", content="fresh entry"))
-        await wait_for(pilot, lambda: len(screen.rows) == 4, what="the appended row")
+        await wait_for(pilot, lambda: len(screen.state.rows) == 4, what="the appended row")
         assert cursor_line(screen) == 5  # following: the cursor is on the new leaf
         assert "fresh entry" in screen.tree_widget.render_line(3).text
 
@@ -47,12 +47,12 @@ async def test_not_following_shows_a_new_badge(tmp_path):
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
         await pilot.press("g")
-        assert not screen.following
+        assert not screen.state.following
         append(path, message("m3", "m2") + message("m4", "m3"))
-        await wait_for(pilot, lambda: len(screen.rows) == 5, what="the appended rows")
-        assert cursor_line(screen) == 2 and screen.new_entries == 2
+        await wait_for(pilot, lambda: len(screen.state.rows) == 5, what="the appended rows")
+        assert cursor_line(screen) == 2 and screen.state.new_entries == 2
         await pilot.press("f")
-        assert cursor_line(screen) == 6 and screen.new_entries == 0
+        assert cursor_line(screen) == 6 and screen.state.new_entries == 0
 
 
 async def test_a_line_written_in_two_halves_is_pending_then_one_row(tmp_path, monkeypatch):
@@ -63,12 +63,12 @@ async def test_a_line_written_in_two_halves_is_pending_then_one_row(tmp_path, mo
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
         append(path, line[:30])
-        await wait_for(pilot, lambda: len(screen.rows) == 3, what="the pending row")
-        assert screen.rows.at(2).flags & RowFlag.PENDING
+        await wait_for(pilot, lambda: len(screen.state.rows) == 3, what="the pending row")
+        assert screen.state.rows.at(2).flags & RowFlag.PENDING
         await wait_for(pilot, lambda: "being written" in screen.tree_widget.render_line(2).text, what="being written")
         append(path, line[30:])
-        await wait_for(pilot, lambda: screen.session.entries == 3, what="the completed entry")
-        assert len(screen.rows) == 3 and not screen.rows.at(2).flags & RowFlag.PENDING
+        await wait_for(pilot, lambda: screen.state.session.entries == 3, what="the completed entry")
+        assert len(screen.state.rows) == 3 and not screen.state.rows.at(2).flags & RowFlag.PENDING
         assert "written in two halves" in screen.tree_widget.render_line(2).text
 
 
@@ -77,18 +77,18 @@ async def test_replace_truncate_and_delete(tmp_path):
     shutil.copy(SAMPLES / "tree" / "branched-summary.jsonl", path)
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
-        assert screen.session.entries == 22
+        assert screen.state.session.entries == 22
         tmp = tmp_path / "next.jsonl"
         tmp.write_bytes(chain(4, prefix="r"))
         os.replace(tmp, path)  # a new inode
-        await wait_for(pilot, lambda: screen.session.entries == 4, what="the reload after os.replace")
-        assert len(screen.rows) == 4
+        await wait_for(pilot, lambda: screen.state.session.entries == 4, what="the reload after os.replace")
+        assert len(screen.state.rows) == 4
         with open(path, "r+b") as f:  # truncation
             f.truncate(len(chain(2, prefix="r")))
-        await wait_for(pilot, lambda: screen.session.entries == 2, what="the reload after truncation")
+        await wait_for(pilot, lambda: screen.state.session.entries == 2, what="the reload after truncation")
         os.unlink(path)
-        await wait_for(pilot, lambda: screen.live == "deleted", what="the deleted notice")
-        assert len(screen.rows) == 2  # the last view stays
+        await wait_for(pilot, lambda: screen.state.live == "deleted", what="the deleted notice")
+        assert len(screen.state.rows) == 2  # the last view stays
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ async def test_quit_while_indexing_a_big_file(tmp_path, big_from_64k):
     path.write_bytes(chain(60_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
-        assert screen.session.partial and screen.indexing  # the end first
+        assert screen.state.session.partial and screen.state.indexing  # the end first
         assert cursor_line(screen) is not None
         await pilot.press("k", "k")  # keys work while indexing
     # leaving the context manager quits: it returned, so no worker hung
@@ -115,10 +115,10 @@ async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, big_from_64
     path.write_bytes(chain(30_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
-        first_rows = len(screen.rows)
+        first_rows = len(screen.state.rows)
         assert first_rows < 30_000
-        await wait_for(pilot, lambda: not screen.indexing, timeout=30, what="the full index")
-        assert len(screen.rows) == 30_000 and cursor_line(screen) == 30_001
+        await wait_for(pilot, lambda: not screen.state.indexing, timeout=30, what="the full index")
+        assert len(screen.state.rows) == 30_000 and cursor_line(screen) == 30_001
 
 
 async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, big_from_64k, monkeypatch):
@@ -130,8 +130,8 @@ async def test_escape_stops_indexing_and_keeps_the_end_on_screen(tmp_path, big_f
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: "stopped" in screen.indexing, timeout=10, what="indexing to stop")
-        assert screen.session.partial and len(screen.rows) > 0
+        await wait_for(pilot, lambda: "stopped" in screen.state.indexing, timeout=10, what="indexing to stop")
+        assert screen.state.session.partial and len(screen.state.rows) > 0
 
 
 async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(tmp_path, monkeypatch):
@@ -147,21 +147,23 @@ async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(
     path.write_bytes(chain(2))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, what="the view's first look")  # (then the writer)
+        await wait_for(
+            pilot, lambda: screen.state.problems is not None, what="the view's first look"
+        )  # (then the writer)
         status = screen.query_one(StatusLine)
         parent = "m1"
         for n in range(6):
             call, result = f"a{n}", f"r{n}"
             calls = [{"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": "{}"}}]
             append(path, fresh(message(call, parent, role="assistant", content=None, tool_calls=calls)))
-            await wait_for(pilot, lambda n=n: len(screen.rows) == 3 + 2 * n, what="the call's row")
-            assert screen.problems == []
+            await wait_for(pilot, lambda n=n: len(screen.state.rows) == 3 + 2 * n, what="the call's row")
+            assert screen.state.problems == []
             assert "✓ no problems" in status.text.plain and "running run" in status.text.plain
             row = screen.tree_widget.render_line(screen.tree_widget.cursor - screen.tree_widget.scroll_offset.y).text
             assert "▶ run" in row and "⚠" not in row
             append(path, message(result, call, role="tool", content="ok", tool_call_id=f"c{n}"))
-            await wait_for(pilot, lambda n=n: len(screen.rows) == 4 + 2 * n, what="the result's row")
-            assert screen.problems == [] and "✓ no problems" in status.text.plain
+            await wait_for(pilot, lambda n=n: len(screen.state.rows) == 4 + 2 * n, what="the result's row")
+            assert screen.state.problems == [] and "✓ no problems" in status.text.plain
             assert f"{4 + 2 * n} entries" in status.text.plain
             parent = result
 
@@ -242,7 +244,7 @@ async def test_an_opencode_session_follows_its_database_wal(tmp_path):
     db = _copy("crash", tmp_path)
     async with SessionApp(f"{db}#{CRASH_ID}").run_test(size=(120, 30)) as pilot:
         screen = await started(pilot)
-        assert screen.session.entries == 17
+        assert screen.state.session.entries == 17
         await wait_for(pilot, lambda: "without result" in screen.tree_widget.render_line(6).text, what="the problem")
         conn = sqlite3.connect(db, isolation_level=None)  # (another writer: the agent going on)
         part_id, message_id, data = conn.execute(
@@ -256,8 +258,8 @@ async def test_an_opencode_session_follows_its_database_wal(tmp_path):
             "insert into part values (?, ?, ?, 1, 1, ?)", ("prt_zzzzzzzzzzzzzz00000000000", message_id, CRASH_ID, text)
         )
         conn.close()
-        await wait_for(pilot, lambda: screen.session.entries == 18, what="the new part")
-        assert screen.session.record(16)["data"]["state"]["status"] == "completed"  # (read again, not appended)
+        await wait_for(pilot, lambda: screen.state.session.entries == 18, what="the new part")
+        assert screen.state.session.record(16)["data"]["state"]["status"] == "completed"  # (read again, not appended)
         await wait_for(pilot, lambda: "without result" not in screen.tree_widget.render_line(6).text, what="the answer")
         assert "the long job finished" in screen.tree_widget.render_line(7).text
         assert not [n for n in pilot.app._notifications if "reloaded" in n.message]  # (rows change in place)
@@ -271,7 +273,7 @@ async def test_a_look_begun_before_an_append_never_shows_what_it_mixed(tmp_path,
     import threading
 
     from session_tui.model.session import problems as problems_module
-    from session_tui.ui.screens.session_problems import ProblemActions
+    from session_tui.ui.screens.session.problems import ProblemActions
 
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
     real, held, release = problems_module.find_problems, threading.Event(), threading.Event()
@@ -285,7 +287,7 @@ async def test_a_look_begun_before_an_append_never_shows_what_it_mixed(tmp_path,
     monkeypatch.setattr(problems_module, "find_problems", first_waits)
     shown: list[list | None] = []  # the problems the view held after each look's answer
     apply = ProblemActions.on_problems_ready
-    held_after = lambda self, m: (apply(self, m), shown.append(self.problems))  # noqa: E731
+    held_after = lambda self, m: (apply(self, m), shown.append(self.state.problems))  # noqa: E731
     monkeypatch.setattr(ProblemActions, "on_problems_ready", held_after)
     path = tmp_path / "live.jsonl"
     path.write_bytes(chain(2))
@@ -294,7 +296,9 @@ async def test_a_look_begun_before_an_append_never_shows_what_it_mixed(tmp_path,
         await wait_for(pilot, held.is_set, what="the first look under way")
         calls = [{"id": "c0", "type": "function", "function": {"name": "run", "arguments": "{}"}}]
         append(path, fresh(message("a0", "m1", role="assistant", content=None, tool_calls=calls)))
-        await wait_for(pilot, lambda: len(screen.rows) == 3, what="the call's row")
+        await wait_for(pilot, lambda: len(screen.state.rows) == 3, what="the call's row")
         release.set()
-        await wait_for(pilot, lambda: screen.problems == [] and "running run" in screen.live_state.words(0), 30)
+        await wait_for(
+            pilot, lambda: screen.state.problems == [] and "running run" in screen.state.live_state.words(0), 30
+        )
         assert all(not problems for problems in shown), shown  # (None: not looked yet; never a false problem)

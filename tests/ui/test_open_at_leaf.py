@@ -9,8 +9,8 @@ from __future__ import annotations
 import shutil
 
 from session_tui.ui.app import SessionApp
-from session_tui.ui.screens import session as session_module
 from session_tui.ui.screens.session import SessionScreen
+from session_tui.ui.screens.session import view as session_module
 from tests.model.helpers import chain, message
 from tests.support import REPO, SAMPLES
 
@@ -21,17 +21,17 @@ from .test_picker import picker
 def on_leaf(screen: SessionScreen) -> bool:
     """Cursor on the active leaf, its row visible, the rows above it filling the view."""
     tree = screen.tree_widget
-    if screen.session is None or screen.rows is None or tree.size.height == 0:
+    if screen.state.session is None or screen.state.rows is None or tree.size.height == 0:
         return False
-    leaf = screen.session.active_leaf()
-    row = screen.rows.row_of(leaf)
+    leaf = screen.state.session.active_leaf()
+    row = screen.state.rows.row_of(leaf)
     top, height = tree.scroll_offset.y, tree.scrollable_content_region.height
     return (
         tree.cursor_entry == leaf
         and row is not None
         and top <= row < top + height
-        and top == max(0, min(row - height + 1, len(screen.rows) - height))
-        and screen.following
+        and top == max(0, min(row - height + 1, len(screen.state.rows) - height))
+        and screen.state.following
     )
 
 
@@ -90,7 +90,7 @@ async def test_a_reload_after_truncation_lands_on_the_leaf(tmp_path):
         path.write_bytes(chain(150, prefix="n"))  # shorter: truncated, then rewritten
         await wait_for(
             pilot,
-            lambda: screen.session.tree.count == 150 and screen.session.find("n149") is not None,
+            lambda: screen.state.session.tree.count == 150 and screen.state.session.find("n149") is not None,
             what="the reload",
         )
         await landed(pilot, screen)
@@ -122,14 +122,16 @@ async def test_a_big_file_lands_on_the_leaf_before_and_after_its_full_index(tmp_
     path.write_bytes(chain(30_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
-        assert screen.session.partial
+        assert screen.state.session.partial
         await landed(pilot, screen)
-        record = screen.session.record(screen.tree_widget.cursor_entry)
-        on_screen = screen.rows.row_of(screen.tree_widget.cursor_entry) - screen.tree_widget.scroll_offset.y
-        await wait_for(pilot, lambda: not screen.indexing, timeout=60, what="the full index")
+        record = screen.state.session.record(screen.tree_widget.cursor_entry)
+        on_screen = screen.state.rows.row_of(screen.tree_widget.cursor_entry) - screen.tree_widget.scroll_offset.y
+        await wait_for(pilot, lambda: not screen.state.indexing, timeout=60, what="the full index")
         await landed(pilot, screen)
-        assert screen.session.record(screen.tree_widget.cursor_entry) == record  # the same entry
-        assert screen.rows.row_of(screen.tree_widget.cursor_entry) - screen.tree_widget.scroll_offset.y == on_screen
+        assert screen.state.session.record(screen.tree_widget.cursor_entry) == record  # the same entry
+        assert (
+            screen.state.rows.row_of(screen.tree_widget.cursor_entry) - screen.tree_widget.scroll_offset.y == on_screen
+        )
 
 
 async def test_a_preview_of_few_big_entries_reads_further_back_for_a_page_of_rows(tmp_path, monkeypatch):
@@ -145,6 +147,6 @@ async def test_a_preview_of_few_big_entries_reads_further_back_for_a_page_of_row
     path.write_bytes(chain(0) + b"".join(lines))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
-        assert screen.session.partial
-        assert 16 < screen.session.entries <= 96  # 16 KiB held ~15 of these entries; 96 KiB holds ~90
-        assert screen.session.record(screen.tree_widget.cursor_entry)["id"] == "m299"
+        assert screen.state.session.partial
+        assert 16 < screen.state.session.entries <= 96  # 16 KiB held ~15 of these entries; 96 KiB holds ~90
+        assert screen.state.session.record(screen.tree_widget.cursor_entry)["id"] == "m299"

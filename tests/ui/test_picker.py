@@ -379,13 +379,13 @@ async def test_a_search_hit_opens_its_session_at_the_newest_hit_and_n_goes_on(fo
         line = screen.matches[path]
         await pilot.press("enter")
         session = await session_screen(pilot)
-        assert session.query_text == "ROUND_HALF_UP"  # the phrase, not the filter
+        assert session.state.query_text == "ROUND_HALF_UP"  # the phrase, not the filter
         await wait_for(
             pilot,
             lambda: (
-                session.session is not None
+                session.state.session is not None
                 and session.tree_widget.cursor_entry >= 0
-                and session.session.tree.entry_line[session.tree_widget.cursor_entry] == line
+                and session.state.session.tree.entry_line[session.tree_widget.cursor_entry] == line
             ),
             what="the cursor on the hit",
         )
@@ -398,12 +398,14 @@ async def test_the_contents_search_word_goes_on_in_the_session(folder):
         await wait_for(pilot, lambda: not screen.searching, what="the search to end")
         await pilot.press("enter")
         session = await session_screen(pilot)
-        assert session.query_text == "ROUND_HALF_UP"
+        assert session.state.query_text == "ROUND_HALF_UP"
         await wait_for(
             pilot,
             lambda: (
                 "ROUND_HALF_UP"
-                in session.session.raw_line(session.session.tree.entry_line[session.tree_widget.cursor_entry]).decode()
+                in session.state.session.raw_line(
+                    session.state.session.tree.entry_line[session.tree_widget.cursor_entry]
+                ).decode()
             ),
             what="the first match",
         )

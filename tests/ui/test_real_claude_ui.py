@@ -25,9 +25,9 @@ async def test_parallel_calls_read_as_claude_code_resumes_them():
     app = SessionApp(str(TRANSCRIPT), watch=False)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, timeout=20, what="problems")
-        session, rows, tree = screen.session, screen.rows, screen.session.tree
-        assert screen.problems == [] and tree.branch_points == 0 and tree.leaves == 1
+        await wait_for(pilot, lambda: screen.state.problems is not None, timeout=20, what="problems")
+        session, rows, tree = screen.state.session, screen.state.rows, screen.state.session.tree
+        assert screen.state.problems == [] and tree.branch_points == 0 and tree.leaves == 1
         shown = [rows.at(i).entry for i in range(len(rows))]
         assert not any(tree.shape[e] & Shape.QUIET for e in shown)  # progress rows are hidden...
         assert sum(rows.folded.values()) == tree.quiet  # ...and every one is counted on a row
@@ -36,11 +36,11 @@ async def test_parallel_calls_read_as_claude_code_resumes_them():
         await pilot.press("h")  # show them
         await wait_for(
             pilot,
-            lambda: any(tree.shape[screen.rows.at(i).entry] & Shape.QUIET for i in range(len(screen.rows))),
+            lambda: any(tree.shape[screen.state.rows.at(i).entry] & Shape.QUIET for i in range(len(screen.state.rows))),
             what="quiet rows shown",
         )
         await pilot.press("h")
-        await wait_for(pilot, lambda: len(screen.rows) == len(shown), what="quiet rows hidden again")
+        await wait_for(pilot, lambda: len(screen.state.rows) == len(shown), what="quiet rows hidden again")
         session.resume_model = "claude-sonnet-4-5"  # the model its golden was recorded with (the oracle's)
         await pilot.press("l", "c")
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), what="the context view")

@@ -32,7 +32,7 @@ async def test_R_moves_pis_leaf_runs_pi_there_and_follows_the_file(tmp_path, mon
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
     async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
-        session = screen.session
+        session = screen.state.session
         other = next(leaf for leaf in session.tree.leaf_list() if leaf != session.active_leaf())
         entries = session.tree.count
         screen.jump_to_entry(other)
@@ -48,7 +48,7 @@ async def test_R_moves_pis_leaf_runs_pi_there_and_follows_the_file(tmp_path, mon
         assert ran["argv"] == ["--session", str(path)] and ran["cwd"] == str(project)
         await wait_for(  # (pi's leaf record is a child of the leaf it moves to)
             pilot,
-            lambda: screen.session.tree.count == entries + 1 and other in screen.session.active_path(),
+            lambda: screen.state.session.tree.count == entries + 1 and other in screen.state.session.active_path(),
             timeout=10,
             what="the view following the moved leaf",
         )

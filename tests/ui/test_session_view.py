@@ -46,13 +46,13 @@ async def test_opens_on_the_active_leaf_and_navigates():
 async def test_fold_and_unfold_a_branch():
     async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
-        rows = len(screen.rows)
+        rows = len(screen.state.rows)
         await pilot.press("g", *["j"] * 7)
         assert cursor_line(screen) == 9  # the head of the abandoned branch
         await pilot.press("enter")
-        assert len(screen.rows) == rows + 3
+        assert len(screen.state.rows) == rows + 3
         await pilot.press("space")
-        assert len(screen.rows) == rows
+        assert len(screen.state.rows) == rows
 
 
 async def test_search_next_and_previous():
@@ -83,7 +83,7 @@ async def test_a_search_notice_shows_the_query_literally():
 async def test_jump_to_problems_and_the_problems_list():
     async with app_for(CRASH).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
         await pilot.press("g", "e")
         assert cursor_line(screen) == 6  # the dangling call
         await pilot.press("e")
@@ -159,7 +159,7 @@ async def test_directory_lists_sessions_and_opens_one(tmp_path):
         await wait_for(pilot, lambda: pilot.app.screen.table.rows and pilot.app.screen.listed, what="the rows")
         await pilot.press("enter")
         screen = await session_screen(pilot)
-        assert screen.session.entries in (6, 22)
+        assert screen.state.session.entries in (6, 22)
         await pilot.press("escape")
         await wait_for(pilot, lambda: pilot.app.screen.__class__.__name__ == "FilesScreen", what="the list")
 
@@ -212,7 +212,9 @@ async def test_problems_list_with_two_problems_on_one_line(tmp_path):
     path.write_bytes(chain(2) + message("a", "m1", role="assistant", content=None, tool_calls=calls))
     async with app_for(path).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None and len(screen.problems) == 2, what="problems")
+        await wait_for(
+            pilot, lambda: screen.state.problems is not None and len(screen.state.problems) == 2, what="problems"
+        )
         await pilot.press("g", "p")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ProblemsScreen), what="the problems list")
         await pilot.press("down", "enter")

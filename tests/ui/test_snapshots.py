@@ -26,7 +26,7 @@ def ready(*keys: str, line: int | None = None):
 
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
         if keys:
             await pilot.press(*keys)
         if line is not None:
@@ -92,8 +92,8 @@ def compared():
         from session_tui.ui.screens.compare import CompareScreen
 
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
-        tree = screen.session.tree
+        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
+        tree = screen.state.session.tree
         screen.jump_to_entry(next(e for e in range(tree.count) if tree.child_count(e) >= 2))
         await pilot.press("d")
         await wait_for(
@@ -160,7 +160,7 @@ def test_branch_list(snap_compare, fixed_clock):
 
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
         await pilot.press("b")
         await wait_for(
             pilot,
@@ -240,11 +240,13 @@ def test_failed_tool_results_are_marked_and_reached_with_a_key(snap_compare, siz
 
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
         await pilot.press("g", "right_square_bracket")
         await wait_for(
             pilot,
-            lambda: screen.session.format.view(screen.session.record(screen.tree_widget.cursor_entry)).is_error,
+            lambda: (
+                screen.state.session.format.view(screen.state.session.record(screen.tree_widget.cursor_entry)).is_error
+            ),
             what="a failed result",
         )
         await detail_caught_up(pilot, screen)

@@ -18,7 +18,7 @@ PI = SAMPLES / "pi" / "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab143
 
 async def open_usage(pilot):
     screen = await session_screen(pilot)
-    await wait_for(pilot, lambda: screen.problems is not None, what="problems")
+    await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
     await pilot.press("U")
     await wait_for(pilot, lambda: getattr(pilot.app.screen, "ready", False), what="the usage figures")
     await pilot.pause()
@@ -50,7 +50,7 @@ async def test_the_status_line_shows_the_context_fill():
     app = SessionApp(str(PI), watch=False)
     async with app.run_test(size=(160, 30)) as pilot:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: "ctx 9.2k/200.0k" in (screen.usage or ""), what="the fill")
+        await wait_for(pilot, lambda: "ctx 9.2k/200.0k" in (screen.state.usage or ""), what="the fill")
 
 
 def test_usage_screen_snapshot(snap_compare):

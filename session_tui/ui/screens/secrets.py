@@ -16,7 +16,7 @@ from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.privacy.secret_scan import Finding
-    from .session_host import SessionHost
+    from .session.host import SessionHost
 
 
 class SecretsScreen(LineListScreen):
@@ -51,7 +51,7 @@ class SecretsScreen(LineListScreen):
 
 def list_secrets(screen: SessionHost) -> None:
     """Look for the session's secrets in a thread, then list them."""
-    session = screen.session
+    session = screen.state.session
     if session is None:
         return
     if session.partial:
@@ -60,11 +60,11 @@ def list_secrets(screen: SessionHost) -> None:
     app = screen.app
 
     def jump(line: int | None) -> None:
-        if line is None or screen.rows is None:
+        if line is None or screen.state.rows is None:
             return
         entry = screen.entry_for_line(line)
         if entry is not None:
-            screen.jump_to_entry(len(screen.rows) - 1 if entry == -1 else entry, row=entry == -1)
+            screen.jump_to_entry(len(screen.state.rows) - 1 if entry == -1 else entry, row=entry == -1)
 
     def scan() -> None:
         from ...model.privacy.secret_scan import session_secrets

@@ -15,37 +15,34 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
-from ...model.entries.pairing import ToolIssue, partner
-from ...model.errors import Cancelled, SessionError
-from ...model.reading.segment import Shape
-from ...model.sanitize import inert
-from ...model.session.context import resume_items
-from ...model.session.live_state import LiveState
-from ...model.session.rows import RowLayout
-from ...model.session.search import entry_at_line
-from ...model.session.session import Session
-from ...model.words import plural
-from .. import cells, keys
-from ..app_services import services
-from ..masking import masked, redacting
-from ..messages import ContextReady, IndexDone, IndexProgress, OpenSession
-from ..widgets.detail import DetailPane
-from ..widgets.entry_tree import EntryTree
-from ..widgets.status import StatusFacts, StatusLine
-from ..workers import Slow
-from .session_edits import EditActions
-from .session_problems import ProblemActions
-from .session_resume import ResumeActions
-from .session_search import SearchActions
-from .session_tail import TailActions
+from ....model.entries.pairing import partner
+from ....model.errors import Cancelled, SessionError
+from ....model.reading.segment import Shape
+from ....model.sanitize import inert
+from ....model.session.context import resume_items
+from ....model.session.rows import RowLayout
+from ....model.session.search import entry_at_line
+from ....model.session.session import Session
+from ....model.words import plural
+from ... import cells, keys
+from ...app_services import services
+from ...masking import masked, redacting
+from ...messages import ContextReady, IndexDone, IndexProgress, OpenSession
+from ...widgets.detail import DetailPane
+from ...widgets.entry_tree import EntryTree
+from ...widgets.status import StatusFacts, StatusLine
+from ...workers import Slow
+from .edits import EditActions
+from .problems import ProblemActions
+from .resume import ResumeActions
+from .search import SearchActions
+from .state import ViewState
+from .tail import TailActions
 
 if TYPE_CHECKING:  # pragma: no cover
     from textual.timer import Timer
 
-    from ...model.session.problems import Problem
-    from ...model.usage.compactions import Compaction
-    from ...store import Fingerprint
-    from ...store.edits import Done
+    from ....model.usage.compactions import Compaction
 
 SYNC_INDEX_BYTES = 16 << 20  # smaller files are indexed before the first paint
 REMOTE_SYNC_INDEX_BYTES = 1 << 20  # over the network, bytes are what a first paint waits for
@@ -77,30 +74,9 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.path = path
         self.format = format
         self.watching = watch  # follow the file (not DOMNode.watch)
-        self.session: Session | None = None
-        self.rows: RowLayout | None = None
-        self.problems: list[Problem] | None = None
-        self.generation = 0
-        self.following = True
-        self.show_quiet = False  # rows of records the model never sees
-        self.new_entries = 0
-        self.indexing = ""
-        self.live = "live" if watch else "not watching"
-        self.live_state: LiveState | None = None  # what the agent is doing, once problems were looked for
-        self.dangling: list[ToolIssue] = []
-        self.tail_armed = False  # the file is watched: every write from now on is seen
-        self.query_text = query  # searched for in the picker: found once the file is read, `n` goes on
-        self.hit_line = line  # the 0-based line of the picker's hit: the view opens there
+        self.state = ViewState(live="live" if watch else "not watching", query_text=query, hit_line=line)
         self._detail_timer: Timer | None = None
         self._problems_timer: Timer | None = None
-        self._moved_by_tail = False
-        self._deleted_notified = False
-        self.last_edit: Done | None = None  # the last edit made here, for undo
-        self._our_write: Fingerprint | None = None  # the file as our last write left it: no live-agent question
-        self._query_found = False
-        self.usage = ""  # session totals: tokens, time span
-        self.session_title: str | None = None  # what the session calls itself (not Screen.title)
-        self.origin: str | None = None  # the session it was forked from
 
     # -- building -----------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -117,8 +93,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     def on_unmount(self) -> None:
         """The file is closed with the view (its threads are cancelled with it)."""
-        if self.session is not None:
-            self.session.close()
+        if self.state.session is not None:
+            self.state.session.close()
 
     def on_mount(self) -> None:
         self.tree_widget.focus()
@@ -153,7 +129,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
                 preview.close()
                 preview = Session(self.path, self.format, start=max(0, size - PREVIEW_MAX_BYTES), parallel_ok=False)
                 preview.refresh()
-            self.indexing = "indexing 0%"
+            self.state.indexing = "indexing 0%"
             self._show(preview, cursor_entry=None)
             if session.remote:  # the first frame has the network to itself: the index waits a moment
                 self.call_after_refresh(self.set_timer, REMOTE_INDEX_DELAY, self._start_index)
@@ -161,37 +137,37 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
                 self.call_after_refresh(self._start_index)  # after the first frame: the scan would slow it
 
     def _start_index(self) -> None:
-        if "%" in self.indexing:  # (not stopped by an Esc pressed before it started)
+        if "%" in self.state.indexing:  # (not stopped by an Esc pressed before it started)
             self.index_file()
 
     def _after_index(self) -> None:
         self.call_after_refresh(self.compute_problems)  # its thread would hold the GIL from the first frame
         if self.watching:  # (its room for appends is laid out with the rows: not a frame later)
             self.tail()
-        if self.session is not None:  # the picker's estimate gives way to the count
-            services(self).counted(self.path, self.session.entries)
-            if self.hit_line is not None and not self._query_found:  # the search index's hit: there
-                self._query_found = True
-                entry = entry_at_line(self.session, self.hit_line)
+        if self.state.session is not None:  # the picker's estimate gives way to the count
+            services(self).counted(self.path, self.state.session.entries)
+            if self.state.hit_line is not None and not self.state.query_found:  # the search index's hit: there
+                self.state.query_found = True
+                entry = entry_at_line(self.state.session, self.state.hit_line)
                 if entry is not None:
                     self.jump_to_entry(entry)
                     return
-            if self.query_text and not self._query_found:  # the picker's search word: its first match
-                self._query_found = True
-                self.search_file(self.session, self.query_text, -1, False)
+            if self.state.query_text and not self.state.query_found:  # the picker's search word: its first match
+                self.state.query_found = True
+                self.search_file(self.state.session, self.state.query_text, -1, False)
 
     def _show(self, session: Session, cursor_entry: int | None, keep_folds: bool = False) -> None:
-        expanded = self.rows.expanded if keep_folds and self.rows is not None else None
-        self.session = session
-        self.rows = RowLayout(session, expanded, show_quiet=self.show_quiet)
+        expanded = self.state.rows.expanded if keep_folds and self.state.rows is not None else None
+        self.state.session = session
+        self.state.rows = RowLayout(session, expanded, show_quiet=self.state.show_quiet)
         target = session.active_leaf() if cursor_entry is None else cursor_entry
-        self.tree_widget.show(session, self.rows, target)
+        self.tree_widget.show(session, self.state.rows, target)
         self.update_status()
 
     # -- status -------------------------------------------------------------------
     def update_status(self) -> None:
         """The status line's facts from the view's state (a view being torn down has none to show)."""
-        session = self.session
+        session = self.state.session
         if session is None or not self.is_attached:
             return
         leaf = session.active_leaf()
@@ -205,27 +181,33 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
                 pass
             where = f"line {session.line_of(leaf)}" if not session.partial else "near the end"
             leaf_text = f"{inert(str(view_id)[:13], keep_newlines=False)}… ({where})" if view_id else where
-        live = self.live
-        if live != "deleted" and self.live_state is not None:  # what the agent is doing, not that the file is watched
-            live = self.live_state.words(cells.now()) + ("" if self.watching else " (not watching)")
-            if self.live_state.live and self.following and self.watching:
+        live = self.state.live
+        if (
+            live != "deleted" and self.state.live_state is not None
+        ):  # what the agent is doing, not that the file is watched
+            live = self.state.live_state.words(cells.now()) + ("" if self.watching else " (not watching)")
+            if self.state.live_state.live and self.state.following and self.watching:
                 live += " · following"
         tree = session.tree
-        title = masked(self.session_title, redacting(self.app)) if self.session_title else self.session_title
+        title = (
+            masked(self.state.session_title, redacting(self.app))
+            if self.state.session_title
+            else self.state.session_title
+        )
         facts = StatusFacts(
             path=os.path.basename(self.path),
             entries=tree.count,
             leaves=tree.leaves,
             forks=tree.branch_points,
             format=session.format.name if session.format else None,
-            problems=None if self.problems is None else len(self.problems),
+            problems=None if self.state.problems is None else len(self.state.problems),
             leaf_text=leaf_text,
             live=live,
-            indexing=self.indexing,
-            new=self.new_entries,
-            usage=self.usage,
+            indexing=self.state.indexing,
+            new=self.state.new_entries,
+            usage=self.state.usage,
             title=title,
-            origin=self.origin,
+            origin=self.state.origin,
         )
         try:
             self.query_one(StatusLine).facts = facts
@@ -262,17 +244,17 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.post_message(IndexDone(session))
 
     def on_index_progress(self, message: IndexProgress) -> None:
-        if self.indexing:
-            self.indexing = f"indexing {100 * message.done // max(message.total, 1)}% (Esc stops)"
+        if self.state.indexing:
+            self.state.indexing = f"indexing {100 * message.done // max(message.total, 1)}% (Esc stops)"
             self.update_status()
 
     def on_index_done(self, message: IndexDone) -> None:
         if message.session is None:
-            self.indexing = f"indexing stopped ({message.error}): showing the end of the file"
+            self.state.indexing = f"indexing stopped ({message.error}): showing the end of the file"
             self.update_status()
             return
-        self.indexing = ""
-        old = self.session
+        self.state.indexing = ""
+        old = self.state.session
         assert old is not None  # the preview is shown (on mount) before the index starts
         cursor = self._map_entry(old, message.session, self.tree_widget.cursor_entry)
         at_leaf = self.tree_widget.cursor_entry == old.active_leaf()
@@ -309,7 +291,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             for group in ("search", "context", "dry-run"):
                 self.workers.cancel_group(self, group)
             self.notify("stopped", timeout=1)
-        elif self.indexing.startswith("indexing ") and "%" in self.indexing:
+        elif self.state.indexing.startswith("indexing ") and "%" in self.state.indexing:
             if any(w.group == "index" and not w.is_finished for w in self.workers if w.node is self):
                 self.workers.cancel_group(self, "index")  # (it says it stopped)
             else:  # not started yet (an Esc before the first frame): it will not start
@@ -323,11 +305,11 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         if row:
             self.tree_widget.move_to(entry)
             return
-        session, rows = self.session, self.rows
+        session, rows = self.state.session, self.state.rows
         if session is None or rows is None:
             return
         target = rows.reveal(entry)
-        if target is None and not self.show_quiet and session.tree.quiet:  # a hidden record: show them
+        if target is None and not self.state.show_quiet and session.tree.quiet:  # a hidden record: show them
             self.action_toggle_quiet(entry)
             return
         self.tree_widget.show(session, rows, entry)
@@ -338,39 +320,39 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
     # -- detail -------------------------------------------------------------------
     @on(EntryTree.Highlighted)
     def on_highlight(self, event: EntryTree.Highlighted) -> None:
-        leaf = self.session.active_leaf() if self.session else -1
-        if self.session is not None and not self.indexing:
-            self.following = event.entry == leaf
-            if self.following:
-                self.new_entries = 0
+        leaf = self.state.session.active_leaf() if self.state.session else -1
+        if self.state.session is not None and not self.state.indexing:
+            self.state.following = event.entry == leaf
+            if self.state.following:
+                self.state.new_entries = 0
             self.update_status()
         if self._detail_timer is not None:
             self._detail_timer.stop()
-        delay = DETAIL_DELAY_LIVE if self._moved_by_tail else DETAIL_DELAY
-        self._moved_by_tail = False
+        delay = DETAIL_DELAY_LIVE if self.state.moved_by_tail else DETAIL_DELAY
+        self.state.moved_by_tail = False
         self._detail_timer = self.set_timer(delay, self.show_detail)
 
     def show_detail(self) -> None:
-        if self.session is None:
+        if self.state.session is None:
             return
         entry = self.tree_widget.cursor_entry
         try:
-            self.query_one(DetailPane).show_entry(self.session, entry, self.tree_widget.tool_name)
+            self.query_one(DetailPane).show_entry(self.state.session, entry, self.tree_widget.tool_name)
         except Exception as exc:  # the file changed under us; the next refresh fixes it
             self.query_one(DetailPane).show_text(Text(f"cannot read this entry: {exc}"), "")
 
     def on_entry_tree_chosen(self, message: EntryTree.Chosen) -> None:
         """Enter on a compaction or summary node: its inspector."""
-        if self.session is None or self.indexing:
+        if self.state.session is None or self.state.indexing:
             return
-        if self.session.tree.shape[message.entry] & Shape.SUMMARY:
+        if self.state.session.tree.shape[message.entry] & Shape.SUMMARY:
             self.inspect_compaction(message.entry)
 
     @work(thread=True, exclusive=True, group="compaction", exit_on_error=False, description="compaction")
     def inspect_compaction(self, entry: int) -> None:
-        from ...model.usage.compactions import compactions
+        from ....model.usage.compactions import compactions
 
-        session = self.session
+        session = self.state.session
         if session is None:
             return
         found = compactions(session, entries=[entry])
@@ -380,10 +362,10 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.app.call_from_thread(self._show_compaction, session, found[0])
 
     def _show_compaction(self, session: Session, compaction: Compaction) -> None:
-        from .compaction import CompactionScreen
+        from ..compaction import CompactionScreen
 
         def jump(line: int | None) -> None:
-            if line is not None and self.rows is not None:
+            if line is not None and self.state.rows is not None:
                 entry = self.entry_for_line(line)
                 if entry is not None and entry >= 0:
                     self.jump_to_entry(entry)
@@ -392,12 +374,12 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     def action_usage(self) -> None:
         """The context over time, the cost, the tools (``U``)."""
-        if self.indexing or self.session is None:
+        if self.state.indexing or self.state.session is None:
             self.notify("wait until the file is indexed", timeout=3)
             return
-        from .usage import UsageScreen
+        from ..usage import UsageScreen
 
-        self.app.push_screen(UsageScreen(self.session))
+        self.app.push_screen(UsageScreen(self.state.session))
 
     def action_raw(self) -> None:
         pane = self.query_one(DetailPane)
@@ -414,31 +396,31 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.show_detail()
 
     def action_secrets(self) -> None:
-        from .secrets import list_secrets
+        from ..secrets import list_secrets
 
         list_secrets(self)
 
     def action_open_full(self) -> None:
         pane = self.query_one(DetailPane)
         entry = self.tree_widget.cursor_entry
-        session = self.session
+        session = self.state.session
         where = f"line {session.line_of(entry)}" if entry >= 0 and session is not None else "pending line"
-        from .text_view import TextViewScreen
+        from ..text_view import TextViewScreen
 
         self.app.push_screen(TextViewScreen(f"{os.path.basename(self.path)} — {where}", pane.full_text))
 
     def action_partner(self) -> None:
         entry = self.tree_widget.cursor_entry
-        if entry < 0 or self.session is None:
+        if entry < 0 or self.state.session is None:
             return
-        other = partner(self.session, entry)
+        other = partner(self.state.session, entry)
         if other is None:
             self.notify("no matching tool call or result", timeout=2)
         else:
             self.jump_to_entry(other)
 
     def action_context(self) -> None:
-        session = self.session
+        session = self.state.session
         if session is None:
             return
         entry = self.tree_widget.cursor_entry
@@ -457,7 +439,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         try:
             with session.checking:
                 items = resume_items(session, entry, should_stop=lambda: slow() or worker.is_cancelled)
-            from .text_view import context_text
+            from ..text_view import context_text
 
             body = context_text(session, items)
         except Cancelled:
@@ -474,21 +456,21 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.post_message(ContextReady(session, title, body))
 
     def on_context_ready(self, message: ContextReady) -> None:
-        if message.session is self.session:
-            from .text_view import TextViewScreen
+        if message.session is self.state.session:
+            from ..text_view import TextViewScreen
 
             self.app.push_screen(TextViewScreen(message.title, message.body, at_end=True))
 
     # -- moving -------------------------------------------------------------------
     def action_go_leaf(self) -> None:
-        leaf = self.session.active_leaf() if self.session is not None else -1
+        leaf = self.state.session.active_leaf() if self.state.session is not None else -1
         if leaf >= 0:
             self.jump_to_entry(leaf)
 
     def action_follow(self) -> None:
-        self.following = not self.following
-        if self.following:
-            self.new_entries = 0
+        self.state.following = not self.state.following
+        if self.state.following:
+            self.state.new_entries = 0
             self.action_go_leaf()
         self.update_status()
 
@@ -496,8 +478,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         """Open the transcript of the sub-agent the selected call spawned."""
         entry = self.tree_widget.cursor_entry
         found = self.tree_widget.subagents.get(entry)
-        if found is None and entry >= 0 and self.session is not None:
-            other = partner(self.session, entry)
+        if found is None and entry >= 0 and self.state.session is not None:
+            other = partner(self.state.session, entry)
             if other is not None:
                 found = self.tree_widget.subagents.get(other)
         if found is None:
@@ -507,25 +489,25 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     def action_toggle_quiet(self, entry: int | None = None) -> None:
         """Show or hide the rows of records the model never sees."""
-        session = self.session
+        session = self.state.session
         if session is None:
             return
-        self.show_quiet = not self.show_quiet
+        self.state.show_quiet = not self.state.show_quiet
         entry = self.tree_widget.cursor_entry if entry is None else entry
         self._show(session, entry if entry >= 0 else None, keep_folds=True)
         quiet = session.tree.quiet
-        self.notify(f"{quiet:,} quiet records {'shown' if self.show_quiet else 'hidden'} (h)", timeout=2)
+        self.notify(f"{quiet:,} quiet records {'shown' if self.state.show_quiet else 'hidden'} (h)", timeout=2)
 
     def action_metadata(self) -> None:
         """The records that are not conversation entries (titles, snapshots,
         session metadata), one line each."""
-        if self.session is None:
+        if self.state.session is None:
             return
         listing = [
             f"line {line:>6}  {inert(text, keep_newlines=False)}"
-            for line, text in self.session.other_records(METADATA_LIMIT)
+            for line, text in self.state.session.other_records(METADATA_LIMIT)
         ]
         body = "\n".join(listing) if listing else "(no metadata records)"
-        from .text_view import TextViewScreen
+        from ..text_view import TextViewScreen
 
         self.app.push_screen(TextViewScreen(f"{os.path.basename(self.path)} — metadata records", body))

@@ -16,36 +16,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from textual.screen import Screen
     from textual.timer import Timer
 
-    from ...model.entries.pairing import ToolIssue
-    from ...model.session.live_state import LiveState
-    from ...model.session.problems import Problem
-    from ...model.session.rows import RowLayout
-    from ...model.session.session import Session
-    from ...store import Fingerprint
-    from ...store.edits import Done
-    from ..widgets.entry_tree import EntryTree
+    from ....model.session.session import Session
+    from ...widgets.entry_tree import EntryTree
+    from .state import ViewState
 
     class SessionHost(Screen):
-        session: Session | None  # None until mounted
-        rows: RowLayout | None  # with the session
-        problems: list[Problem] | None  # None until first looked for
-        generation: int
-        indexing: str
-        usage: str
-        session_title: str | None
-        origin: str | None
-        query_text: str
-        last_edit: Done | None
-        _our_write: Fingerprint | None
+        state: ViewState  # what the view knows and shows (state.py)
         path: str
-        following: bool  # the cursor follows the active leaf
-        new_entries: int  # appended since the cursor left the leaf
-        live: str  # what the status says of the tail
-        live_state: LiveState | None  # what the agent is doing (model.session.live_state)
-        dangling: list[ToolIssue]  # every call without a result, as last looked for
-        tail_armed: bool
-        _moved_by_tail: bool
-        _deleted_notified: bool
         _problems_timer: Timer | None
 
         @property

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
-from ...model.errors import Cancelled, SessionError
-from ...model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
-from ...model.session.problems import ERROR, find_problems
-from ...store import LiveWriter, Refused, WriteFailed
-from ..app_services import settings_of
-from ..messages import OpenSession
-from ..workers import Slow
-from .session_host import SessionHost
+from ....model.errors import Cancelled, SessionError
+from ....model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
+from ....model.session.problems import ERROR, find_problems
+from ....store import LiveWriter, Refused, WriteFailed
+from ...app_services import settings_of
+from ...messages import OpenSession
+from ...workers import Slow
+from .host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...actions.dry_run import Report
-    from ...actions.resume import Resume
+    from ....actions.dry_run import Report
+    from ....actions.resume import Resume
 
 
 def plan_text(plan: ResumePlan, line: int, path: str) -> str:
@@ -52,11 +52,11 @@ def plan_text(plan: ResumePlan, line: int, path: str) -> str:
 
 class ResumeActions(SessionHost):
     def _resume_target(self) -> tuple[int, ResumePlan] | None:
-        session = self.session
+        session = self.state.session
         entry = self.tree_widget.cursor_entry
         if session is None or entry < 0:
             return None
-        if self.indexing:
+        if self.state.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return None
         try:
@@ -67,10 +67,10 @@ class ResumeActions(SessionHost):
 
     def action_resume(self) -> None:
         target = self._resume_target()
-        if target is None or self.session is None:
+        if target is None or self.state.session is None:
             return
         entry, plan = target
-        session = self.session
+        session = self.state.session
         broken = [p for p in find_problems(session, stuck_after=settings_of(self).stuck_after) if p.severity == ERROR]
         warning = (
             f"{len(broken)} problem(s) the client may refuse (line {broken[0].line}: {broken[0].kind.words}): "
@@ -83,7 +83,7 @@ class ResumeActions(SessionHost):
             if choice:
                 self._run_client(plan, force=choice == "force")
 
-        from .confirm import ConfirmScreen
+        from ..confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(
@@ -96,7 +96,7 @@ class ResumeActions(SessionHost):
         )
 
     def _run_client(self, plan: ResumePlan, force: bool = False) -> None:
-        session = self.session
+        session = self.state.session
         if session is None:
             return
         program = shutil.which(plan.client.program)
@@ -109,12 +109,12 @@ class ResumeActions(SessionHost):
                 markup=False,
             )
             return
-        from ...actions.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
+        from ....actions.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
 
         try:
             ready = make_ready(session, plan, force=force, stuck_after=settings_of(self).stuck_after)
         except LiveWriter as exc:
-            from .confirm import ConfirmScreen
+            from ..confirm import ConfirmScreen
 
             self.app.push_screen(
                 ConfirmScreen(
@@ -144,24 +144,24 @@ class ResumeActions(SessionHost):
         self._back_from_client(ready)
 
     def _back_from_client(self, ready: Resume) -> None:
-        if os.path.abspath(ready.file) != os.path.abspath(self.session.path if self.session else ""):
+        if os.path.abspath(ready.file) != os.path.abspath(self.state.session.path if self.state.session else ""):
             self.post_message(OpenSession(ready.file))  # the fork the client wrote to
             return
-        self.following = True  # the client's new turns: the newest in sight
+        self.state.following = True  # the client's new turns: the newest in sight
         self.on_file_changed()
 
     def action_dry_run(self) -> None:
         target = self._resume_target()
-        if target is None or self.session is None:
+        if target is None or self.state.session is None:
             return
         entry, plan = target
-        session = self.session
+        session = self.state.session
         line = session.line_of(entry)
         at = None if entry == session.active_leaf() else f"L{line}"
         path, fmt, app = session.path, session.format.name, self.app
 
         def run() -> None:
-            from ...actions.dry_run import DryRunFailed, dry_run, remember_verdict  # (in the worker: ~15 ms)
+            from ....actions.dry_run import DryRunFailed, dry_run, remember_verdict  # (in the worker: ~15 ms)
 
             worker = get_current_worker()
             slow = Slow(self, f"dry run: {plan.client.title} resumes a copy against a fake API… (Esc stops)")
@@ -181,9 +181,11 @@ class ResumeActions(SessionHost):
 
     def _show_report(self, report: Report, line: int) -> None:
         text = report.text()
-        if not report.accepted and self.session is not None:
+        if not report.accepted and self.state.session is not None:
             broken = [
-                p for p in find_problems(self.session, stuck_after=settings_of(self).stuck_after) if p.severity == ERROR
+                p
+                for p in find_problems(self.state.session, stuck_after=settings_of(self).stuck_after)
+                if p.severity == ERROR
             ]
             if broken:
                 text += (
@@ -191,6 +193,6 @@ class ResumeActions(SessionHost):
                     "\nrepair: t (close the call, drop a torn line), then D again"
                 )
         verdict = "accepted" if report.accepted else "REJECTED"
-        from .text_view import TextViewScreen
+        from ..text_view import TextViewScreen
 
         self.app.push_screen(TextViewScreen(f"Dry-run resume at line {line}: {verdict}", text))

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...model.errors import SessionError
-from ..app_services import settings_of
-from .session_host import SessionHost
+from ....model.errors import SessionError
+from ...app_services import settings_of
+from .host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.entries.tree import SessionTree
+    from ....model.entries.tree import SessionTree
 
 TAIL_DEBOUNCE_MS = 15
 TAIL_STEP_MS = 5
@@ -27,13 +27,13 @@ PROBLEMS_DELAY = 0.4  # seconds of quiet in the file before problems are looked 
 class TailActions(SessionHost):
     @work(exclusive=True, group="tail", exit_on_error=False, description="tail")
     async def tail(self) -> None:
-        if self.session is not None and self.session.remote:
+        if self.state.session is not None and self.state.session.remote:
             await self._poll_remote()
             return
         # the last of the files read is the one a writer appends to (a Codex thread goes on in its newest file)
-        written = self.session.files[-1] if self.session is not None else self.path
+        written = self.state.session.files[-1] if self.state.session is not None else self.path
         directory = os.path.dirname(os.path.abspath(written)) or "."
-        files = self.session.files if self.session is not None else (written,)
+        files = self.state.session.files if self.state.session is not None else (written,)
         names = {os.path.basename(f) for f in files}
         from watchfiles import awatch  # (here, after the first frame: with anyio's backend, ~55 ms)
 
@@ -50,19 +50,19 @@ class TailActions(SessionHost):
         every settings.poll_seconds (in a thread: the network is slow), and
         only a change reads the file (the appended bytes, or all of it when
         it was replaced)."""
-        self.tail_armed = True
+        self.state.tail_armed = True
         seen = None
         while True:
-            session = self.session
+            session = self.state.session
             if session is not None:
                 try:
                     now = await asyncio.to_thread(session.stat)
                     replaced = now != seen and await asyncio.to_thread(session.read_ahead, now)
                 except (SessionError, OSError):
                     now, replaced = None, False  # gone or unreachable: the refresh says which
-                if replaced and not self.indexing:  # read again from the start, in a worker
+                if replaced and not self.state.indexing:  # read again from the start, in a worker
                     self.notify("reloaded: the file was replaced", severity="warning", timeout=4)
-                    self.indexing = "indexing 0%"
+                    self.state.indexing = "indexing 0%"
                     self.update_status()
                     self.index_file()
                     return  # the tail starts again once the index is done
@@ -72,33 +72,33 @@ class TailActions(SessionHost):
             await asyncio.sleep(settings_of(self).poll_seconds)
 
     def _on_tail_armed(self) -> None:
-        self.tail_armed = True
+        self.state.tail_armed = True
         self.on_file_changed()  # what was written between the index and the watch
 
     def on_file_changed(self) -> None:
-        session, rows = self.session, self.rows
-        if session is None or rows is None or self.indexing:
+        session, rows = self.state.session, self.state.rows
+        if session is None or rows is None or self.state.indexing:
             return
         cursor_entry = self.tree_widget.cursor_entry
-        was_following = self.following
+        was_following = self.state.following
         torn_before, leaf_before = session.lines.torn, session.active_leaf()
         try:
             change = session.refresh()
         except SessionError:
-            if not self._deleted_notified:
+            if not self.state.deleted_notified:
                 self.notify("the file is gone: showing the last view", severity="warning")
-                self._deleted_notified = True
-            self.live = "deleted"
+                self.state.deleted_notified = True
+            self.state.live = "deleted"
             self.update_status()
             return
-        if self._deleted_notified:
-            self._deleted_notified = False
-            self.live = "live"
+        if self.state.deleted_notified:
+            self.state.deleted_notified = False
+            self.state.live = "live"
         if change.reloaded:
             if not session.rows:  # (rows written again as the agent works: no surprise to say)
                 self.notify(f"reloaded: {change.reloaded}", severity="warning", timeout=4)
             self._close_branch_views()
-            self.new_entries = 0
+            self.state.new_entries = 0
             self._show(session, cursor_entry=None if was_following or not session.rows else cursor_entry)
         elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
             tree = session.tree
@@ -111,11 +111,11 @@ class TailActions(SessionHost):
             if was_following:
                 target = leaf
             else:
-                self.new_entries += change.new_entries
+                self.state.new_entries += change.new_entries
                 target = cursor_entry
-            self._moved_by_tail = was_following
+            self.state.moved_by_tail = was_following
             self.tree_widget.show(session, rows, target, changed, tailing=True)
-            self.following = was_following
+            self.state.following = was_following
         elif not (change.grew or change.bytes_read):
             return
         # else: lines that are not entries (events, titles) and move no leaf: no row changed, none repainted
@@ -126,7 +126,7 @@ class TailActions(SessionHost):
             # Too much to look at in one frame, or a look began before this change (its session
             # changed under it: what it finds mixes the two, a call just written read as a stopped
             # agent's): that look is dropped, and the next is made once the writes pause.
-            self.generation += 1
+            self.state.generation += 1
             self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
         self.update_status()
 
@@ -141,12 +141,12 @@ class TailActions(SessionHost):
     def _close_branch_views(self) -> None:
         """A branch list or compare over this session holds entry numbers of
         the file as it was: after a reload they name other entries. Close them."""
-        from .branches import BranchesScreen
-        from .compare import CompareScreen
+        from ..branches import BranchesScreen
+        from ..compare import CompareScreen
 
         stack = self.app.screen_stack
         if self in stack:
             above = stack[stack.index(self) + 1 :]
-            if any(isinstance(s, (BranchesScreen, CompareScreen)) and s.session is self.session for s in above):
+            if any(isinstance(s, (BranchesScreen, CompareScreen)) and s.session is self.state.session for s in above):
                 while self.app.screen is not self:
                     self.app.pop_screen()

@@ -9,15 +9,15 @@ from textual import events, work
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
-from ...model.errors import Cancelled
-from ...model.sanitize import inert
-from ...model.session.search import find_text
-from ..messages import Found
-from ..workers import Slow
-from .session_host import SessionHost
+from ....model.errors import Cancelled
+from ....model.sanitize import inert
+from ....model.session.search import find_text
+from ...messages import Found
+from ...workers import Slow
+from .host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...model.session.session import Session
+    from ....model.session.session import Session
 
 
 class SearchActions(SessionHost):
@@ -32,7 +32,7 @@ class SearchActions(SessionHost):
         """(By name: ``@on`` is collected only on Textual's own classes, not on a mixin.)"""
         if event.input.id != "search":
             return
-        self.query_text = event.value
+        self.state.query_text = event.value
         self._close_search()
         self._search(backwards=False)
 
@@ -48,8 +48,8 @@ class SearchActions(SessionHost):
         self.tree_widget.focus()
 
     def _search(self, backwards: bool) -> None:
-        if self.query_text and self.session is not None:
-            self.search_file(self.session, self.query_text, self.tree_widget.cursor_entry, backwards)
+        if self.state.query_text and self.state.session is not None:
+            self.search_file(self.state.session, self.state.query_text, self.tree_widget.cursor_entry, backwards)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def search_file(self, session: Session, text: str, after: int, backwards: bool) -> None:
@@ -64,7 +64,7 @@ class SearchActions(SessionHost):
         self.post_message(Found(session, text, found))
 
     def on_found(self, message: Found) -> None:
-        if message.session is not self.session:
+        if message.session is not self.state.session:
             return
         if message.entry is None:
             self.notify(f"not found: {inert(message.text, keep_newlines=False)}", timeout=2, markup=False)

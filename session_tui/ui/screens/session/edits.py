@@ -8,19 +8,19 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ...model.session.live_state import ago
-from ...store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed
-from ..app_services import settings_of
-from ..messages import OpenSession
-from .session_host import SessionHost
+from ....model.session.live_state import ago
+from ....store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed
+from ...app_services import settings_of
+from ...messages import OpenSession
+from .host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...store import edits
+    from ....store import edits
 
 
 def _edits() -> ModuleType:
     """store.edits, imported at the first edit: not before the session's first frame (~35 ms)."""
-    from ...store import edits
+    from ....store import edits
 
     return edits
 
@@ -32,7 +32,7 @@ class EditActions(SessionHost):
 
     def _plan(self, make: Callable[[], edits.Plan]) -> edits.Plan | None:
         """A plan from the current session, or None with the refusal shown."""
-        if self.indexing:
+        if self.state.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return None
         try:
@@ -53,14 +53,14 @@ class EditActions(SessionHost):
             on_choice(choice)
 
         warning = self._live_warning() if warning is None else warning
-        from .confirm import ConfirmScreen
+        from ..confirm import ConfirmScreen
 
         self.app.push_screen(ConfirmScreen(title, plan.preview(), choices, warning), chosen)
 
     def _live_warning(self) -> str:
         """What an edit now may run into: the agent still writing, a call
         still running (the live state's one answer: ``LiveState.may_write``)."""
-        live = self.live_state
+        live = self.state.live_state
         if live is None or not live.may_write:
             return ""
         running = [a for a in live.awaited if a.entry in live.running()]
@@ -81,7 +81,7 @@ class EditActions(SessionHost):
         A file our own last edit changed a moment ago needs no live-agent
         question."""
         try:
-            ours = self._our_write is not None and self._our_write == Fingerprint.of(plan.path)
+            ours = self.state.our_write is not None and self.state.our_write == Fingerprint.of(plan.path)
         except OSError:
             ours = False
         try:
@@ -101,8 +101,8 @@ class EditActions(SessionHost):
         except (WriteFailed, OSError) as exc:  # a full disk, an I/O error: the file is as it was
             self.notify(str(exc), title="Write failed", severity="error", timeout=8, markup=False)
             return None
-        self.last_edit = done
-        self._our_write = done.after or self._our_write  # the file as our last write left it
+        self.state.last_edit = done
+        self.state.our_write = done.after or self.state.our_write  # the file as our last write left it
         self.notify(
             plan.summary + ("\n" + "\n".join(f"wrote {p}" for p in done.created) if done.created else ""),
             title="Done",
@@ -114,10 +114,10 @@ class EditActions(SessionHost):
 
     def action_make_leaf(self, entry: int | None = None) -> None:
         entry = self.tree_widget.cursor_entry if entry is None else entry
-        session = self.session
+        session = self.state.session
         if entry < 0 or session is None:
             return
-        if self.indexing:
+        if self.state.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return
         if entry == session.active_leaf():
@@ -141,7 +141,7 @@ class EditActions(SessionHost):
 
     def action_fork(self, entry: int | None = None) -> None:
         entry = self.tree_widget.cursor_entry if entry is None else entry
-        session = self.session
+        session = self.state.session
         if entry < 0 or session is None:
             return
         plan = self._plan(lambda: _edits().plan_fork(session, entry))
@@ -159,8 +159,8 @@ class EditActions(SessionHost):
         plan: bad lines, dangling calls (closed at the end, inserted after
         the call, or in a fork that is then opened; or cut back), a torn last
         line."""
-        session = self.session
-        if self.indexing or session is None:
+        session = self.state.session
+        if self.state.indexing or session is None:
             self.notify("wait until the file is indexed", timeout=3)
             return
         torn = bool(session.lines.torn)
@@ -215,7 +215,7 @@ class EditActions(SessionHost):
             if done and plan.new_files and done.created:
                 self.post_message(OpenSession(done.created[0]))  # a fork with the calls closed: go on there
 
-        from .confirm import ConfirmScreen
+        from ..confirm import ConfirmScreen
 
         self.app.push_screen(
             ConfirmScreen(
@@ -230,29 +230,29 @@ class EditActions(SessionHost):
     # -- branches -------------------------------------------------------------------
     def action_branches(self) -> None:
         """Every branch of the session, one row each (``b``)."""
-        if self.indexing or self.session is None:
+        if self.state.indexing or self.state.session is None:
             self.notify("wait until the file is indexed", timeout=3)
             return
-        from .branches import BranchesScreen
+        from ..branches import BranchesScreen
 
-        self.app.push_screen(BranchesScreen(self.session, self.act_on_entry))
+        self.app.push_screen(BranchesScreen(self.state.session, self.act_on_entry))
 
     def action_compare(self) -> None:
         """Two branches side by side from the fork point under the cursor
         (``d``): the one holding the active leaf, if it passes there, and the
         newest other."""
-        if self.indexing or self.session is None:
+        if self.state.indexing or self.state.session is None:
             self.notify("wait until the file is indexed", timeout=3)
             return
         entry = self.tree_widget.cursor_entry
-        if entry < 0 or self.session.tree.child_count(entry) < 2:
+        if entry < 0 or self.state.session.tree.child_count(entry) < 2:
             self.notify(
                 "d compares the branches of a fork point (⋔); b lists every branch (space marks two)", timeout=5
             )
             return
-        from .compare import CompareScreen
+        from ..compare import CompareScreen
 
-        self.app.push_screen(CompareScreen(self.session, self.act_on_entry, fork=entry))
+        self.app.push_screen(CompareScreen(self.state.session, self.act_on_entry, fork=entry))
 
     def act_on_entry(self, kind: str, entry: int) -> None:
         """What the branch list or a compare chose, done here as in the tree:
@@ -269,10 +269,10 @@ class EditActions(SessionHost):
             self.action_fork(entry)
 
     def action_undo(self) -> None:
-        if self.last_edit is None:
+        if self.state.last_edit is None:
             self.notify("no edit to undo in this run", timeout=3)
             return
-        done = self.last_edit
+        done = self.state.last_edit
         plan = self._plan(lambda: _edits().plan_undo(done))
         if plan:
 
@@ -284,4 +284,4 @@ class EditActions(SessionHost):
 
     def _undo(self, plan: edits.Plan) -> None:
         self._apply(plan, force=True)  # our own edit: its recent write is not a live agent
-        self.last_edit = None
+        self.state.last_edit = None

@@ -9,20 +9,20 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.worker import get_current_worker
 
-from ...model.errors import Cancelled, SessionError
-from ...model.session.live_state import LiveState, live_state
-from .. import cells
-from ..app_services import settings_of
-from ..messages import ProblemsReady, UsageReady
-from ..widgets.detail import DetailPane
-from .session_host import SessionHost
+from ....model.errors import Cancelled, SessionError
+from ....model.session.live_state import LiveState, live_state
+from ... import cells
+from ...app_services import settings_of
+from ...messages import ProblemsReady, UsageReady
+from ...widgets.detail import DetailPane
+from .host import SessionHost
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
-    from ...model.entries.pairing import ToolIssue
-    from ...model.session.problems import Problem
-    from ...model.session.session import Session
+    from ....model.entries.pairing import ToolIssue
+    from ....model.session.problems import Problem
+    from ....model.session.session import Session
 
 CHECK_BUDGET = 0.015  # seconds an append may spend updating problems and totals in the frame that shows it
 
@@ -32,14 +32,14 @@ class ProblemActions(SessionHost):
 
     def compute_problems(self) -> None:
         """Look for problems again, in a thread; a pass still at it is out of date."""
-        self.generation += 1  # on the event loop: only it changes the count
-        if self.session is not None:
-            self._find_problems(self.generation, self.session)
+        self.state.generation += 1  # on the event loop: only it changes the count
+        if self.state.session is not None:
+            self._find_problems(self.state.generation, self.state.session)
 
     @work(thread=True, exclusive=True, group="problems", exit_on_error=False, description="problems")
     def _find_problems(self, generation: int, session: Session) -> None:
         worker = get_current_worker()
-        stop = lambda: worker.is_cancelled or generation != self.generation  # noqa: E731
+        stop = lambda: worker.is_cancelled or generation != self.state.generation  # noqa: E731
         try:
             with session.checking:
                 dangling, live, problems = _look(session, stop, settings_of(self).stuck_after)
@@ -64,7 +64,7 @@ class ProblemActions(SessionHost):
         except Cancelled:
             return
         except Exception as exc:  # said, not swallowed: the status would wait for its problem count forever
-            from ...model.sanitize import inert_line
+            from ....model.sanitize import inert_line
 
             reason = inert_line(f"{type(exc).__name__}: {exc}")[:200]
             self.app.call_from_thread(
@@ -72,11 +72,11 @@ class ProblemActions(SessionHost):
             )
 
     def on_problems_ready(self, message: ProblemsReady) -> None:
-        if message.generation != self.generation:
+        if message.generation != self.state.generation:
             return
-        had_problems = bool(self.problems)
-        self.problems = message.problems
-        self.dangling = message.dangling
+        had_problems = bool(self.state.problems)
+        self.state.problems = message.problems
+        self.state.dangling = message.dangling
         self.show_live_state(message.live)
         marks: dict[int, list[str]] = {}
         for p in message.problems:
@@ -96,7 +96,7 @@ class ProblemActions(SessionHost):
         the token tally), so this costs the new entries. False when it would
         take longer than CHECK_BUDGET (a compaction, another branch) or a
         worker is at it: the worker does it."""
-        session = self.session
+        session = self.state.session
         if session is None or not session.checking.acquire(blocking=False):
             return False
         deadline = time.monotonic() + CHECK_BUDGET
@@ -109,24 +109,24 @@ class ProblemActions(SessionHost):
             return False
         finally:
             session.checking.release()
-        self.generation += 1  # a worker still at it is out of date
-        self.usage = usage
+        self.state.generation += 1  # a worker still at it is out of date
+        self.state.usage = usage
         self.on_problems_ready(
-            ProblemsReady(self.generation, problems, off_branch, self.tree_widget.subagents, live, dangling)
+            ProblemsReady(self.state.generation, problems, off_branch, self.tree_widget.subagents, live, dangling)
         )
         return True
 
     def on_usage_ready(self, message: UsageReady) -> None:
-        if message.generation == self.generation:
-            self.usage, self.session_title, self.origin = message.text, message.title, message.origin
+        if message.generation == self.state.generation:
+            self.state.usage, self.state.session_title, self.state.origin = message.text, message.title, message.origin
             self.update_status()
 
     # -- what the agent is doing ------------------------------------------------------
     def show_live_state(self, live: LiveState | None) -> LiveState | None:
         """The activity in the status line, running calls marked in the tree
         with their time. Returns the state shown before."""
-        was = self.live_state
-        self.live_state = live
+        was = self.state.live_state
+        self.state.live_state = live
         running = live.running() if live is not None else set()
         self.tree_widget.set_running(
             {a.entry: (a.tool, a.since) for a in live.awaited if a.entry in running} if live is not None else {}
@@ -147,12 +147,17 @@ class ProblemActions(SessionHost):
     def tick_live_state(self) -> None:
         """Every second: the activity and the running calls' time, from the
         file's time and the calls known without a result (no context read)."""
-        session = self.session
-        if session is None or self.indexing or self.problems is None or not session.checking.acquire(blocking=False):
+        session = self.state.session
+        if (
+            session is None
+            or self.state.indexing
+            or self.state.problems is None
+            or not session.checking.acquire(blocking=False)
+        ):
             return
         try:
             live = live_state(
-                session, now=cells.now(), dangling=self.dangling, stuck_after=settings_of(self).stuck_after
+                session, now=cells.now(), dangling=self.state.dangling, stuck_after=settings_of(self).stuck_after
             )
         except (SessionError, OSError):
             return
@@ -167,7 +172,7 @@ class ProblemActions(SessionHost):
         before a line that is not an entry (bad line, torn tail: -1)."""
         from bisect import bisect_right
 
-        session = self.session
+        session = self.state.session
         if session is None:
             return None
         if line > len(session.lines):
@@ -176,11 +181,11 @@ class ProblemActions(SessionHost):
         return k if k >= 0 else None
 
     def _problem_rows(self) -> list[int]:
-        layout = self.rows
+        layout = self.state.rows
         if layout is None:
             return []
         rows: set[int] = set()
-        for p in self.problems or ():
+        for p in self.state.problems or ():
             entry = self.entry_for_line(p.line)
             if entry == -1:
                 rows.add(len(layout) - 1)
@@ -190,10 +195,10 @@ class ProblemActions(SessionHost):
         return sorted(rows)
 
     def _jump_problem(self, step: int) -> None:
-        if not self.problems:
+        if not self.state.problems:
             self.notify("no problems", timeout=2)
             return
-        session, layout = self.session, self.rows
+        session, layout = self.state.session, self.state.rows
         if session is None or layout is None:
             return
         cursor = self.tree_widget.cursor
@@ -216,10 +221,10 @@ class ProblemActions(SessionHost):
     def _jump_failed(self, step: int) -> None:
         """To the next (``step`` 1) or previous (-1) failed tool result of the
         active branch, unfolding it if need be; wraps around."""
-        session, layout = self.session, self.rows
-        if session is None or layout is None or self.indexing:
+        session, layout = self.state.session, self.state.rows
+        if session is None or layout is None or self.state.indexing:
             return
-        from ...model.session.context import failed_results
+        from ....model.session.context import failed_results
 
         failed = failed_results(session)
         if not failed:
@@ -250,20 +255,22 @@ class ProblemActions(SessionHost):
         self._jump_problem(-1)
 
     def action_problems(self) -> None:
-        if self.problems is None:
+        if self.state.problems is None:
             self.notify("still looking for problems…", timeout=2)
             return
 
         def jump(line: int | None) -> None:
-            if line is not None and self.rows is not None:
+            if line is not None and self.state.rows is not None:
                 entry = self.entry_for_line(line)
-                self.jump_to_entry(len(self.rows) - 1 if entry == -1 else entry, row=entry == -1)
+                self.jump_to_entry(len(self.state.rows) - 1 if entry == -1 else entry, row=entry == -1)
 
-        from ...model.resume.verdicts import verdict_on
-        from .problems import ProblemsScreen
+        from ....model.resume.verdicts import verdict_on
+        from ..problems import ProblemsScreen
 
-        verdict = None if self.session is None or self.session.remote else verdict_on(self.session.path)
-        self.app.push_screen(ProblemsScreen(self.problems, verdict.words() if verdict else None), jump)
+        verdict = (
+            None if self.state.session is None or self.state.session.remote else verdict_on(self.state.session.path)
+        )
+        self.app.push_screen(ProblemsScreen(self.state.problems, verdict.words() if verdict else None), jump)
 
 
 def _look(
@@ -272,8 +279,8 @@ def _look(
     """(dangling calls, live state, problems) of ``session``: the one look of the
     worker and of an append's check in the frame (its modules load after the
     first frame)."""
-    from ...model.session.context import tool_issues
-    from ...model.session.problems import find_problems
+    from ....model.session.context import tool_issues
+    from ....model.session.problems import find_problems
 
     dangling = tool_issues(session, should_stop=stop)[0]
     live = live_state(session, now=cells.now(), dangling=dangling, stuck_after=stuck_after)
@@ -282,14 +289,14 @@ def _look(
 
 def _usage_words(session: Session, stop: Callable[[], bool]) -> str:
     """The session's usage as the status line says it, with the context fill."""
-    from ...model.usage.totals import session_usage, usage_text
+    from ....model.usage.totals import session_usage, usage_text
 
     return _with_fill(usage_text(session_usage(session, should_stop=stop, read_records=not session.remote)), session)
 
 
 def _with_fill(usage: str, session: Session) -> str:
     """The usage words with the last response's context fill (``ctx 143k/200k``)."""
-    from ...model.usage.over_time import context_fill
+    from ....model.usage.over_time import context_fill
 
     fill = context_fill(session)
     return " · ".join(part for part in (fill, usage) if part)
