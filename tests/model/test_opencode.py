@@ -83,6 +83,22 @@ def test_a_kill_mid_parallel_call_leaves_the_fast_one_answered(tmp_path):
     assert report["agent"]["state"] == "crashed"
 
 
+def test_a_tool_part_that_failed_is_a_failed_result(tmp_path):
+    """A ``read`` part with ``state.status: "error"`` is its call and its
+    failed result: counted by check, reached by ] in the tree (marked ✗)."""
+    from session_tui.model.session.context import failed_results
+
+    db = _copy("parallel", tmp_path)
+    (report,) = check_json(f"{db}#{PARALLEL_ID}")
+    assert report["tool_errors"] == 1
+    with open_session(f"{db}#{PARALLEL_ID}") as session:
+        (entry,) = failed_results(session)
+        data = session.record(entry)["data"]
+        assert data["tool"] == "read" and data["state"]["status"] == "error"
+        view = session.format.view(session.record(entry))
+        assert view.is_error and view.result_for == data["callID"]  # the tree's "✗ ←" row
+
+
 def test_every_session_of_a_database_is_a_row_and_its_info_is_cached(tmp_path):
     db = _copy("work", tmp_path)
     listed = list_session_files([str(tmp_path)])

@@ -108,8 +108,9 @@ class OpencodeFormat(SentMessages, Format):
         elif kind == "part":
             part = data.get("type")
             role = obj.get("role")
-            if part == "tool":
-                shape = Shape.ASSISTANT | Shape.CALLS
+            if part == "tool":  # its call, and once it ended its result too (one part)
+                ended = _state(data).get("status") in ("completed", "error")
+                shape = Shape.ASSISTANT | Shape.CALLS | (Shape.RESULT if ended else 0)
             elif part in ("text", "reasoning"):
                 shape = Shape.USER if role == "user" else Shape.ASSISTANT
             else:
@@ -263,8 +264,10 @@ class OpencodeFormat(SentMessages, Format):
             )
         return EntryView(kind="system", role="system", text=f"[{part}]", **fields)
 
-    def entry_response(self, session: Session, entry: int) -> tuple[str | int, Response] | None:
-        record = session.record(entry)
+    def entry_response(
+        self, session: Session, entry: int, record: dict[str, Any] | None = None
+    ) -> tuple[str | int, Response] | None:
+        record = session.record(entry) if record is None else record
         if record.get("type") != "message":
             return None
         data = _data(record)
