@@ -313,10 +313,13 @@ class Format:
             add_response(found, self.entry_response(session, entry))
         return list(found.values())
 
-    def entry_response(self, session: Session, entry: int) -> tuple[str | int, Response] | None:
+    def entry_response(
+        self, session: Session, entry: int, record: dict[str, Any] | None = None
+    ) -> tuple[str | int, Response] | None:
         """The response ``entry`` records a part of, keyed by the response
-        (its entries share the key), or None: no usage."""
-        record = session.record(entry)
+        (its entries share the key), or None: no usage. ``record``: the
+        entry's record, when the caller has read it already."""
+        record = session.record(entry) if record is None else record
         view = self.view(record)
         if not view.tokens:
             return None

@@ -81,13 +81,35 @@ def responses(session: Session, should_stop: Callable[[], bool] | None = None) -
                 kept.refreshes = session.refreshes
             return kept.responses
         if kept.entries < session.tree.count or kept.refreshes < 0:
+            times = session.memo.of(TimeTally)
             for entry in range(kept.entries, session.tree.count):
                 check_stop(should_stop, entry - kept.entries)
-                add_response(kept.found, fmt.entry_response(session, entry))
+                record = session.record(entry)  # read once: for the response and the time span
+                add_response(kept.found, fmt.entry_response(session, entry, record))
+                if times.entries == entry:
+                    times.add(fmt.view(record))
+                    times.entries = entry + 1
                 kept.entries = entry + 1
             kept.responses = list(kept.found.values())
             kept.refreshes = session.refreshes
         return kept.responses
+
+
+@dataclass
+class TimeTally:
+    """The earliest and latest times of the first ``entries`` entries of a
+    session (kept with it: ``responses`` fills it as it reads each record,
+    so a session's span costs no second read)."""
+
+    entries: int = 0
+    first: float | None = None
+    last: float | None = None
+
+    def add(self, view: EntryView) -> None:
+        when = parse_time(view.time)
+        if when is not None:
+            self.first = when if self.first is None else min(self.first, when)
+            self.last = when if self.last is None else max(self.last, when)
 
 
 @dataclass

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..entries.tokens import Response, TokenCounts, tokens_text
-from ..entries.view import EntryView, parse_time
+from ..entries.view import parse_time
 from ..errors import check_stop
-from ..session.usage import responses, session_tokens, subagent_responses, tallied_responses
+from ..session.usage import TimeTally, responses, session_tokens, subagent_responses, tallied_responses
 from ..words import human_seconds
 from .prices import priced_by, response_cost
 
@@ -216,21 +216,6 @@ def session_usage(session: Session, should_stop: Callable[[], bool] | None = Non
             tally.entries = entry + 1
         first, last = tally.first, tally.last
     return Usage(tokens.input, tokens.output, tokens.cache_read, tokens.cache_write, first=first, last=last)
-
-
-@dataclass
-class TimeTally:
-    """The earliest and latest times of the first ``entries`` entries of a session."""
-
-    entries: int = 0
-    first: float | None = None
-    last: float | None = None
-
-    def add(self, view: EntryView) -> None:
-        when = parse_time(view.time)
-        if when is not None:
-            self.first = when if self.first is None else min(self.first, when)
-            self.last = when if self.last is None else max(self.last, when)
 
 
 def usage_text(usage: Usage, tokens: bool = True) -> str:

@@ -298,11 +298,13 @@ class CopilotFormat(SentMessages, Format):
                 return EntryView(kind="system", role="system", text=f"[{kind}] {value}", **fields)
         return EntryView(kind="system", role="system", text=f"[{kind}]", **fields)
 
-    def entry_response(self, session: Session, entry: int) -> tuple[str | int, Response] | None:
-        record = session.record(entry)
+    def entry_response(
+        self, session: Session, entry: int, record: dict[str, Any] | None = None
+    ) -> tuple[str | int, Response] | None:
+        record = session.record(entry) if record is None else record
         if record.get("type") != "session.usage_record":
             return None
-        found = super().entry_response(session, entry)
+        found = super().entry_response(session, entry, record)
         usage = _data(record).get("usage")
         model = usage.get("model") if isinstance(usage, dict) else None
         if found is None or not isinstance(model, str):

@@ -245,9 +245,12 @@ class QwenFormat(SentMessages, Format):  # (its own resume: Qwen answers a call 
         text = f"[{subtype}]" if isinstance(subtype, str) else ""
         return EntryView(kind="system", role="system", text=text, **fields)
 
-    def entry_response(self, session: Session, entry: int) -> tuple[str | int, Response] | None:
-        found = super().entry_response(session, entry)
-        model = session.record(entry).get("model") if found is not None else None
+    def entry_response(
+        self, session: Session, entry: int, record: dict[str, Any] | None = None
+    ) -> tuple[str | int, Response] | None:
+        record = session.record(entry) if record is None else record
+        found = super().entry_response(session, entry, record)
+        model = record.get("model") if found is not None else None
         if found is None or not isinstance(model, str):
             return found
         return found[0], dataclasses.replace(found[1], model=model)
