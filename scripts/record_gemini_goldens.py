@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ORACLE = Path(os.environ.get("ORACLE", ROOT.parent / "shared" / "oracle"))
 sys.path.insert(0, str(ROOT))
 
-from session_tui.model.resume.steps import golden_form, request_steps  # noqa: E402
+from session_tui.model.resume.steps import request_steps  # noqa: E402
+from tests.support import golden_form  # noqa: E402
 
 
 def main() -> None:

@@ -33,7 +33,8 @@ def dry_runs(out: Path, files: list[str]) -> None:
     import subprocess
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from session_tui.model.resume.steps import golden_form, request_steps
+    from session_tui.model.resume.steps import request_steps
+    from tests.support import golden_form
 
     out.mkdir(parents=True, exist_ok=True)
     root = Path(__file__).resolve().parents[1]
@@ -85,7 +86,8 @@ def bodies(fmt: str, out: Path, files: list[str]) -> None:
 
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root))
-    from session_tui.model.resume.steps import golden_form, request_steps
+    from session_tui.model.resume.steps import request_steps
+    from tests.support import golden_form
 
     resume = Path(compare.__file__).with_name("resume.py")
     out.mkdir(parents=True, exist_ok=True)

@@ -99,3 +99,8 @@ def _lines(fd: int, count: int, timeout: float = 60) -> bytes:
             break
         data += chunk
     return data
+
+
+def golden_form(steps) -> list[list]:
+    """Resume steps as the goldens in tests/golden store them (JSON lists)."""
+    return [[list(v) if isinstance(v, tuple) else v for v in step.key()] for step in steps]

@@ -20,9 +20,10 @@ import pytest
 
 from session_tui.actions.export import ADDED_BY, export
 from session_tui.model.reading.codex_thread import thread_files
-from session_tui.model.resume.steps import context_steps, golden_form
+from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.context import context_items, resume_items
 from session_tui.model.session.session import open_session
+from tests.support import golden_form
 
 from ..support import REPO, check_json, run_cli
 

@@ -6,8 +6,10 @@ import json
 
 import orjson
 
+from session_tui.model.entries.tokens import TokenCounts
 from session_tui.model.session.context import context_items
 from session_tui.model.session.session import open_session
+from session_tui.model.session.usage import session_tokens
 from tests.support import SAMPLES, check_json
 
 CODEX = SAMPLES / "codex"
@@ -114,14 +116,17 @@ CALL = ("response_item", {"type": "function_call", "name": "shell", "arguments":
 OUTPUT = ("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"})
 
 
-def test_session_tokens_are_the_last_cumulative_count_not_a_sum():
+def test_session_tokens_agree_with_the_last_cumulative_count():
     counts = token_counts(ROLLBACK)
     assert len(counts) == 5
     last = counts[-1][1]["total_token_usage"]
     with open_session(ROLLBACK) as s:
-        assert s.format.session_tokens(s) == (last["input_tokens"], last["output_tokens"])
+        said = session_tokens(s)
+    # the responses' own counts, each once, add up to what Codex says it spent in all
+    assert (said.input + said.cache_read, said.output) == (last["input_tokens"], last["output_tokens"])
+    assert said.cache_read == last["cached_input_tokens"]
     with open_session(TORN) as s:
-        assert s.format.session_tokens(s) is None  # no token_count at all
+        assert session_tokens(s) == TokenCounts(0, 0, 0, 0)  # no token_count at all
 
 
 def test_a_null_info_does_not_hide_the_count_before_it(tmp_path):
@@ -137,7 +142,7 @@ def test_a_null_info_does_not_hide_the_count_before_it(tmp_path):
         )
     )
     with open_session(path) as s:
-        assert s.format.session_tokens(s) == (100, 20)
+        assert (session_tokens(s).input, session_tokens(s).output) == (100, 20)
 
 
 def test_the_assistant_entry_before_a_token_count_carries_its_last_usage(tmp_path):

@@ -15,10 +15,10 @@ from session_tui.model.checked_paths import ResumeRefused
 from session_tui.model.formats import FORMATS, sniff
 from session_tui.model.formats.copilot.client import CLIENT
 from session_tui.model.formats.copilot.reader import INTERRUPTED, WAS_INTERRUPTED
-from session_tui.model.resume.steps import context_steps, golden_form
+from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.context import resume_items
 from session_tui.model.session.session import open_session
-from tests.support import REPO, check_json, run_cli
+from tests.support import REPO, check_json, golden_form, run_cli
 
 LIVE = REPO / "tests" / "data" / "live-2026-12-03" / "copilot"
 WORK = LIVE / "9a473a5e-524e-45f5-9c38-e1e276be8640" / "events.jsonl"  # 28 steps, parallel calls

@@ -19,8 +19,9 @@ from session_tui.model.checked_paths import ResumeRefused
 from session_tui.model.formats import get_format, sniff
 from session_tui.model.formats.gemini import CLIENT
 from session_tui.model.formats.gemini.reader import INTERRUPTED
-from session_tui.model.resume.steps import context_steps, golden_form
+from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.session import open_session
+from tests.support import golden_form
 
 from ..support import REPO, check_json, run_cli
 

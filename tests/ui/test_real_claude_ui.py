@@ -9,11 +9,11 @@ import json
 import orjson
 
 from session_tui.model.reading.segment import Shape
-from session_tui.model.resume.steps import context_steps, golden_form
+from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.context import resume_items
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.text_view import TextViewScreen
-from tests.support import REPO
+from tests.support import REPO, golden_form
 
 from .pilot_support import session_screen, wait_for
 

@@ -10,7 +10,6 @@ from ..reading.own_writes import one_look
 from .session_info import SessionInfo
 
 FUZZY_SPAN = 3  # a fuzzy match's letters lie within this many times the query's length
-SEARCH_BLOCK = 1 << 20
 
 SORTS: tuple[tuple[str, Callable[..., Any]], ...] = (  # (name, key of a row and the user's stuck_after)
     ("last activity", lambda info, stuck_after=None: -info.last_activity),

@@ -6,15 +6,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..words import human_tokens
-from .view import EntryView
 
 IN_KEYS = ("prompt_tokens", "input_tokens")
 OUT_KEYS = ("completion_tokens", "output_tokens")
-
-
-def tokens_of(view: EntryView) -> tuple[int, int]:
-    """(input, output) tokens an entry records (0, 0 if none)."""
-    return usage_counts(view.tokens or {})
 
 
 def first_count(usage: Mapping[str, object], keys: Iterable[str]) -> int:

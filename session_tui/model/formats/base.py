@@ -290,11 +290,6 @@ class Format:
         """A metadata file that belongs to the session file, if the format has one."""
         return None
 
-    def session_tokens(self, session: Session, should_stop: Callable[[], bool] | None = None) -> tuple[int, int] | None:
-        """(input, output) tokens of the whole session when the format records
-        them outside its entries (Codex: a cumulative count); None: sum the entries'."""
-        return None
-
     def entry_tokens(self, session: Session, entry: int) -> dict[str, Any] | None:
         """Usage of ``entry`` recorded outside its own record (Codex: the
         token_count after it); None: the view's ``tokens``."""

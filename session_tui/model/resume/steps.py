@@ -368,8 +368,3 @@ def differences(ours: list[Step], theirs: list[Step], limit: int = 12) -> list[s
             if len(out) >= limit:
                 return out + ["…"]
     return out
-
-
-def golden_form(steps: list[Step]) -> list[list[Any]]:
-    """The steps as the goldens in tests/golden store them (JSON lists)."""
-    return [[list(v) if isinstance(v, tuple) else v for v in step.key()] for step in steps]

@@ -313,9 +313,6 @@ class CodexFormat(LinearFile):
         return call if message.get("type") in OUTPUTS and isinstance(call, str) else None
 
     # -- token usage: event_msg token_count lines (META, not entries; codex/tokens.py) ------
-    def session_tokens(self, session: Session, should_stop: Callable[[], bool] | None = None) -> tuple[int, int] | None:
-        return tokens.session_tokens(session, should_stop)
-
     def entry_tokens(self, session: Session, entry: int) -> dict[str, Any] | None:
         return tokens.entry_tokens(session, entry)
 

@@ -63,21 +63,6 @@ class _ResponseScan:
     found: list[Response] = field(default_factory=list)
 
 
-def session_tokens(session: Session, should_stop: Callable[[], bool] | None = None) -> tuple[int, int] | None:
-    """(input, output) of the last token_count that has them: its
-    ``total_token_usage`` is cumulative, so it is the session's total.
-    Reads META lines backwards from the end (only those mentioning
-    ``token_count`` are parsed); None when the file has none."""
-    kinds = session.lines.line_kinds
-    for n in range(len(kinds) - 1, -1, -1):
-        check_stop(should_stop, n)
-        if kinds[n] == LineKind.META:
-            usage = _token_usage(session.raw_line(n), "total_token_usage")
-            if usage is not None:
-                return _count(usage, "input_tokens"), _count(usage, "output_tokens")
-    return None
-
-
 def entry_tokens(session: Session, entry: int) -> dict[str, Any] | None:
     """The ``last_token_usage`` of the token_count between an assistant
     entry (message or call) and the next entry (the last one there when

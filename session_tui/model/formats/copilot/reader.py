@@ -47,7 +47,6 @@ INTERRUPTED = (
 #: what it sends for a recorded interruption (``error.code: "interrupted"``) once a later
 #: prompt follows it (before that: the completion's own ``error.message``)
 WAS_INTERRUPTED = "The execution of this tool, or a previous tool was interrupted."
-MESSAGES = ("user.message", "assistant.message", "tool.execution_complete")
 #: event types only Copilot CLI writes: one of them in a file's first events
 KNOWN = frozenset(
     (

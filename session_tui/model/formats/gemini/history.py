@@ -20,9 +20,6 @@ SIGNATURE = "skip_thought_signature_validator"  # Gemini CLI's synthetic thought
 IGNORED_USER = ("/", "?", "<session_context>", "<hook_context>")
 
 
-NOT_SENT = ("info", "error", "warning")
-
-
 def is_str(value: object) -> bool:
     return isinstance(value, str)
 
