@@ -137,3 +137,30 @@ def test_a_folder_without_sessions_or_a_file_that_is_none_is_an_error_in_the_man
             result = run_cli(*verb, str(path))
             assert result.returncode == 2, (verb, path, result.stdout)
             assert result.stderr.startswith(f"session-tui {verb[0]}: {path}: {problem}"), (verb, result.stderr)
+
+
+def test_usage_and_search_take_an_opencode_database_whole_or_one_of_its_sessions(tmp_path):
+    """A bare ``opencode.db`` is all its sessions; ``opencode.db#ID`` is that
+    one session (the rest of the database left out); an unknown or malformed
+    id is one line, exit 2."""
+    import json
+    import shutil
+
+    from tests.support import REPO
+
+    for part in (REPO / "tests" / "data" / "live-2026-12-03" / "opencode" / "fork").iterdir():
+        shutil.copyfile(part, tmp_path / part.name)
+    db = str(tmp_path / "opencode.db")
+    both = {f"{db}#ses_dc481a45affeT96KBaAoCG3mES", f"{db}#ses_dc4873164ffeAnIQ0Z06lezjkg"}
+    one = f"{db}#ses_dc481a45affeT96KBaAoCG3mES"
+    for given, wanted in ((db, both), (one, {one})):
+        usage = run_cli("usage", "--json", given)
+        assert usage.returncode == 0, usage.stderr
+        assert {row["key"] for row in json.loads(usage.stdout)["rows"]} == wanted
+        search = run_cli("search", "--json", "--limit", "500", "README", given)
+        assert search.returncode == 0, search.stderr
+        assert {hit["file"] for hit in json.loads(search.stdout)["hits"]} == wanted
+    for given, problem in ((f"{db}#ses_000000000000000000000000", "no such session"), (f"{db}#x", "not an opencode")):
+        for verb in (("usage",), ("search", "README")):
+            result = run_cli(*verb, given)
+            assert result.returncode == 2 and result.stderr.startswith(f"session-tui {verb[0]}: {given}: {problem}")

@@ -34,7 +34,7 @@ def run_search(args: Any, redact: bool = False) -> int:
     if not roots:
         print("session-tui search: no session folders found; give a PATH", file=sys.stderr)
         return 2
-    from .paths import say_path_problems
+    from .paths import listing_roots, say_path_problems
 
     if say_path_problems("search", args.paths):
         return 2
@@ -45,7 +45,7 @@ def run_search(args: Any, redact: bool = False) -> int:
         masked = Redactor().text
 
     def work(db: Any) -> tuple[Any, int]:
-        catch_up(db, roots, notice=say)
+        catch_up(db, listing_roots(roots), notice=say)
         found = run_query(db, query, roots, args.limit, redact=masked, mark_branches=not args.json)
         return found, db.execute("SELECT count(*) FROM files").fetchone()[0]
 

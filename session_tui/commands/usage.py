@@ -11,7 +11,6 @@ import sys
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..model.catalog.cache import list_session_files
 from ..model.catalog.known import default_paths
 from ..model.catalog.session_info import is_subagent, parent_of
 from ..model.errors import SessionError
@@ -24,7 +23,7 @@ from ..model.usage.prices import priced_by
 from ..model.usage.totals import Usage
 from ..model.words import human_tokens
 from .options import json_option, redact_option
-from .paths import say_path_problems
+from .paths import listed_sessions, say_path_problems
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.settings import Settings
@@ -39,7 +38,7 @@ def run_usage(paths: list[str], by: str, as_json: bool, redact: bool = False) ->
     if say_path_problems("usage", paths):
         return 2
     try:
-        listed = list_session_files(roots)
+        listed = listed_sessions(roots)
     except (SessionError, OSError) as exc:
         print(f"session-tui usage: {inert_line(exc)}", file=sys.stderr)
         return 2

@@ -15,11 +15,13 @@ each page; a query of filters alone walks the documents by id."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
 from ..catalog.cache import absolute
+from ..reading.opencode_db import DB_NAME
 from .query import Query, index_marks
 from .vocabulary import GRAM, holding, split
 
@@ -202,5 +204,6 @@ def _files_where(query: Query, roots: list[str]) -> tuple[str, list[Any]]:
             for root in group:
                 root = absolute(root)
                 escaped = root.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                args.extend([root, escaped + "/%"])
+                within = "#%" if os.path.basename(root) == DB_NAME else "/%"  # (an opencode database: its sessions)
+                args.extend([root, escaped + within])
     return (" AND ".join(clauses) or "1"), args

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
+from ..reading.opencode_db import DB_NAME
 from ..reading.source import is_url
 from ..reading.sources import open_source
 from ..sanitize import UNDECODABLE, mark_undecodable
@@ -222,6 +223,8 @@ def _plan(db: sqlite3.Connection, path: str, size: int, row: tuple[Any, ...] | N
 
 
 def _under(path: str, root: str) -> bool:
+    if os.path.basename(root) == DB_NAME:  # (an opencode database: its sessions are ``db#ID``)
+        return path == root or path.startswith(root + "#")
     return path == root or path.startswith(root.rstrip("/") + ("/" if is_url(root) else os.sep))
 
 
