@@ -196,6 +196,9 @@ def test_fix_appends_the_snapshot_gemini_cli_resumes(tmp_path):
     assert golden["accepted"] and _steps(path) == golden["steps"]  # what the client accepted
     (rep,) = check_json(str(path))
     assert rep["problems"] == []
+    with open_session(path) as session:
+        last_message = [session.record(e) for e in range(session.entries) if "id" in session.record(e)][-1]["id"]
+    assert rep["active_leaf"] == last_message and rep["active_leaf_line"] == after.count(b"\n")  # (the snapshot's)
     again = run_cli("fix", str(path), "--force")
     assert again.returncode == 0 and "nothing to do" in again.stdout
 

@@ -100,8 +100,13 @@ class GeminiFormat(LinearFile):
         return LineKind.ENTRY
 
     def entry_id(self, record: dict[str, Any]) -> str | None:
+        """A message's id; a snapshot's: its last message's (the one the
+        conversation ends on there, as the leaf `fix` leaves is named)."""
         found = record.get("id")
-        return found if isinstance(found, str) else None
+        if isinstance(found, str):
+            return found
+        messages = snapshot(record)
+        return str(messages[-1]["id"]) if messages else None
 
     # -- the conversation ------------------------------------------------------------
     def context(
