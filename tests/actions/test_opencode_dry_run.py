@@ -151,8 +151,10 @@ def test_hostile_ids_given_to_resume_and_the_dry_run_are_one_line_refusals(tmp_p
 
 
 def test_the_dry_run_argv_is_opencode_run_with_the_fake_model():
+    """The resume is opencode's interactive TUI (``opencode --session ID``; ``opencode run``
+    is its non-interactive form, which needs a message); the dry run is ``run`` with one."""
     resume_args = CLIENT.argv(PARALLEL_ID, "x")[1:]
-    assert resume_args == ["run", "--session", PARALLEL_ID]
+    assert resume_args == ["--session", PARALLEL_ID]
     assert CLIENT.dry_run_argv("/bin/opencode", resume_args, None, "continue") == [
         "/bin/opencode",
         "run",
@@ -249,10 +251,10 @@ def test_resume_in_opencodes_own_database_is_its_own_command_in_the_sessions_dir
     done = resume(f"{db}#{PARALLEL_ID}", "--json", home=tmp_path)
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
-    assert plan["argv"] == ["opencode", "run", "--session", PARALLEL_ID] and plan["wrote"] is None
+    assert plan["argv"] == ["opencode", "--session", PARALLEL_ID] and plan["wrote"] is None
     assert plan["cwd"] == RECORDED_DIRECTORY and plan["session_id"] == PARALLEL_ID
     text = resume(f"{db}#{PARALLEL_ID}", home=tmp_path)
-    assert f"run: cd -- {RECORDED_DIRECTORY} && opencode run --session {PARALLEL_ID}" in text.stdout
+    assert f"run: cd -- {RECORDED_DIRECTORY} && opencode --session {PARALLEL_ID}" in text.stdout
     assert files_of(data) == before
 
 
@@ -260,7 +262,7 @@ def test_resume_finds_the_database_opencode_db_names(tmp_path):
     db = copy_of(PARALLEL, tmp_path / "elsewhere")
     done = resume(f"{db}#{PARALLEL_ID}", "--json", home=tmp_path, extra_env={"OPENCODE_DB": str(db)})
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["argv"] == ["opencode", "run", "--session", PARALLEL_ID]
+    assert json.loads(done.stdout)["argv"] == ["opencode", "--session", PARALLEL_ID]
     assert CLIENT.found_in_place(f"{db}#{PARALLEL_ID}", PARALLEL_ID, None, {"HOME": str(tmp_path)}) is False
     env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "xdg")}
     assert CLIENT.found_in_place(f"{tmp_path}/xdg/opencode/opencode.db#{PARALLEL_ID}", PARALLEL_ID, None, env)

@@ -11,7 +11,7 @@ in one transaction (``store.database_edit``).
   ``time_updated`` stays the agent's: session-tui's edit is not the agent
   at work.
 * No leaf to move (opencode resumes the session's last message), no cut
-  and no fork here: ``opencode run --session ID --fork`` forks a session.
+  and no fork here: ``opencode --session ID --fork`` forks a session.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class OpencodeForm(Form):
     ) -> Plan:
         raise Refused(
             f"{session.path}: session-tui does not fork an opencode session; opencode does: "
-            "opencode run --session <id> --fork"
+            "opencode --session <id> --fork"
         )
 
 

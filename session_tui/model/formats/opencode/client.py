@@ -1,7 +1,9 @@
-"""opencode 1.18.33 as session-tui drives it: ``opencode run --session <id>``
-finds a session by its id in ``~/.local/share/opencode/opencode.db``; with a
-custom ``@ai-sdk/openai-compatible`` provider it speaks OpenAI Chat
-Completions to its model.
+"""opencode 1.18.33 as session-tui drives it: ``opencode --session <id>``
+(its interactive TUI, ``-s``) finds a session by its id in
+``~/.local/share/opencode/opencode.db`` and continues it; ``opencode run
+--session <id> MESSAGE``, its non-interactive form, needs a message and is
+only the dry run's. With a custom ``@ai-sdk/openai-compatible`` provider it
+speaks OpenAI Chat Completions to its model.
 
 A dry run copies the database's three files (db, ``-wal``, ``-shm``) into
 the throwaway home and sets the session's ``directory`` to the run's
@@ -88,7 +90,7 @@ class Opencode(Client):
     def argv(self, session_id: str, path: str) -> list[str]:
         if not SESSION_ID.match(session_id):
             raise ResumeRefused(f"{path}: not an opencode session id")
-        return [self.program, "run", "--session", session_id]
+        return [self.program, "--session", session_id]  # (the TUI; ``run`` would want a message)
 
     def sessions_folder(self, cwd: str | None, env: Mapping[str, str], now: datetime | None = None) -> str | None:
         return data_folder(env)
@@ -157,8 +159,9 @@ class Opencode(Client):
         return out
 
     def dry_run_argv(self, program: str, resume: list[str], model: str | None, prompt: str) -> list[str]:
-        """``opencode run --model fake/M --session ID PROMPT`` (``resume``: ``run --session ID``)."""
-        return [program, resume[0], "--model", f"{PROVIDER}/{model or MODEL}", *resume[1:], prompt]
+        """``opencode run --model fake/M --session ID PROMPT`` (``resume``: ``--session ID``): the
+        non-interactive form, which sends PROMPT as the new turn and ends."""
+        return [program, "run", "--model", f"{PROVIDER}/{model or MODEL}", *resume, prompt]
 
 
 CLIENT = Opencode()
