@@ -70,6 +70,8 @@ def format_name(value: str) -> str:
 
 
 def build_open_parser() -> argparse.ArgumentParser:
+    from .model.catalog.known import KNOWN_LOCATIONS
+
     parser = argparse.ArgumentParser(
         prog="session-tui",
         usage="session-tui [-h] [--format FORMAT] [--no-watch] [FILE | DIR...] | session-tui COMMAND ...",
@@ -80,8 +82,7 @@ def build_open_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         nargs="*",
         help="a session file (*.jsonl), or directories for the picker (default: the known session "
-        "folders that exist — ~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions — "
-        "or ./sample_sessions)",
+        f"folders that exist — {', '.join(KNOWN_LOCATIONS)} — or ./sample_sessions)",
     )
     parser.set_defaults(command=None)
     parser.add_argument("--config", metavar="FILE", help=CONFIG_HELP)

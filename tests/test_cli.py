@@ -215,3 +215,25 @@ def test_the_command_lines_choices_name_every_format_and_export_target():
     from session_tui.model.formats import FORMATS
 
     assert FORMAT_NAMES == tuple(sorted(FORMATS)) and EXPORT_TARGETS == TARGETS
+
+
+def test_help_and_the_no_folders_message_name_every_known_location_and_client(tmp_path, monkeypatch, capsys):
+    """The open parser's PATH help and the message without folders come from
+    model/catalog/known.py; resume's help names every client that resumes."""
+    from session_tui.cli import build_open_parser
+    from session_tui.commands.open import open_tui
+    from session_tui.model.catalog.known import KNOWN_LOCATIONS
+    from session_tui.model.formats import FORMATS
+    from session_tui.model.settings import Settings
+
+    shown = " ".join(build_open_parser().format_help().split())
+    assert all(location in shown for location in KNOWN_LOCATIONS), shown
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert open_tui([], None, False, Settings()) == 2
+    said = capsys.readouterr().err
+    assert all(location in said for location in KNOWN_LOCATIONS), said
+    listed = " ".join(run_cli("--help").stdout.split())
+    resume = listed[listed.index("resume ") :][:300]
+    titles = {fmt.client.title for fmt in FORMATS.values() if fmt.client is not None}
+    assert len(titles) == 7 and all(title in resume for title in titles), resume

@@ -73,3 +73,15 @@ def test_every_anchor_the_code_and_pages_cite_is_a_heading():
             if anchor not in anchors.get(page, set()):
                 missing.append(f"{source.relative_to(REPO)}: {page}#{anchor}")
     assert not missing, missing
+
+
+def test_the_resume_pages_data_folders_and_opencode_figures_are_the_repositorys():
+    """Every ``tests/data/…/`` folder the resume page names is there, and its
+    opencode dry-run figures are the goldens kept (tests/golden/dry-run)."""
+    page = (DOCS / "guide" / "resume.md").read_text()
+    for folder in re.findall(r"`(tests/data/[\w.-]+)/", page):
+        assert (REPO / folder).is_dir(), folder
+    assert "live-2026-12-03" in page and "For Claude Code, Codex and pi," not in page
+    kept = len(list((REPO / "tests" / "golden" / "dry-run").glob("opencode-*.json")))
+    figures = re.findall(r"^\| opencode.*dry run:? (\d+) / (\d+)", page, re.M)
+    assert len(figures) == 2 and all(int(a) == int(b) == kept for a, b in figures), (figures, kept)

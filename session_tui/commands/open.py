@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ..model.catalog.known import default_paths
+from ..model.catalog.known import KNOWN_LOCATIONS, default_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.settings import Settings
@@ -36,11 +36,7 @@ def open_tui(paths: list[str], format: str | None, watch: bool, settings: Settin
     if not paths:
         paths = default_paths()
         if not paths:
-            print(
-                "session-tui: no session folders found (~/.claude/projects, ~/.codex/sessions, "
-                "~/.pi/agent/sessions); give a PATH",
-                file=sys.stderr,
-            )
+            print(f"session-tui: no session folders found ({', '.join(KNOWN_LOCATIONS)}); give a PATH", file=sys.stderr)
             return 2
     from ..model.reading.opencode_db import written_file
     from ..model.reading.source import is_url

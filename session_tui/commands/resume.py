@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
 def add_parser(commands: Commands) -> None:
     resume = commands.add_parser(
         "resume",
-        help="continue a session with its own client (Claude Code, Codex, pi) at a leaf; --dry-run proves it first",
+        help="continue a session with its own client (Claude Code, Codex, pi, Gemini CLI, opencode, Qwen Code, "
+        "GitHub Copilot CLI) at a leaf; --dry-run proves it first",
         description="Say how to continue FILE at its client's own leaf, or at --leaf: the client, the directory, the "
         "session id and the command. Where the client would not continue at that leaf by itself, or would not "
         "find the file by its id, it says what the client needs written first (a fork with a new id in the "
