@@ -48,3 +48,28 @@ def test_the_picker_starts_without_the_format_readers_or_the_watcher():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_format_is_named_outside_its_own_package():
+    """A format's knowledge lives in ``model/formats/<name>/`` (and its write
+    form in ``store/forms/``): no ``== "<format name>"`` (or ``!=``, ``in``)
+    test on a format's name anywhere else (docs/formats.md, the new-format checklist)."""
+    from session_tui.model.formats import FORMATS
+
+    names = set(FORMATS)
+    root = REPO / "session_tui"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        inside = path.relative_to(root).parts
+        if inside[:2] == ("store", "forms") or (inside[:2] == ("model", "formats") and len(inside) > 3):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if not isinstance(node, ast.Compare):
+                continue
+            if not any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops):
+                continue
+            for side in (node.left, *node.comparators):
+                items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                if any(isinstance(i, ast.Constant) and i.value in names for i in items):
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert found == [], found

@@ -20,22 +20,12 @@ from typing import Any
 
 from ..formats import FORMATS
 from ..formats.client import ANTHROPIC, CHAT, GEMINI, RESPONSES
+from ..formats.codex.client import INJECTED as CODEX_INJECTED
 from ..formats.pi.client import PI_AGENT
 from .chat_steps import chat_fields, chat_without_turn
 from .gemini_steps import gemini_fields, gemini_without_turn
 
 PROMPT = "continue"  # what a dry run asks the client to send
-CODEX_INJECTED = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<skills_instructions>",
-    "<permissions",
-    "<model_switch>",
-    "# AGENTS.md",
-    "<apps_instructions>",
-    "<collaboration_mode>",
-    "<personality",
-)
 
 Key = tuple[str, str, str, tuple[str, ...], tuple[str, ...], bool]
 

@@ -20,6 +20,20 @@ from ..client import RESPONSES, Client, DryRunHome
 if TYPE_CHECKING:  # pragma: no cover
     from ..base import Session
 
+#: how the user messages Codex adds to a new turn begin (its environment,
+#: instructions, AGENTS.md …): a dry run's request ends with them before its prompt
+INJECTED = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<skills_instructions>",
+    "<permissions",
+    "<model_switch>",
+    "# AGENTS.md",
+    "<apps_instructions>",
+    "<collaboration_mode>",
+    "<personality",
+)
+
 
 def codex_home(env: Mapping[str, str]) -> str:
     return env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
