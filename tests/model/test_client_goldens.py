@@ -77,6 +77,7 @@ def test_context_is_what_the_client_sends(golden, tmp_path):
 def test_every_file_has_goldens_original_and_repaired_where_fix_applies():
     recorded = {g.stem for g in GOLDENS}
     files = [p for p in REAL.rglob("*.jsonl") if p.parent.name in ("claude", "codex", "pi")]
+    files += list((REPO / "tests" / "data" / "commands").rglob("*.jsonl"))  # (Claude Code's own, with commands)
     assert files and all(f"{p.parent.name}-{p.stem}-orig" in recorded for p in files)
     assert sum(stem.endswith("-fixed") for stem in recorded) >= 6
 

@@ -121,6 +121,7 @@ _RENDER: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "date": _date,
     "remote_session_change": _attribution,
     "task_reminder": _tasks,
+    "silent_turn_reminder": _text,  # ("The user hasn't heard from you in a while. …", after a tool result)
 }
 
 

@@ -35,6 +35,20 @@ from .resume import resume_model_of, same_response, sent_on_resume
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
 COMPACT = "compact_boundary"
 SENT_SYSTEM = ("local_command",)  # system records Claude Code sends the model (as user text)
+
+
+def _has_result(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def _sent_system(record: dict[str, Any]) -> bool:
+    """A system record Claude Code sends the model: a local command's, unless
+    ``isDisplayOnly`` (2.1.328's ``/context`` output: shown, never sent; its
+    model-facing form follows as a user record)."""
+    return record.get("subtype") in SENT_SYSTEM and record.get("isDisplayOnly") is not True
+
+
 #: metadata records that name the session: (field, rank); a user's own title beats the AI's, which beats a summary
 # keys looked up with any JSON value
 TITLE_FIELDS: dict[Any, tuple[str, int]] = {
@@ -142,7 +156,7 @@ class ClaudeFormat(AnthropicMessages, Format):
         elif kind in ("user", "assistant"):
             shape = shape_of(message)
         elif kind == "system":
-            shape = Shape.SYSTEM if obj.get("subtype") in SENT_SYSTEM else Shape.SYSTEM | Shape.QUIET
+            shape = Shape.SYSTEM if _sent_system(obj) else Shape.SYSTEM | Shape.QUIET
         else:
             shape = Shape.OTHER | Shape.QUIET
         if obj.get("isSidechain") is True and not state["side_file"]:
@@ -238,15 +252,19 @@ class ClaudeFormat(AnthropicMessages, Format):
                 return True
             if not out or out[-1][1].get("role") != "user":
                 return not out
-            out[-1] = (out[-1][0], with_reminder(out[-1][1], reminder))
-            return True
+            at = len(out) - 1
+            if not _has_result(out[at][1]):  # before a prompt: at the start of the run of user messages it ends
+                while at > 0 and out[at - 1][1].get("role") == "user" and not _has_result(out[at - 1][1]):
+                    at -= 1  # (as Claude Code moves an attachment up, past user messages, to a result or a response)
+            out[at] = (out[at][0], with_reminder(out[at][1], reminder))
+            return at > 0 or _has_result(out[at][1])  # (a prompt run from the tail's start may begin before it)
         if shape & Shape.QUIET:
             return True
         record = session.record(entry)
         kind = record.get("type")
         if kind in ("user", "assistant"):
             out.append((entry, _message(record)))
-        elif kind == "system" and record.get("subtype") in SENT_SYSTEM:
+        elif kind == "system" and _sent_system(record):
             out.append((entry, {"role": "user", "content": content_text(record.get("content"))}))
         return True
 
