@@ -221,6 +221,51 @@ def test_a_file_held_open_for_writing_stays_running(tmp_path, monkeypatch):
     assert gone["state"] == "crashed" and gone["inferred"] == "process gone", gone
 
 
+@pytest.mark.parametrize("mid", ["call", "answer"])
+def test_the_picker_says_what_check_says_of_a_file_held_open_and_of_its_writer_killed(tmp_path, monkeypatch, mid):
+    """The picker's row gathers less (the file's head and tail, no session
+    opened) but decides by the same rule as ``check`` and the session view."""
+    from session_tui.model.catalog.info_reader import read_info
+
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    path = tmp_path / "rollout-2026-12-02T10-00-00-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
+    now = time.time()
+    writer = Writer(path, "codex", now - 60).prompt("Explain the code", ago=30)
+    if mid == "call":
+        writer.calls_made("Bash", ago=30)
+    os.utime(path, (now - 30, now - 30))  # quiet for 30 s: past the picker's few seconds of "live"
+
+    def picker() -> tuple[str, str]:
+        decided = read_info(str(path)).state()
+        return decided.activity.state, decided.inferred
+
+    hold = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        agent = agent_of(path)
+        assert (agent["state"], agent["inferred"]) == ("tool" if mid == "call" else "working", "writer open"), agent
+        # (this process keeps a process table a moment: the picker may look again until it sees the holder)
+        until(picker, lambda p: p == (agent["state"], agent["inferred"]), 10, "the picker to say what check says")
+        info = read_info(str(path))
+        assert info.live() and info.running() == (mid == "call")
+    finally:
+        holder.kill()
+        holder.wait()
+    # the writer gone: each looks again until it sees it gone (a process table is kept a moment), then both agree
+    gone = until(lambda: agent_of(path), lambda a: a["state"] == "crashed", 10, "check to see the crash")
+    assert until(picker, lambda p: p[0] == "crashed", 10, "the picker to see the crash") == (
+        gone["state"],
+        gone["inferred"],
+    )
+    info = read_info(str(path))
+    assert not info.live() and not info.running()
+
+
 def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(tmp_path, monkeypatch):
     from session_tui.model.reading.segment import Shape
     from session_tui.store import edits

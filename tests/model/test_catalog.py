@@ -383,8 +383,8 @@ def test_fuzzy_letters_must_lie_within_three_times_the_query():
 
 def test_a_file_is_live_for_a_few_seconds_after_a_write(tmp_path):
     info = read_info(write(tmp_path / "run.jsonl", fresh(chain(1))))
-    written = info.mtime_ns / 1e9
-    assert info.live(written + 1) and not info.live(written + LIVE_SECONDS + 0.1)
+    written = info.mtime_ns / 1e9  # (a prompt being answered, by the time rule: no writer to ask of a tree file)
+    assert info.live(written + 1, 300) and not info.live(written + LIVE_SECONDS + 0.1, 300)
     old = read_info(write(tmp_path / "copy.jsonl", chain(1)))  # a copy, just written, of entries from March
     assert not old.live(old.mtime_ns / 1e9 + 1)
 

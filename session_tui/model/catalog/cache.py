@@ -27,7 +27,7 @@ from ..sanitize import UNDECODABLE
 from .session_info import SessionInfo, is_subagent
 
 SESSION_SUFFIX = ".jsonl"
-CACHE_VERSION = 2  # 2: damage, fork, last_time
+CACHE_VERSION = 3  # 2: damage, fork, last_time; 3: answered
 CACHE_NAME = "catalog.json"
 
 
@@ -51,6 +51,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "damage": (list,),
     "fork": (bool,),
     "last_time": (int, float),
+    "answered": (bool,),
 }
 #: every tuple of types a well-formed row has (a field added to SessionInfo needs its types here)
 _SHAPES = frozenset(itertools.product(*(_TYPES[name] for name in FIELDS)))

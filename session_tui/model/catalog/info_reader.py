@@ -15,7 +15,7 @@ from ..errors import SessionError
 from ..formats import DEFAULT, detect
 from ..formats.base import Format, best_title
 from ..reading.records import BOM, BadLine, parse_object, read_object_file
-from ..reading.segment import LineKind, Segment
+from ..reading.segment import LineKind, Segment, Shape
 from ..reading.source import Source
 from ..reading.sources import open_source
 from ..sanitize import shown_masked
@@ -82,6 +82,7 @@ def read_info(path: str) -> SessionInfo:
         or ""
     )
     info.dangling = _ends_in_dangling_call(fmt, sample.tail, tail)
+    info.answered = _ends_in_answer(fmt, sample.tail, tail)
     info.damage = _damage(fmt, sample, head, tail) + (_refused(path, fmt) if sample.whole else [])
     info.fork = _forked(fmt, path, sample.head, head)
     info.last_time = _last_time(fmt, sample.tail, tail)
@@ -293,13 +294,16 @@ def _ends_in_dangling_call(fmt: Format, lines: list[bytes], seg: Segment) -> boo
     """Whether the last tool calls in ``lines`` have results after them.
     Walks back from the end: results, then the calls they answer (one
     response may span several records); rows that are neither messages nor
-    tool traffic (progress, events, reasoning) are passed over."""
+    tool traffic (progress, events, reasoning) are passed over, and so is
+    text the model wrote after its calls with no result yet (the live
+    state's ``awaited_calls``: it has not gone on from them). A tail where
+    the format finds no entry (a pi version-1 file's, without its header)
+    is read by its lines."""
     answered: set[str] = set()
     calls: set[str] = set()
     kinds = seg.line_kinds
-    for line in range(len(kinds) - 1, -1, -1):
-        if kinds[line] != LineKind.ENTRY:
-            continue
+    entries = [line for line in range(len(kinds)) if kinds[line] == LineKind.ENTRY] or range(len(lines))
+    for line in reversed(entries):
         record = _record(lines[line])
         if record is None:
             continue
@@ -311,10 +315,29 @@ def _ends_in_dangling_call(fmt: Format, lines: list[bytes], seg: Segment) -> boo
             calls |= made
         elif view.role in ("user", "assistant", "tool"):
             results = _results(fmt, record, view)
+            if not calls and not answered and not results and view.role == "assistant":
+                continue  # (its text after calls not answered yet: they may still be awaited)
             if calls or not results:
                 break
             answered |= results
     return bool(calls - answered)
+
+
+def _ends_in_answer(fmt: Format, lines: list[bytes], seg: Segment) -> bool:
+    """Whether the last entry the model sees (records it never sees and
+    records beside the conversation passed over, as the live state's
+    active leaf does) is an answer without calls: the turn is done. A tail
+    where the format finds no entry is read by its lines' messages."""
+    if seg.shapes:
+        for shape in reversed(seg.shapes):
+            if not shape & (Shape.QUIET | Shape.ASIDE):
+                return shape & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
+        return False
+    for raw in reversed(lines):
+        view = _view(fmt, raw)
+        if view is not None and view.role in ("user", "assistant", "tool"):
+            return view.role == "assistant" and not view.tool_calls and not view.result_for
+    return False
 
 
 def _record(raw: bytes) -> dict[str, Any] | None:

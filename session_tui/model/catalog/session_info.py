@@ -37,6 +37,7 @@ class SessionInfo:
     damage: list[str] = field(default_factory=list)  # structural problems seen: "duplicate id", "missing parent", …
     fork: bool = False  # forked from another session (its header or first records say so)
     last_time: float = 0.0  # the last entry's time (epoch seconds); 0: none recorded
+    answered: bool = False  # its last entry is an answer without calls (the turn is done)
 
     @property
     def last_activity(self) -> float:
@@ -60,29 +61,40 @@ class SessionInfo:
         return min(mtime, self.last_time) if self.last_time else None  # (no entry time: as live_state.last_written)
 
     def state(self, now: float | None = None, stuck_after: float | None = None) -> Decision:
-        """The agent's state by the live state's one rule (its calls without
-        a result; its writer's liveness, where this machine can tell; the
-        time rule), as far as the head and tail tell (an answer or a turn
-        cut off are not told apart here: only whether it may be writing)."""
-        from ..session.live_state import Tail, decide, default_stuck_after  # (not for a search)
-        from ..session.writer_liveness import UNKNOWN, file_liveness
+        """The agent's state by the live state's one rule (``live_state.judge``,
+        as the session view and ``check`` decide it), from what the head and
+        tail tell: how the file ends (calls without a result, an answer, a
+        turn to answer, nothing yet), a torn line, the agent's last write,
+        session-tui's own last edit and its writer's liveness."""
+        return self._judged(now, stuck_after)[0]
+
+    def _judged(self, now: float | None, stuck_after: float | None) -> tuple[Decision, bool | None]:
+        """(the state, whether its writer lives: None, cannot tell)."""
+        from ..session.live_state import Tail, default_stuck_after, judge  # (not for a search)
+        from ..session.writer_liveness import UNKNOWN, file_liveness, head_cwd
 
         now = time.time() if now is None else now
-        written = self.written
+        ours = None if is_url(self.path) else own_writes.own_write_for(self.path, self.size, self.mtime_ns)
+        if self.known and self.exact and not self.entries:
+            tail = Tail.EMPTY  # (its time, the file's own: as ``live_state``)
+            written: float | None = ours.agent_written if ours is not None else self.mtime_ns / 1e9
+        else:
+            tail = Tail.CALLS if self.dangling else Tail.ANSWER if self.answered else Tail.TURN
+            written = self.written
         if not self.known or not self.format or is_url(self.path):
             liveness = UNKNOWN
         else:
-            liveness = file_liveness(self.path, self.format, written)
-        tail = Tail.CALLS if self.dangling else Tail.ANSWER
+            liveness = file_liveness(self.path, self.format, written, lambda: head_cwd(self.path))
         stuck_after = default_stuck_after() if stuck_after is None else stuck_after
-        return decide(tail, written, now, liveness, stuck_after, LIVE_SECONDS)
+        torn_at = self.mtime_ns / 1e9 if self.torn else None
+        return judge(tail, written, now, liveness, stuck_after, torn_at=torn_at, ours=ours), liveness.alive
 
     def running(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """Its last calls have no result yet and its writer runs (or, that
         unknown, the agent wrote within ``stuck_after``): they run."""
         from ..session.live_state import Activity
 
-        if not self.dangling or not self.last_time:  # no entry time: the file's own cannot tell an agent from a copy
+        if not self.dangling:
             return False
         return self.state(now, stuck_after).activity is Activity.RUNNING
 
@@ -107,15 +119,20 @@ class SessionInfo:
         return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + 4 * len(self.damage) + min(self.bad_lines, 3)
 
     def live(self, now: float | None = None, stuck_after: float | None = None) -> bool:
-        """An agent may be writing it now: its writer runs, or (that unknown)
-        it wrote in the last LIVE_SECONDS (by its last entry's time when
-        earlier than the file's: a copy of an old session is not live)."""
+        """An agent may be writing it now: its state is live (running,
+        answering, waiting for you) by the one rule; where its writer's
+        liveness cannot be told, only while it wrote in the last
+        LIVE_SECONDS or its calls still run (a copy of an old session,
+        told by its last entry's time, is not live)."""
         from ..session.live_state import Activity
 
         now = time.time() if now is None else now
-        if not self.dangling and now - self.last_activity >= LIVE_SECONDS:  # (idle, whatever its writer does)
+        decided, alive = self._judged(now, stuck_after)
+        if decided.activity is Activity.RUNNING:
+            return True
+        if alive is None and now - self.last_activity >= LIVE_SECONDS:  # (quiet, and nothing says it runs)
             return False
-        return self.state(now, stuck_after).activity in (Activity.RUNNING, Activity.ANSWERING, Activity.WAITING)
+        return decided.activity in (Activity.ANSWERING, Activity.WAITING)
 
 
 def is_subagent(path: str) -> bool:

@@ -223,10 +223,16 @@ def agent_written_for(path: str, size: int, mtime_ns: int) -> tuple[bool, float 
     """For a file listed with ``size`` and ``mtime_ns`` (the picker's rows,
     not opened): (True, the agent's last write) when our own last write left
     it so, else (False, None)."""
+    found = own_write_for(path, size, mtime_ns)
+    return (False, None) if found is None else (True, found.agent_written)
+
+
+def own_write_for(path: str, size: int, mtime_ns: int) -> OwnWrite | None:
+    """``own_write`` for a file listed with ``size`` and ``mtime_ns`` (the picker's rows, not opened)."""
     writes, stamps = _held()
     if (size, mtime_ns) not in stamps:  # (a realpath costs a syscall per part of the path: 2,000 rows 0.5 s)
-        return False, None
+        return None
     found = writes.get(_key(path))
     if found is None or (found.size, found.mtime_ns) != (size, mtime_ns):
-        return False, None
-    return True, found.agent_written
+        return None
+    return found

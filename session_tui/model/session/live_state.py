@@ -306,22 +306,13 @@ def live_state(
         liveness = (writer_liveness if probe is None else probe)(session, written)
     except (SessionError, OSError):
         pass
-    torn = 0.0
+    torn_at = None
     if session.lines.torn:
-        file_written = _file_written(session, own=False)
-        if liveness.alive is not True and written is not None and file_written is not None:
-            # no writer seen and the entries quiet for longer than the stuck rule: a checkout or a copy
-            # of a crashed file, fresh by its mtime, crashed all the same (not a line being written now)
-            if file_written - written >= stuck_after:
-                file_written = written
-        torn = max(0.0, now - file_written) if file_written is not None else float("inf")
+        torn_at = _file_written(session, own=False)
+        torn_at = float("-inf") if torn_at is None else torn_at
     started = min((a.since for a in awaited if a.since is not None), default=None)
-    decided = decide(tail, written, now, liveness, stuck_after, idle_after, started, torn)
     ours = None if session.remote else own_writes.own_write(session.files[-1])
-    if ours is not None and ours.state in _TAIL_OF and liveness.alive is not True and ours.state != decided.activity:
-        # the file is as session-tui's own edit left it (a leaf moved to a prompt, a call closed): the
-        # agent has not written since, so the state is what it was before that edit
-        decided = decide(_TAIL_OF[ours.state], written, now, liveness, stuck_after, idle_after, started, torn)
+    decided = judge(tail, written, now, liveness, stuck_after, idle_after, started, torn_at, ours)
     quiet = max(0.0, now - written) if written is not None else float("inf")
     return LiveState(
         decided.activity,
@@ -333,6 +324,38 @@ def live_state(
         liveness.alive,
         stuck_after,
     )
+
+
+def judge(
+    tail: Tail,
+    written: float | None,
+    now: float,
+    liveness: Liveness,
+    stuck_after: float,
+    idle_after: float = IDLE_AFTER,
+    started: float | None = None,
+    torn_at: float | None = None,
+    ours: own_writes.OwnWrite | None = None,
+) -> Decision:
+    """The state from what was gathered of a session, however it was (the
+    session view and ``check`` from the whole session, the picker from its
+    head and tail): ``decide``, with a torn last line's quiet (``torn_at``:
+    the file's mtime when it ends in one, else None) and session-tui's own
+    last write (``ours``, while the file is as that left it) weighed the
+    one way for every screen."""
+    torn = 0.0
+    if torn_at is not None:
+        if liveness.alive is not True and written is not None and torn_at - written >= stuck_after:
+            # no writer seen and the entries quiet for longer than the stuck rule: a checkout or a copy
+            # of a crashed file, fresh by its mtime, crashed all the same (not a line being written now)
+            torn_at = written
+        torn = max(0.0, now - torn_at)
+    decided = decide(tail, written, now, liveness, stuck_after, idle_after, started, torn)
+    if ours is not None and ours.state in _TAIL_OF and liveness.alive is not True and ours.state != decided.activity:
+        # the file is as session-tui's own edit left it (a leaf moved to a prompt, a call closed): the
+        # agent has not written since, so the state is what it was before that edit
+        decided = decide(_TAIL_OF[ours.state], written, now, liveness, stuck_after, idle_after, started, torn)
+    return decided
 
 
 def _last_said(session: Session, leaf: int) -> int:

@@ -252,11 +252,11 @@ def _later_sessions(path: str, written: float | None, cwd: str) -> int:
     return sum(
         1
         for other, mtime in listed[1]
-        if other != me and mtime > written + START_SLACK and _head_cwd(other) in (None, cwd)
+        if other != me and mtime > written + START_SLACK and head_cwd(other) in (None, cwd)
     )
 
 
-def _head_cwd(path: str) -> str | None:
+def head_cwd(path: str) -> str | None:
     """The directory the first records of ``path`` name (None: none named)."""
     try:
         st = os.stat(path)
