@@ -2,7 +2,7 @@
 """Record what the real clients send on resume as golden data for the tests.
 
     ORACLE=../shared/oracle scripts/record_goldens.py RUN_DIR SESSIONS_DIR OUT_DIR
-    scripts/record_goldens.py --dry-run OUT_DIR FILE...     (the pinned clients on PATH)
+    scripts/record_goldens.py --dry-run OUT_DIR [--fixed] [--leaf B] [--model M] FILE...  (the pinned clients on PATH)
     ORACLE=../shared/oracle scripts/record_goldens.py --body FMT OUT_DIR FILE...   (qwen: Chat Completions)
 
 RUN_DIR is the output of the oracle's ``run_all.py --samples SESSIONS_DIR``
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -26,29 +27,58 @@ sys.path.insert(0, os.environ.get("ORACLE", str(Path(__file__).resolve().parents
 import compare  # noqa: E402  (the oracle's own reduction, rules R1-R5)
 
 
-def dry_runs(out: Path, files: list[str]) -> None:
+def dry_runs(out: Path, args: list[str]) -> None:
     """``session-tui resume FILE --dry-run --json`` with the installed (pinned)
-    clients: OUT/<format>-<name>.json holds the client, its version and model,
-    whether the API accepted the request, and its steps (digests, no text)."""
+    clients: OUT/<format>-<name>[-fixed][-leaf-B][-model-M].json holds the
+    client, its version and model, whether the API accepted the request, and
+    its steps (digests, no text). Options before the files: ``--fixed`` (the
+    dry run of a copy repaired with ``fix --close --drop-torn``), ``--leaf B``
+    (resumed at entry B), ``--model M`` (resumed with model M)."""
+    import argparse
     import subprocess
+    import tempfile
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from session_tui.model.resume.steps import request_steps
     from tests.support import golden_form
 
+    parser = argparse.ArgumentParser(prog="record_goldens.py --dry-run OUT")
+    parser.add_argument("--fixed", action="store_true")
+    parser.add_argument("--leaf")
+    parser.add_argument("--model")
+    parser.add_argument("files", nargs="+")
+    opts = parser.parse_args(args)
     out.mkdir(parents=True, exist_ok=True)
     root = Path(__file__).resolve().parents[1]
-    for file in files:
-        path = Path(file).resolve()
-        done = subprocess.run(
-            [sys.executable, "-m", "session_tui", "resume", str(path), "--dry-run", "--json"],
-            capture_output=True,
-            text=True,
-            cwd=root,
-        )
+    for file in opts.files:
+        source = Path(file).resolve()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = source
+            if opts.fixed:
+                path = copy_session(source, Path(tmp))
+                fixed = subprocess.run(
+                    [sys.executable, "-m", "session_tui", "fix", str(path), "--close", "--drop-torn", "--force"],
+                    capture_output=True,
+                    text=True,
+                    cwd=root,
+                )
+                if fixed.returncode != 0 or "nothing to do" in fixed.stdout.split("\n", 1)[0]:
+                    print(f"{source.name}: fix did nothing ({fixed.stdout.strip()[:80]}): skipped")
+                    continue
+            extra = [*(["--leaf", opts.leaf] if opts.leaf else []), *(["--model", opts.model] if opts.model else [])]
+            done = subprocess.run(
+                [sys.executable, "-m", "session_tui", "resume", str(path), "--dry-run", "--json", *extra],
+                capture_output=True,
+                text=True,
+                cwd=root,
+            )
+            shutil.rmtree(tmp, ignore_errors=True)
+        if done.returncode not in (0, 1):
+            print(f"{source.name}: dry run failed: {done.stderr.strip()[:300]}")
+            continue
         report = json.loads(done.stdout)
         golden = {
-            "file": str(path.relative_to(root)),
+            "file": str(source.relative_to(root)),
             "format": report["client"],
             "client_version": report["client_version"],
             "model": report["model"],
@@ -56,10 +86,40 @@ def dry_runs(out: Path, files: list[str]) -> None:
             "accepted": report["accepted"],
             "agrees": report["agrees"],
         }
-        steps = golden_form(request_steps(report["wire"], report["request"]))
+        name = f"{report['client']}-{golden_stem(source)}"
+        if opts.fixed:
+            golden["repaired"] = True
+            name += "-fixed"
+        if opts.leaf:
+            golden["leaf"] = opts.leaf
+            name += f"-leaf-{opts.leaf}"
+        if opts.model:
+            golden["resume_model"] = opts.model
+            name += f"-model-{opts.model}"
+        if report["differences"]:
+            golden["differences"] = report["differences"]
+        compaction = report.get("compaction_request")
+        golden["compacted"] = compaction is not None  # (the history it sent to be compacted is what is compared)
+        steps = golden_form(request_steps(report["wire"], compaction if compaction is not None else report["request"]))
         text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
-        (out / f"{report['client']}-{golden_stem(path)}.json").write_text(text)
-        print(f"{path.name}: accepted {report['accepted']}, agrees {report['agrees']}")
+        (out / f"{name}.json").write_text(text)
+        print(f"{name}: accepted {report['accepted']}, agrees {report['agrees']} {report['differences'][:3]}")
+
+
+def copy_session(source: Path, folder: Path) -> Path:
+    """``source`` copied into ``folder`` (an opencode ``opencode.db#ID``: the
+    database's files; a Copilot CLI ``events.jsonl``: its whole folder)."""
+    database, sep, _ = source.name.partition("#")
+    if sep:
+        for suffix in ("", "-wal", "-shm"):
+            if (source.parent / (database + suffix)).exists():
+                shutil.copyfile(source.parent / (database + suffix), folder / (database + suffix))
+        return folder / source.name
+    if source.name == "events.jsonl":
+        shutil.copytree(source.parent, folder / source.parent.name)
+        return folder / source.parent.name / source.name
+    shutil.copyfile(source, folder / source.name)
+    return folder / source.name
 
 
 def golden_stem(source: Path) -> str:
@@ -80,7 +140,6 @@ def bodies(fmt: str, out: Path, files: list[str]) -> None:
     dangling inside the branch: the fork ``fix --close`` writes, ``-fork``):
     OUT/<format>-<name>-<orig|fixed|fork>.json, the steps in the reduction of
     ``session_tui.model.resume.steps`` (digests, no text)."""
-    import shutil
     import subprocess
     import tempfile
 

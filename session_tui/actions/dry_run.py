@@ -90,6 +90,9 @@ class Report:
     sent: list[Step] = field(default_factory=list)  # the request as steps, the new turn left out
     added: set[int] = field(default_factory=set)  # indexes of ``sent`` not in the file's own context
     notes: list[str] = field(default_factory=list)
+    #: the conversation of the request by which the client had the history compacted first (Codex, resumed
+    #: with another model than the session's): what is compared; None when it made none
+    compaction: list[Any] | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +107,7 @@ class Report:
             "differences": self.differences,
             "sealed": self.sealed,
             "notes": self.notes,
+            "compaction_request": self.compaction,
         }
 
     def text(self) -> str:
@@ -376,6 +380,7 @@ def dry_run(
         sent,
         _added(plain, sent),
         notes,
+        _conversation(compaction) if compaction is not None else None,
     )
 
 

@@ -230,7 +230,9 @@ def test_a_dry_run_posts_to_loopback_in_a_throwaway_home_and_agrees(tmp_path):
         "differences",
         "sealed",
         "notes",
+        "compaction_request",
     }
+    assert out["compaction_request"] is None  # (Codex's only)
     assert out["sealed"].startswith(("sealed: network namespace", "unsealed: "))
     assert (out["client"], out["client_version"], out["wire"]) == ("claude", "2.1.328", "anthropic")
     assert out["accepted"] is True and out["rejection"] is None and out["agrees"] is True and out["differences"] == []

@@ -295,6 +295,8 @@ def without_turn(wire: str, messages: list[Any]) -> list[Any]:
             ):
                 items.pop()
         return items
+    while items and isinstance(items[-1], dict) and items[-1].get("role") == "system":
+        items.pop()  # (Claude Code 2.1.3xx: its environment, as a system message after the new prompt)
     if not items or not isinstance(items[-1], dict) or items[-1].get("role") != "user":
         return items
     last = items[-1]
@@ -320,9 +322,30 @@ def without_turn(wire: str, messages: list[Any]) -> list[Any]:
     ]
     if kept:
         last["content"] = kept
-    else:
-        items.pop()
+        return items
+    items.pop()
+    while prompt is not None and items and _reminders_only(items[-1]):
+        items.pop()  # (reminders it sends for the new turn in a message of their own, before the prompt's)
     return items
+
+
+def _reminders_only(message: Any) -> bool:
+    """A user message of ``<system-reminder>`` text blocks only (session-tui's
+    context never has one: an attachment's reminder goes into the message before it)."""
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return (
+        isinstance(blocks, list)
+        and bool(blocks)
+        and all(
+            isinstance(b, dict)
+            and b.get("type") == "text"
+            and (b.get("text") or "").lstrip().startswith("<system-reminder>")
+            for b in blocks
+        )
+    )
 
 
 def _responses_message(item: Any) -> bool:
