@@ -81,6 +81,7 @@ class Store:
         self.lock_path = self.path + ".lock"
         self._agent_written: float | None | object = _UNSET  # the agent's last write before ours (check_quiet)
         self._state_before: str | None = None  # what the live state said before our write (check_quiet)
+        self._tool_before: str | None = None  # and the tools its calls awaited then
 
     # -- guards -------------------------------------------------------------------
     @contextmanager
@@ -120,14 +121,14 @@ class Store:
         """Refuse when an agent may still be writing the file: its writer
         lives, or (that unknown) it wrote within ``stuck_after``; a call
         without a result may then still be running. Unless forced (then
-        not even asked: a racing writer's next line is not waited for)."""
-        if self.force:
-            return
+        asked all the same, for the state our write must leave as it was,
+        but not refused: a racing writer's next line is not waited for)."""
         live = self.agent_state()
         if live is None:
             return
         self._agent_written, self._state_before = live.written, live.activity.value
-        if not live.may_write:
+        self._tool_before = live.tools() or None
+        if self.force or not live.may_write:
             return
         if live.alive:
             why = f"its client is running with it ({live.inferred})"
@@ -166,15 +167,16 @@ class Store:
             return
         if st.st_size != end or st.st_ino != inode:  # someone appended since: that write is theirs
             return
-        state = self._state_before
+        state, tool = self._state_before, self._tool_before
         if before is not None and before[1] is not None:
             written: float | None = before[1].agent_written  # (the agent had not written since our last edit)
-            state = before[1].state or state
+            if before[1].state:
+                state, tool = before[1].state, before[1].tool
         elif isinstance(self._agent_written, float) or self._agent_written is None:
             written = self._agent_written
         else:
             written = self._agent_written_then(before, appended_at, backup)
-        own_writes.record(self.path, written, state)
+        own_writes.record(self.path, written, state, tool)
 
     def _agent_written_then(
         self,

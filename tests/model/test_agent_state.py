@@ -266,7 +266,10 @@ def test_the_picker_says_what_check_says_of_a_file_held_open_and_of_its_writer_k
     assert not info.live() and not info.running()
 
 
-def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(tmp_path, monkeypatch):
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(tmp_path, monkeypatch, force):
+    """With ``--force`` too: it answers the question about a live agent, it
+    does not skip remembering the state our write must leave as it was."""
     from session_tui.model.reading.segment import Shape
     from session_tui.store import edits
 
@@ -283,7 +286,7 @@ def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(
             if e != leaf and session.tree.shape[e] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
         ]
         target = session.format.entry_id(session.record(answers[-1]))
-    moved = run_cli("set-leaf", str(path), target)  # not refused as live: a copy is as old as its entries
+    moved = run_cli("set-leaf", *force, str(path), target)  # not refused as live: a copy is as old as its entries
     assert moved.returncode == 0, moved.stderr
     assert agent_of(path) == before
     assert "agent: idle" in run_cli("check", str(path)).stdout
@@ -292,18 +295,25 @@ def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(
             e for e in reversed(session.active_path()) if session.tree.shape[e] & Shape.ROLE_MASK == Shape.USER
         )
         target = session.format.entry_id(session.record(prompt))
-    assert run_cli("set-leaf", str(path), target).returncode == 0
+    assert run_cli("set-leaf", *force, str(path), target).returncode == 0
     assert agent_of(path) == before
+
+    stuck = tmp_path / "tree" / "s.jsonl"  # an old call without a result, no client to ask: stuck on its tool
+    stuck.parent.mkdir()
+    shutil.copy(SAMPLES / "tree" / "crash-dangling.jsonl", stuck)
+    was = agent_of(stuck)
+    assert (was["state"], was["tool"]) == ("stuck", "run_command"), was
+    assert run_cli("set-leaf", *force, str(stuck), "d3000000-0000-4000-8000-000000000002").returncode == 0
+    assert agent_of(stuck) == was  # (the leaf now a prompt: the file alone would say a turn cut off, no tool)
 
     crashed = tmp_path / "crash" / "s.jsonl"  # an old crash: a call without a result, its client long gone
     crashed.parent.mkdir()
     shutil.copy(next(CRASHES.glob("pi/*.jsonl")), crashed)
     was = agent_of(crashed)
     assert (was["state"], was["inferred"]) == ("crashed", "process gone"), was
-    fixed = run_cli("fix", "--close", str(crashed))
+    fixed = run_cli("fix", "--close", *force, str(crashed))
     assert fixed.returncode == 0, fixed.stderr
-    after = agent_of(crashed)
-    assert (after["state"], after["since"]) == ("crashed", was["since"]), after  # the turn still cut off
+    assert agent_of(crashed) == was  # the turn still cut off, on the same tool
     with open_session(crashed) as session:
         done = edits.apply(edits.plan_set_leaf(session, 0))  # and an undo of a leaf move, through the store
     edits.apply(edits.plan_undo(done))

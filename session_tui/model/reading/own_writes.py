@@ -38,6 +38,7 @@ class OwnWrite:
     agent_written: float | None  # the agent's last write before session-tui's (epoch seconds), if known
     at: float  # when session-tui wrote
     state: str | None = None  # the live state's activity before session-tui's write, if it was told
+    tool: str | None = None  # the tools its calls awaited then (``LiveState.tools``), if any
 
 
 _lock = threading.Lock()
@@ -137,7 +138,7 @@ def _parse(data: bytes) -> dict[str, OwnWrite]:
             continue
         if agent is not None and type(agent) not in (int, float):
             continue
-        state = item.get("state")
+        state, tool = item.get("state"), item.get("tool")
         out[path] = OwnWrite(
             inode,
             size,
@@ -145,6 +146,7 @@ def _parse(data: bytes) -> dict[str, OwnWrite]:
             None if agent is None else float(agent),
             float(at),  # type: ignore[arg-type]
             state if isinstance(state, str) and len(state) < 40 else None,
+            tool if isinstance(tool, str) and len(tool) < 200 else None,
         )
     return out
 
@@ -172,10 +174,10 @@ def own_write(path: str, st: os.stat_result | None = None) -> OwnWrite | None:
     return found
 
 
-def record(path: str, agent_written: float | None, state: str | None = None) -> None:
+def record(path: str, agent_written: float | None, state: str | None = None, tool: str | None = None) -> None:
     """After a write of ours: remember the file as it is now, when the
-    agent had last written it and (``state``) what the live state said
-    before our write, if it was asked. A ledger that cannot be written is only a
+    agent had last written it and (``state``, ``tool``) what the live state
+    said before our write, if it was asked. A ledger that cannot be written is only a
     wrong time next time (the file looks written now)."""
     ledger = _ledger_path()
     if ledger is None:
@@ -195,7 +197,9 @@ def record(path: str, agent_written: float | None, state: str | None = None) -> 
         fcntl.flock(fd, fcntl.LOCK_EX)
         _forget()
         writes = dict(_load(ledger))
-        writes[_key(path)] = OwnWrite(st.st_ino, st.st_size, st.st_mtime_ns, agent_written, time.time(), state)
+        writes[_key(path)] = OwnWrite(
+            st.st_ino, st.st_size, st.st_mtime_ns, agent_written, time.time(), state, (tool or None) and tool[:199]
+        )
         kept = sorted(writes.items(), key=lambda item: item[1].at)[-MAX_WRITES:]
         doc = {
             "version": VERSION,
@@ -207,6 +211,7 @@ def record(path: str, agent_written: float | None, state: str | None = None) -> 
                     "agent_written": w.agent_written,
                     "at": w.at,
                     "state": w.state,
+                    "tool": w.tool,
                 }
                 for key, w in kept
             },

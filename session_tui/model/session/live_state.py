@@ -149,6 +149,7 @@ class LiveState:
     inferred: str = ""  # how it was decided: WRITER_OPEN, PROCESS_GONE, TIME_RULE, TORN_LINE, …
     alive: bool | None = None  # whether its writer lives (None: cannot tell)
     stuck_after: float = STUCK_AFTER
+    tool_then: str = ""  # the tools awaited before session-tui's own edit, while that state holds
 
     @property
     def live(self) -> bool:
@@ -168,7 +169,7 @@ class LiveState:
         return self.quiet_for < self.stuck_after
 
     def tools(self) -> str:
-        return ", ".join(dict.fromkeys(a.tool for a in self.awaited))
+        return ", ".join(dict.fromkeys(a.tool for a in self.awaited)) or self.tool_then
 
     def running(self) -> set[int]:
         """The entries of calls running now (none once the session is not live)."""
@@ -323,6 +324,7 @@ def live_state(
         decided.inferred,
         liveness.alive,
         stuck_after,
+        tool_then=ours.tool or "" if ours is not None and decided.activity.value == ours.state else "",
     )
 
 
