@@ -145,3 +145,23 @@ def test_claude_codes_new_turn_is_left_out_however_it_sends_it():
         s.key() for s in request_steps("anthropic", [*history, {"role": "user", "content": "continue"}])
     ]
     assert [s.role for s in request_steps("anthropic", request)] == ["user", "assistant"]
+
+
+def test_codex_resumed_with_another_model_has_the_history_compacted_first_and_agrees():
+    """Codex 0.169 resuming a gpt-5.5 session with its default model (gpt-6.1-sol, no --model) first sends
+    the history to be compacted (ending in ``compaction_trigger``; the fake API answers one ``compaction``
+    item): what it sent there is the session's context. With --model gpt-5.4 or the session's gpt-5.5 it
+    sends the history in the turn itself. Same steps, every way."""
+    stem = "codex-rollout-2026-12-02T15-49-34-01a23772-6909-7293-81f9-f1a3c4c978b4"
+    runs = {k: json.loads((REPO / "tests/golden/dry-run" / f"{stem}{k}.json").read_text()) for k in ("", *MODELS)}
+    default = runs[""]
+    assert default["model"] == "gpt-6.1-sol" and default["compacted"] and default["accepted"] and default["agrees"]
+    for suffix, model in MODELS.items():
+        run = runs[suffix]
+        assert run["resume_model"] == run["model"] == model and not run["compacted"] and run["agrees"]
+        assert run["steps"] == default["steps"] and len(default["steps"]) > 1
+    compacted = [d for d in (json.loads(g.read_text()) for g in GOLDENS) if d.get("compacted")]
+    assert len(compacted) >= 4 and all(d["format"] == "codex" and d["agrees"] for d in compacted)
+
+
+MODELS = {"-model-gpt-5.4": "gpt-5.4", "-model-gpt-5.5": "gpt-5.5"}  # (another model, and the session's own)
