@@ -165,3 +165,12 @@ def test_codex_resumed_with_another_model_has_the_history_compacted_first_and_ag
 
 
 MODELS = {"-model-gpt-5.4": "gpt-5.4", "-model-gpt-5.5": "gpt-5.5"}  # (another model, and the session's own)
+
+
+def test_a_resume_at_another_leaf_leads_each_client_to_the_context_there():
+    """``resume --leaf B --dry-run``: the fork (Claude Code, Codex, Qwen Code) or the leaf move (pi) the
+    resume writes makes the real client send session-tui's context at B (the parametrized test checks
+    the steps). opencode and Copilot CLI sessions are not forked by session-tui (refused)."""
+    leaves = {d["format"]: d for d in (json.loads(g.read_text()) for g in GOLDENS) if d.get("leaf")}
+    assert set(leaves) == {"claude", "codex", "pi", "qwen"}
+    assert all(d["accepted"] and d["agrees"] for d in leaves.values())
