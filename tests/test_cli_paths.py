@@ -3,6 +3,8 @@ named as it is, a bad path an error (exit 2, one line) in every verb."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.support import run_cli
@@ -78,6 +80,7 @@ def test_a_piece_of_a_binary_is_refused_by_every_verb_with_the_picker_s_reason(t
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert result.stderr.strip().endswith(f"{piece}: {reason}"), (args, result.stderr)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+        assert result.stderr.startswith(f"session-tui {args[0]}: ") and "internal error" not in result.stderr
     opened = run_cli(str(piece))  # the session view: refused before the screen
     assert opened.returncode == 2 and opened.stderr.strip() == f"session-tui: {piece}: {reason}"
 
@@ -121,11 +124,27 @@ def test_every_verb_has_a_case_here():
 
 def test_a_missing_path_is_an_error_in_every_verb(tmp_path):
     missing = str(tmp_path / "nope.jsonl")
-    for args in _verbs(missing):
+    for args in _verbs(missing) + [("fix", "--close", missing), ("fix", "--dry-run", missing)]:
         result = run_cli(*args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, (args, result.stderr)
         assert f"{missing}: no such file" in result.stderr, (args, result.stderr)
+        assert result.stderr.startswith(f"session-tui {args[0]}: "), (args, result.stderr)
+        assert "internal error" not in result.stderr and result.stdout == "", (args, result.stdout, result.stderr)
+
+
+def test_fix_on_an_opencode_database_without_a_session_or_with_a_bad_one_is_one_line(tmp_path):
+    from tests.support import REPO
+
+    for part in (REPO / "tests" / "data" / "live-2026-12-03" / "opencode" / "fork").iterdir():
+        shutil.copyfile(part, tmp_path / part.name)
+    db = str(tmp_path / "opencode.db")
+    for given in (db, f"{db}#x", f"{db}#ses_000000000000000000000000"):
+        for options in ((), ("--close",), ("--dry-run",)):
+            result = run_cli("fix", *options, given)
+            assert result.returncode == 2 and result.stdout == "", (given, options, result.stdout)
+            assert result.stderr.startswith(f"session-tui fix: {given}: ") and result.stderr.count("\n") == 1
+            assert "internal error" not in result.stderr, result.stderr
 
 
 def test_a_folder_without_sessions_or_a_file_that_is_none_is_an_error_in_the_many_file_verbs(tmp_path):

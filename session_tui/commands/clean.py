@@ -25,7 +25,7 @@ def run_clean(paths: list[str], older_than: str | None, dry_run: bool) -> int:
     except ValueError as exc:
         print(f"session-tui clean: --older-than: {exc}", file=sys.stderr)
         return 2
-    status, count, total = 0, 0, 0
+    status, count, total, looked = 0, 0, 0, 0
     for path in paths:
         if is_url(path):
             print(f"session-tui clean: {inert_line(path)}: only local files are cleaned", file=sys.stderr)
@@ -35,6 +35,7 @@ def run_clean(paths: list[str], older_than: str | None, dry_run: bool) -> int:
             print(f"session-tui clean: {inert_line(path)}: no such file or directory", file=sys.stderr)
             status = 2
             continue
+        looked += 1
         for found in leftovers.find(path, age):
             kind = leftovers.KINDS[found.kind]
             what = f"{inert_line(found.path)} ({kind}, {found.size:,} bytes, {human_seconds(found.age)} old)"
@@ -52,8 +53,9 @@ def run_clean(paths: list[str], older_than: str | None, dry_run: bool) -> int:
                 print(f"removed {what}")
             count += 1
             total += found.size
-    verb = "would remove" if dry_run else "removed"
-    print(f"{verb} {count} file{'s' if count != 1 else ''} ({total:,} bytes)")
+    if looked:  # (only bad paths: their errors are all there is to say)
+        verb = "would remove" if dry_run else "removed"
+        print(f"{verb} {count} file{'s' if count != 1 else ''} ({total:,} bytes)")
     return status
 
 

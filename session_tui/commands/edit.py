@@ -78,6 +78,7 @@ def run_fix(args: argparse.Namespace, settings: Settings) -> int:
     """Each repair asked for, one after the other, each planned on the file
     as the previous one left it and written on its own (a kill between two
     leaves the file whole); exit 1 only if one was refused."""
+    from ..model.errors import SessionError
     from ..model.sanitize import inert
     from ..model.session.session import open_session
     from ..store import Fingerprint, NothingToDo, Refused, WriteFailed, edits
@@ -116,6 +117,9 @@ def run_fix(args: argparse.Namespace, settings: Settings) -> int:
             )
             refused = True
             continue
+        except SessionError as exc:  # a bad path, not a session: one line, as every verb says it
+            print(f"session-tui fix: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
+            return 2
         except WriteFailed as exc:  # the system refused the write: the parts after it are not tried
             print(f"session-tui fix: {name}: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
             return 2
