@@ -9,6 +9,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tests.builders import copilot, gemini, qwen
+
 CWD = "/home/dev/src/invoice-tools"
 
 
@@ -26,6 +28,11 @@ class Writer:
         self.n = 0
         self.last: str | None = None
         self.calls: list[str] = []
+        self.names: list[str] = []
+        self.results: dict[int, bool] = {}  # (Gemini) call -> failed, written once every call is done
+        self.step: str | None = None  # (Gemini) the id of the response whose calls run
+        self.chain = qwen.Chain(cwd=CWD) if fmt == "qwen" else None
+        self.events = copilot.Events() if fmt == "copilot" else None
         path.write_text("")
         self.held = open(path, "a") if hold else None  # noqa: SIM115 (open while the agent lives)
         if fmt == "codex":
@@ -58,6 +65,10 @@ class Writer:
             )
         elif fmt == "tree":
             self._line({"type": "session", "version": 1, "id": "s1", "createdAt": stamp(now)})
+        elif fmt == "gemini":
+            self._line(gemini.header(stamp(now)))
+        elif self.events is not None:
+            self._line(self.events.start(stamp(now), CWD))
 
     def _line(self, record: dict) -> None:
         if self.held is not None:
@@ -75,7 +86,7 @@ class Writer:
 
     def _id(self) -> str:
         self.n += 1
-        return f"{self.n:08d}-0000-4000-8000-000000000000" if self.fmt == "claude" else f"e{self.n:07d}"
+        return f"{self.n:08d}-0000-4000-8000-000000000000" if self.fmt in ("claude", "gemini") else f"e{self.n:07d}"
 
     def _entry(self, message: dict, ago: float, **extra) -> None:
         at = stamp(self.now - ago)
@@ -138,14 +149,41 @@ class Writer:
             )
         elif self.fmt == "pi":
             self._entry({"role": "user", "content": [{"type": "text", "text": text}]}, ago)
+        elif self.fmt == "gemini":
+            self._gemini(gemini.user(self._id(), stamp(self.now - ago), text), ago)
+        elif self.chain is not None:
+            self._line(self.chain.user(stamp(self.now - ago), text))
+        elif self.events is not None:
+            self._line(self.events.prompt(stamp(self.now - ago), text))
+            self._line(self.events.turn_start(stamp(self.now - ago)))
         else:
             self._entry({"role": "user", "content": text}, ago)
         return self
 
+    def _gemini(self, record: dict, ago: float) -> None:
+        """A Gemini CLI message record and the ``$set`` of ``lastUpdated`` it writes after each."""
+        self._line(record)
+        self._line(gemini.updated(stamp(self.now - ago)))
+
     def calls_made(self, *names: str, ago: float = 1.0, usage: int = 1000) -> Writer:
         ids = [f"call_{self.n}_{k}" for k in range(len(names))]
-        self.calls = ids
-        if self.fmt == "codex":
+        self.calls, self.names, self.results = ids, list(names), {}
+        args = {"command": "pytest -q"}
+        if self.fmt == "gemini":  # the response's text; its calls are written once they are all done
+            self.step = self._id()
+            self._gemini(gemini.gemini(self.step, stamp(self.now - ago), "", input_tokens=usage), ago)
+        elif self.chain is not None:
+            at = stamp(self.now - ago)
+            self._line(self.chain.telemetry(at))
+            calls = [qwen.call(c, n, args) for c, n in zip(ids, names, strict=True)]
+            self._line(self.chain.assistant(at, calls=calls, prompt_tokens=usage))
+        elif self.events is not None:
+            at = stamp(self.now - ago)
+            self._line(self.events.usage(at, usage))
+            self._line(self.events.message(at, calls=[(c, n, args) for c, n in zip(ids, names, strict=True)]))
+            for c, n in zip(ids, names, strict=True):
+                self._line(self.events.started(at, c, n, args))
+        elif self.fmt == "codex":
             for call_id, name in zip(ids, names, strict=True):
                 self._line(
                     {
@@ -185,7 +223,23 @@ class Writer:
 
     def result(self, k: int = 0, ago: float = 1.0, error: bool = False) -> Writer:
         call_id = self.calls[k]
-        if self.fmt == "codex":
+        at = stamp(self.now - ago)
+        if self.fmt == "gemini":
+            self.results[k] = error
+            self.results = dict(sorted(self.results.items()))
+            if len(self.results) == len(self.calls) and self.step is not None:  # all done: the second copy
+                calls = [
+                    gemini.call(c, n, {"command": "pytest -q"}, at, "failed" if failed else "ok", failed)
+                    for c, n, failed in zip(self.calls, self.names, self.results.values(), strict=True)
+                ]
+                self._gemini(gemini.gemini(self.step, at, "", calls), ago)
+                self._gemini(gemini.responses(self._id(), at, calls), ago)
+        elif self.chain is not None:
+            self._line(self.chain.telemetry(at, "qwen-code.tool_call"))
+            self._line(self.chain.result(at, call_id, self.names[k], "failed" if error else "ok", error))
+        elif self.events is not None:
+            self._line(self.events.completed(at, call_id, "failed" if error else "ok", error))
+        elif self.fmt == "codex":
             output = json.dumps({"output": "failed" if error else "ok", "metadata": {"exit_code": 1 if error else 0}})
             self._line(
                 {
@@ -239,6 +293,15 @@ class Writer:
             )
         elif self.fmt in ("claude", "pi"):
             self._reply([{"type": "text", "text": text}], usage, ago)
+        elif self.fmt == "gemini":
+            self._gemini(gemini.gemini(self._id(), stamp(self.now - ago), text, input_tokens=usage), ago)
+        elif self.chain is not None:
+            self._line(self.chain.telemetry(stamp(self.now - ago)))
+            self._line(self.chain.assistant(stamp(self.now - ago), text, prompt_tokens=usage))
+        elif self.events is not None:
+            self._line(self.events.usage(stamp(self.now - ago), usage))
+            self._line(self.events.message(stamp(self.now - ago), text))
+            self._line(self.events.turn_end(stamp(self.now - ago)))
         else:
             self._entry({"role": "assistant", "content": text}, ago)
         return self
