@@ -135,7 +135,7 @@ def report(session: Session, path: str, for_people: bool = True, stuck_after: fl
     """The check of ``session``; ``for_people``: with what only the text
     output shows (the context's size: it reads the whole context, which the
     JSON contract does not need)."""
-    leaf = session.active_leaf()
+    leaf = session.shown_leaf()
     active_id = None
     if leaf >= 0:
         active_id = session.format.entry_id(session.record(leaf))

@@ -320,6 +320,32 @@ def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(
     assert agent_of(crashed)["since"] == was["since"]
 
 
+def test_after_a_pi_leaf_move_check_names_the_target_and_counts_no_pointer(tmp_path):
+    """pi keeps session-tui's leaf pointer as an entry (pi's leaf is its last
+    entry): ``check`` names the entry it points at, as ``diff`` does, and
+    counts the same entries as before the move."""
+    from session_tui.model.reading.segment import Shape
+
+    path = tmp_path / OLD_PI.name
+    shutil.copy(OLD_PI, path)
+    (before,) = check_json(path)
+    with open_session(path) as session:
+        leaf = session.active_leaf()
+        answer = next(
+            e
+            for e in reversed(session.active_path())
+            if e != leaf and session.tree.shape[e] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
+        )
+        target, line = session.format.entry_id(session.record(answer)), session.line_of(answer)
+    assert run_cli("set-leaf", str(path), target).returncode == 0
+    (after,) = check_json(path)
+    assert (after["entries"], after["active_leaf"], after["active_leaf_line"]) == (before["entries"], target, line)
+    text = run_cli("check", str(path)).stdout
+    assert f"{before['entries']} entries" in text and f"active leaf {target} (line {line})" in text, text
+    diff = run_cli("diff", "--json", str(path))
+    assert [b["leaf"] for b in json.loads(diff.stdout)["branches"] if b["active"]] == [target], diff.stdout
+
+
 def test_the_own_writes_ledger_is_ignored_when_damaged_or_not_private(tmp_path, monkeypatch):
     from session_tui.model.cache_dir import default_cache_dir
     from session_tui.model.reading import own_writes

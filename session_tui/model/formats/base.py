@@ -270,6 +270,10 @@ class Format:
         the format keeps it as an entry): no node of a branch."""
         return False
 
+    def leaf_pointers(self, session: Session) -> int:
+        """How many of the session's entries are such records (``is_leaf_pointer``)."""
+        return 0
+
     def off_branch(self, session: Session, should_stop: Callable[[], bool] | None = None) -> set[int]:
         """Entries on the trunk of a one-branch file that the model no longer
         sees (Codex: rolled-back turns). Shown greyed, off the active path."""

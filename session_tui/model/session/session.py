@@ -14,7 +14,7 @@ import threading
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..entries.tree import NeedsIds, SessionTree
@@ -27,7 +27,7 @@ from ..reading.line_index import LineIndex
 from ..reading.recent_lines import RecentLines
 from ..reading.records import BOM, BadLine, first_objects, is_blank, line_start_at, parse_object, read_object_file
 from ..reading.remote import RemoteFile
-from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, scan
+from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
 from ..reading.source import Source, SourceStat, is_url
 from ..reading.sources import open_source
 from ..sanitize import shown_masked
@@ -46,6 +46,7 @@ class Change:
     reloaded: str | None = None  # why the file was read again from the start
     grew: bool = False
     bytes_read: int = 0  # bytes of the file this refresh scanned
+    rewritten: set[int] = field(default_factory=set)  # entries written again in place (their last copy wins)
 
 
 class Session:
@@ -81,6 +82,7 @@ class Session:
         self.header: dict[str, Any] | None = None
         self.titles: list[tuple[int, int, str, str | None]] = []  # records naming the session
         self.memo = Memo()  # what a format keeps between calls; cleared with the tree
+        self.rewritten: set[int] = set()  # entries written again in place since the last refresh
         self.scan_state: dict[str, Any] = {}  # what a stateful format carries between lines
         self.scan_tally = ScanTally(exact=bool(self._forced and self._forced.tallies_usage))
         self.grew_at: float | None = None  # when this session last saw the file grow (None: not since it read it)
@@ -192,6 +194,7 @@ class Session:
             self._set_format(DEFAULT, guessed=True)
         lines.remember(source, st)
         change.new_entries = self.tree.count - before
+        change.rewritten, self.rewritten = {e for e in self.rewritten if e < before}, set()
         change.bytes_read = self.bytes_scanned - scanned
         self.refreshes += 1
         self._leaf_cache = None
@@ -308,6 +311,11 @@ class Session:
         worker (NeedsIds): then the lines are taken back out."""
         lines = self.lines
         before, first_entry = len(lines), self.tree.count
+        if seg.rewrites_last and first_entry:  # the last entry written again: it reads its new copy
+            self.tree.rewrite_last(seg.entry_lines[0], seg.shapes[0])
+            self.rewritten.add(first_entry - 1)
+            self.memo = Memo()  # (what was kept of the entries was built on the old copy)
+            seg.entry_lines, seg.shapes = seg.entry_lines[1:], seg.shapes[1:]
         lines.line_starts.extend(seg.line_starts)
         lines.line_kinds.extend(seg.line_kinds)
         try:
@@ -324,6 +332,8 @@ class Session:
             self.titles.extend(seg.titles)
         if seg.bad:
             self.bad.extend(seg.bad)
+        for line in seg.superseded:
+            lines.line_kinds[line] = LineKind.META
         self.scan_tally.add(seg.tally, first_entry)  # (renumbered as the tree numbers them: no duplicate dropped)
         for line, reason in rejected:
             if reason == "duplicate id":
@@ -411,12 +421,25 @@ class Session:
     # -- views --------------------------------------------------------------------
     @property
     def entries(self) -> int:
-        return self.tree.count
+        """Tree-node records: session-tui's own leaf pointers (pi keeps each
+        as an entry) are not, as no pointer line is (``check``'s ``entries``)."""
+        return self.tree.count - self.format.leaf_pointers(self)
 
     def active_leaf(self) -> int:
         if self._leaf_cache is None:
             self._leaf_cache = self.format.active_leaf(self)
         return self._leaf_cache
+
+    def shown_leaf(self) -> int:
+        """The active leaf as every screen names it: past session-tui's own
+        leaf pointer (pi's is an entry, the active leaf by pi's rule) to the
+        entry it points at."""
+        leaf, tree = self.active_leaf(), self.tree
+        while leaf >= 0 and tree.parent[leaf] >= 0 and tree.shape[leaf] == Shape.OTHER | Shape.QUIET:
+            if not self.format.is_leaf_pointer(self.record(leaf)):
+                break
+            leaf = tree.parent[leaf]
+        return leaf
 
     def title(self) -> str | None:
         """The session's name from its own records (a title record, a

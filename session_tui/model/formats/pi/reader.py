@@ -127,6 +127,9 @@ class PiFormat(Format):
     def is_leaf_pointer(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "custom" and record.get("customType") == LEAF_CUSTOM_TYPE
 
+    def leaf_pointers(self, session: Session) -> int:
+        return session.tree.quiet  # (the only records ``classify`` marks quiet)
+
     def read_only(self, session: Session) -> str | None:
         found = version(session.header)
         return (
