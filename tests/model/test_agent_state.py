@@ -320,6 +320,31 @@ def test_a_leaf_move_a_repair_and_an_undo_leave_an_old_sessions_state_as_it_was(
     assert agent_of(crashed)["since"] == was["since"]
 
 
+def test_the_fleet_asks_the_writer_as_the_session_view_does_and_says_a_crash_the_same_way(tmp_path, monkeypatch):
+    from session_tui.model.fleet.observe import observe
+
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    path = tmp_path / "rollout-2026-12-02T10-00-00-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
+    Writer(path, "codex", time.time()).prompt("Run", ago=400).calls_made("Bash", ago=400)  # past stuck_after
+
+    def both() -> tuple[tuple[str, str, str], tuple[str, str, str]]:
+        with open_session(path) as session:
+            seen, live = observe(session), live_state(session)
+        return (seen.state.value, seen.inferred, seen.state_words()), (live.state, live.inferred, live.words())
+
+    hold = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        held = until(both, lambda b: b[1][1] == "writer open", 10, "the writer seen")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert held[0][:2] == ("tool", "writer open"), held  # not stuck by the time rule: its writer lives
+    gone = until(both, lambda b: b[1][0] == "crashed", 10, "the crash seen")
+    assert gone[0] == ("crashed", "process gone", "crashed (process gone)") and gone[1][2] == gone[0][2], gone
+
+
 def test_after_a_pi_leaf_move_check_names_the_target_and_counts_no_pointer(tmp_path):
     """pi keeps session-tui's leaf pointer as an entry (pi's leaf is its last
     entry): ``check`` names the entry it points at, as ``diff`` does, and

@@ -18,7 +18,7 @@ from ..errors import SessionError
 from ..reading.opencode_db import changed_database, list_sessions
 from ..session.live_state import default_stuck_after
 from ..session.session import Session
-from ..session.writer_liveness import writer_liveness
+from ..session.writer_liveness import cannot_tell, writer_liveness
 from .alerts import alerts_of
 from .observe import IDLE_AFTER, AgentState, Observation, ProcessCheck, observe
 
@@ -177,7 +177,7 @@ class Fleet:
         """Observe ``path`` again; the agent if its state, tool or alerts changed."""
         session = self.sessions[path]
         try:
-            seen = observe(session, now, self.stuck_after, self.idle_after, self.process_check)
+            seen = observe(session, now, self.stuck_after, self.idle_after, self.process_check or cannot_tell)
         except (SessionError, OSError):
             return None
         finally:

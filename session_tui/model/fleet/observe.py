@@ -30,7 +30,7 @@ from ..sanitize import shown_masked
 from ..session.live_state import GONE, IDLE_AFTER, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
-from ..session.writer_liveness import Probe, cannot_tell
+from ..session.writer_liveness import Probe
 from ..usage.over_time import last_context
 from ..usage.prices import context_window, provider_for
 from ..usage.totals import session_usage
@@ -81,8 +81,8 @@ class Observation:
     def state_words(self) -> str:
         if self.state is AgentState.TOOL:
             return "tool or approval"
-        if self.state is AgentState.CRASHED and self.inferred in GONE[:2]:
-            return "crashed (inferred)"
+        if self.state is AgentState.CRASHED and self.inferred in GONE:  # (said as the session view says it)
+            return f"crashed ({self.inferred})"
         return self.state.value
 
 
@@ -104,14 +104,13 @@ def observe(
     process_check: ProcessCheck | None = None,
 ) -> Observation:
     """The session's state now (``live_state``, its writer's liveness asked
-    of ``process_check``; None: not asked, the time rule decides). Reads a
+    of ``process_check``; None: as ``live_state`` asks it, ``writer_liveness``;
+    ``cannot_tell``: not asked, the time rule decides). Reads a
     few records at the end of its active branch; what depends only on the
     entries (tokens, problems, the title, the model) is worked out once per
     refresh."""
     now = time.time() if now is None else now
-    live = live_state(
-        session, now=now, stuck_after=stuck_after, idle_after=idle_after, probe=process_check or cannot_tell
-    )
+    live = live_state(session, now=now, stuck_after=stuck_after, idle_after=idle_after, probe=process_check)
     leaf = session.active_leaf()
     client = session.format.client
     cwd = client.recorded_cwd(session, leaf) if client is not None and leaf >= 0 else None

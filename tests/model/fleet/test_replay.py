@@ -82,4 +82,4 @@ def test_a_client_killed_mid_tool_is_a_tool_then_crashed_once_its_process_is_gon
     gone["now"] = True  # kill -9: no pi runs in its directory any more
     fleet.tick(now=last + 11)
     seen = fleet.agents[str(path)].observed
-    assert seen.state_words() == "crashed (inferred)" and "crashed" in fleet.agents[str(path)].alerts
+    assert seen.state_words() == "crashed (process gone)" and "crashed" in fleet.agents[str(path)].alerts
