@@ -98,6 +98,40 @@ def test_last_copy_wins_in_the_first_place(tmp_path):
     assert context[2]["parts"][0]["functionResponse"]["id"] == "c1"  # the prefix Gemini CLI adds is taken off
 
 
+def test_a_response_written_again_when_its_calls_finish_is_one_step_everywhere(tmp_path):
+    """Gemini CLI writes each response that calls tools twice under one id
+    (its text, then with its calls once they are done): the tree, the
+    export and the counts show one step, the last copy's, and so does a
+    session that saw the first copy before the second was appended."""
+    records = [orjson.loads(raw) for raw in SLEEP.read_bytes().splitlines()]
+    ids = [r["id"] for r in records if isinstance(r.get("id"), str)]
+    assert len(ids) - len(set(ids)) == 2  # (two responses written twice)
+    with open_session(SLEEP) as session:
+        assert session.entries == 1 + len(set(ids)) == 7  # the snapshot and each message once
+        shown = [session.format.view(session.record(e)) for e in range(session.entries)]
+        assert [v.id for v in shown[1:]] == list(dict.fromkeys(ids))
+        assert [len(v.tool_calls) for v in shown if v.role == "assistant"] == [1, 1, 0]  # the copies with calls
+        markdown = export(session, "md")
+        whole = session.entries, [session.format.view(session.record(e)) for e in range(session.entries)], markdown
+    assert markdown.count("Setting up before the long command.") == 1 and markdown.count("\n## ") == 7
+    path = tmp_path / SLEEP.name
+    lines = SLEEP.read_bytes().splitlines(keepends=True)
+    second = next(n for n, raw in enumerate(lines) if b"toolCalls" in raw and orjson.loads(raw).get("id") == ids[1])
+    path.write_bytes(b"".join(lines[:second]))
+    with open_session(path) as session:
+        assert session.entries == 3 and not session.format.view(session.record(2)).tool_calls
+        with open(path, "ab") as f:
+            f.write(lines[second])
+        change = session.refresh()
+        assert (change.new_entries, change.rewritten) == (0, {2})
+        assert session.format.view(session.record(2)).tool_calls
+        with open(path, "ab") as f:
+            f.write(b"".join(lines[second + 1 :]))
+        session.refresh()
+        views = [session.format.view(session.record(e)) for e in range(session.entries)]
+        assert (session.entries, views, export(session, "md")) == whole  # as read at once
+
+
 def test_rewind_cuts_from_the_message_on_and_keeps_it_off_the_branch(tmp_path):
     records = [HEADER, _user("u1", "one"), _gemini("g1", "a"), _user("u2", "two"), _gemini("g2", "b")]
     path = _write(tmp_path / "session-r.jsonl", [*records, {"$rewindTo": "u2"}, _user("u3", "three")])

@@ -91,6 +91,16 @@ class SessionTree:
             raise NeedsIds()
         return self._extend_one_by_one(seg, read_id)
 
+    def rewrite_last(self, line: int, shape: int) -> None:
+        """The last entry's record written again at ``line`` (its last copy
+        wins): the entry keeps its place and reads that line now."""
+        old = self.shape[-1]
+        self.entry_line[-1], self.shape[-1] = line, shape
+        self.summaries += (shape == _SUMMARY) - (old == _SUMMARY)
+        self.asides += bool(shape & _ASIDE) - bool(old & _ASIDE)
+        self.quiet += bool(shape & _QUIET) - bool(old & _QUIET)
+        self._leaves_memo = self._breaks_memo = None
+
     def _extend_arrays(self, seg: Segment) -> None:
         self.entry_line.extend(seg.entry_lines)
         self.shape.frombytes(seg.shapes)

@@ -126,6 +126,10 @@ class Segment:
     state: dict[str, Any] = field(default_factory=dict)
     tally: ScanTally = field(default_factory=ScanTally)  # filled by formats that tally while indexing
     last_id: str | None = None  # the last entry's id: a parent link to it is the common case, kept short
+    #: the session's last entry written again (a later copy wins, Gemini CLI's): this
+    #: segment's first entry takes its place instead of following it
+    rewrites_last: bool = False
+    superseded: list[int] = field(default_factory=list)  # lines whose record a later copy replaced (no entry now)
 
     def add_entry(self, line: int, entry_id: str, parent_id: str | None, shape: int) -> None:
         """Record one entry (the slow, general way; hot loops inline this)."""
@@ -146,6 +150,7 @@ class Segment:
             self.entry_lines = array("I", map(delta.__add__, self.entry_lines))
             self.pointers = [(line + delta, target) for line, target in self.pointers]
             self.bad = [(line + delta, reason) for line, reason in self.bad]
+            self.superseded = [line + delta for line in self.superseded]
             self.titles = [(line + delta, rank, title, names) for line, rank, title, names in self.titles]
 
     def parent_ids(self) -> list[str | None]:

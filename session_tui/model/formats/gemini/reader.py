@@ -12,9 +12,11 @@ patches, one with ``messages`` a snapshot that replaces the whole
 conversation; ``{"$rewindTo": id}``, which cuts the conversation from that
 message on (all of it when the id is unknown).
 
-Here the file is one branch of rows (one per message record, snapshot and
-rewind); what a rewind or a snapshot took out is off the branch (greyed),
-not lost. The context at a row is what Gemini CLI sends on resume of the
+Here the file is one branch of rows (one per message, snapshot and rewind:
+a message written again right after itself is one entry that reads its
+last copy, in the tree, the transcript, the export and the counts); what
+a rewind or a snapshot took out is off the branch (greyed), not lost. The
+context at a row is what Gemini CLI sends on resume of the
 file cut there: ``convertSessionToClientHistory`` (thoughts, the text, a
 ``functionCall`` per tool call, then a user turn with each call's
 ``result``), thoughts stripped (the first call of a turn that had some gets
@@ -59,6 +61,7 @@ class GeminiFormat(LinearFile):
     marks_errors = True
     fills_dangling = None  # a call Gemini CLI did not finish is not in the file at all
     torn_tail = ("warning", "Gemini CLI skips it on resume (it ignores a line it cannot parse)")
+    stateful = True  # a message written again right after itself takes its place (seg.state["last"])
 
     def sniff(self, objs: list[dict[str, Any]], path: str | None = None) -> bool:
         return (
@@ -95,6 +98,15 @@ class GeminiFormat(LinearFile):
             return LineKind.META
         else:
             return LineKind.UNKNOWN
+        last = seg.state.get("last")
+        found = obj.get("id")
+        seg.state["last"] = (found, line) if is_str(found) else None
+        if last is not None and last[0] == found:  # the last message again (its calls done): the last copy wins
+            seg.superseded.append(last[1])
+            if seg.entry_lines and seg.entry_lines[-1] == last[1]:
+                seg.entry_lines[-1], seg.shapes[-1] = line, shape
+                return LineKind.ENTRY
+            seg.rewrites_last = True  # (the copy it replaces is in the session already)
         seg.entry_lines.append(line)
         seg.shapes.append(shape)
         return LineKind.ENTRY

@@ -100,10 +100,16 @@ class TailActions(SessionHost):
             self._close_branch_views()
             self.state.new_entries = 0
             self._show(session, cursor_entry=None if was_following or not session.rows else cursor_entry)
-        elif change.new_entries or session.lines.torn != torn_before or session.active_leaf() != leaf_before:
+        elif (
+            change.new_entries
+            or change.rewritten
+            or session.lines.torn != torn_before
+            or session.active_leaf() != leaf_before
+        ):
             tree = session.tree
             changed: set[int] | None
             changed = {tree.parent[i] for i in range(tree.count - change.new_entries, tree.count)} | {cursor_entry}
+            changed |= change.rewritten  # (a message written again: its row reads the last copy)
             if not self._extends(tree, leaf_before, session.active_leaf(), tree.count - change.new_entries):
                 changed = None  # another branch is active: every row's mark may change
             rows.build()
