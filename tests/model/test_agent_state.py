@@ -129,9 +129,10 @@ def test_a_client_killed_mid_turn_is_crashed_at_once_in_check(tmp_path, monkeypa
     assert agent_of(copied)["state"] == "crashed"
 
 
-def test_a_client_killed_mid_call_is_crashed_in_live_json_within_seconds(tmp_path, monkeypatch):
+@pytest.mark.parametrize("mid", ["call", "answer"])
+def test_a_client_killed_mid_turn_is_crashed_in_live_json_within_seconds(tmp_path, monkeypatch, mid):
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
-    path, work, lines = claude_session(tmp_path, monkeypatch, "call")
+    path, work, lines = claude_session(tmp_path, monkeypatch, mid)
     client = Client(tmp_path, path, lines, work)
     live = subprocess.Popen(
         [sys.executable, "-m", "session_tui", "live", "--json", str(path.parent), "--window", "1h"],
@@ -141,7 +142,8 @@ def test_a_client_killed_mid_call_is_crashed_in_live_json_within_seconds(tmp_pat
     try:
         found, seen = lines_of(live), []
         wait_for(found, seen, lambda s: any(x["event"] == "snapshot" for x in s), what="the snapshot")
-        assert (seen[0]["state"], seen[0]["inferred"]) == ("tool", "process running in its directory"), seen[0]
+        running = "tool" if mid == "call" else "working"
+        assert (seen[0]["state"], seen[0]["inferred"]) == (running, "process running in its directory"), seen[0]
         killed = client.kill()
         wait_for(found, seen, lambda s: s[-1]["state"] == "crashed", timeout=10, what="the crash")
         took = time.monotonic() - killed
@@ -149,32 +151,35 @@ def test_a_client_killed_mid_call_is_crashed_in_live_json_within_seconds(tmp_pat
         client.close()
         live.terminate()
         live.wait(timeout=10)
-    assert seen[-1]["inferred"] == "process gone" and seen[-1]["tool"] == "Bash"
+    assert seen[-1]["inferred"] == "process gone" and seen[-1]["tool"] == ("Bash" if mid == "call" else None)
     assert took < 6, f"crashed {took:.1f} s after the kill"
 
 
-async def test_a_client_killed_mid_call_is_crashed_in_the_session_view(tmp_path, monkeypatch):
+@pytest.mark.parametrize("mid", ["call", "answer"])
+async def test_a_client_killed_mid_turn_is_crashed_in_the_session_view(tmp_path, monkeypatch, mid):
     from session_tui.ui.app import SessionApp
     from session_tui.ui.widgets.status import StatusLine
     from tests.ui.pilot_support import session_screen
     from tests.ui.pilot_support import wait_for as wait_on_screen
 
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
-    path, work, lines = claude_session(tmp_path, monkeypatch, "call")
+    path, work, lines = claude_session(tmp_path, monkeypatch, mid)
     client = Client(tmp_path, path, lines, work)
     try:
         async with SessionApp(str(path)).run_test(size=(140, 30)) as pilot:
             screen = await session_screen(pilot)
             status = screen.query_one(StatusLine)
-            await wait_on_screen(pilot, lambda: "running Bash" in status.text.plain, what="the call running")
+            running = "running Bash" if mid == "call" else "answering"
+            await wait_on_screen(pilot, lambda: running in status.text.plain, what="the turn going on")
             assert "✓ no problems" in status.text.plain
             killed = client.kill()
             await wait_on_screen(
                 pilot, lambda: "crashed (process gone)" in status.text.plain, timeout=8, what="the crash"
             )
             took = time.monotonic() - killed
-            await wait_on_screen(pilot, lambda: screen.state.problems, what="its call a problem")
-            assert [p.kind.value for p in screen.state.problems] == ["dangling_tool_call"]
+            if mid == "call":
+                await wait_on_screen(pilot, lambda: screen.state.problems, what="its call a problem")
+                assert [p.kind.value for p in screen.state.problems] == ["dangling_tool_call"]
     finally:
         client.close()
     assert took < 6, f"crashed {took:.1f} s after the kill"

@@ -187,3 +187,25 @@ async def test_repair_a_zeroed_result_line_then_undo_the_last_step(tmp_path):
         await pilot.press("u")
         await pilot.click("#confirm")
         await wait_for(pilot, lambda: path.read_bytes() == dropped, what="the undo, exact")
+
+
+async def test_after_our_own_edit_the_dialog_does_not_say_the_agent_just_wrote_the_file(tmp_path, monkeypatch):
+    """A leaf move writes the file (and pi's pointer records today's time):
+    that write is session-tui's, not the agent's, so the next edit's dialog
+    warns of no agent writing a moment ago."""
+    monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
+    name = "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+    path = tmp_path / name
+    shutil.copy(SAMPLES / "pi" / name, path)  # a fresh copy of an old session: written now, by no agent
+    async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("g", "j", "a")
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        assert "wrote this file" not in pilot.app.screen.warning, pilot.app.screen.warning
+        await pilot.click("#confirm")
+        await wait_for(pilot, lambda: b"session-tui/leaf" in path.read_bytes(), what="the moved leaf")
+        await wait_for(pilot, lambda: screen.state.session.tree.quiet == 1, what="the reload")
+        await pilot.press("j", "a")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the second move's dialog")
+        assert "wrote this file" not in pilot.app.screen.warning, pilot.app.screen.warning
+        await pilot.press("escape")
