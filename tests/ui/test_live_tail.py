@@ -302,3 +302,126 @@ async def test_a_look_begun_before_an_append_never_shows_what_it_mixed(tmp_path,
             pilot, lambda: screen.state.problems == [] and "running run" in screen.state.live_state.words(0), 30
         )
         assert all(not problems for problems in shown), shown  # (None: not looked yet; never a false problem)
+
+
+LIVE = SAMPLES.parent / "tests" / "data" / "live-2026-12-03"
+
+
+def _looked_at(tmp_path, data: bytes, name: str):
+    """What a fresh open of ``data`` shows: (entries, rows, the entry of the
+    last row: where a following cursor is, the leaf or the row it is quiet after)."""
+    from session_tui.model.session.rows import RowLayout
+    from session_tui.model.session.session import open_session
+
+    fresh = tmp_path / "fresh" / name
+    fresh.parent.mkdir(exist_ok=True)
+    fresh.write_bytes(data)
+    with open_session(fresh) as session:
+        rows = RowLayout(session)
+        return session.entries, len(rows), rows.at(len(rows) - 1).entry
+
+
+def _row_text(screen, entry: int) -> str:
+    row = screen.state.rows.row_of(entry)
+    return screen.tree_widget.render_line(row - screen.tree_widget.scroll_offset.y).text
+
+
+async def _follows(pilot, screen, tmp_path, path, data: bytes) -> None:
+    """The view says what a fresh open of the file says: its entries, its rows, the
+    entry count in the status line, the cursor on the leaf (it follows)."""
+    from session_tui.model.words import plural
+    from session_tui.ui.widgets.status import StatusLine
+
+    entries, rows, last = _looked_at(tmp_path, data, path.name)
+    state = screen.state
+    await wait_for(
+        pilot,
+        lambda: (state.session.entries, len(state.rows), screen.tree_widget.cursor_entry) == (entries, rows, last),
+        what=f"{entries} entries in {rows} rows, the cursor on {last}",
+    )
+    status = screen.query_one(StatusLine)
+    await wait_for(pilot, lambda: plural(entries, "entry", "entries") in status.text.plain, what="the status's count")
+
+
+async def _tail_in_pieces(tmp_path, source, cuts: list[int], name: str | None = None, check=None) -> None:
+    """Write the lines of ``source`` before ``cuts[0]``, open the view, append the
+    rest piece by piece (up to each cut, then to the end): after each, the view
+    follows (``check(pilot, screen, lines, end)`` says more where given)."""
+    lines = source.read_bytes().splitlines(keepends=True)
+    path = tmp_path / (name or source.name)
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(b"".join(lines[: cuts[0]]))
+    async with SessionApp(str(path)).run_test(size=(140, 40)) as pilot:
+        screen = await started(pilot)
+        await _follows(pilot, screen, tmp_path, path, path.read_bytes())
+        for start, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
+            append(path, b"".join(lines[start:end]))
+            await _follows(pilot, screen, tmp_path, path, path.read_bytes())
+            if check is not None:
+                await check(pilot, screen, lines, end)
+
+
+async def test_a_gemini_session_follows_its_appends_and_a_response_written_again(tmp_path):
+    """Gemini CLI's work file, rewound (tests/data/live-2026-12-03/gemini): cut
+    right after a response's first copy, so its second copy (with the calls,
+    the last copy wins) comes in a later append and redraws that row, one
+    step still; ``$set`` lines and the ``$rewindTo`` come in later pieces."""
+    import orjson
+
+    source = LIVE / "gemini" / "session-rewound-415406b9.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    records = [orjson.loads(raw) for raw in lines]
+    second = next(n for n, r in enumerate(records) if r.get("toolCalls") and n > 20)
+    assert records[second - 2]["id"] == records[second]["id"] and "$set" in records[second - 1]
+    rewind = next(n for n, r in enumerate(records) if "$rewindTo" in r)
+
+    async def check(pilot, screen, lines, end):
+        if end == second + 1:  # the second copy: the same row, now with its calls
+            session, entry = screen.state.session, screen.state.session.entries - 1
+            await wait_for(  # (its count and rows are as they were: the row says the line it reads now)
+                pilot,
+                lambda: _row_text(screen, entry).split()[0] == str(second + 1) and "→" in _row_text(screen, entry),
+                what="the row redrawn with its call",
+            )
+            called = session.format.view(session.record(entry)).tool_calls
+            assert called[0].name == records[second]["toolCalls"][0]["name"]
+        if end == len(lines):  # past the rewind: what it cut is greyed, not gone
+            await wait_for(pilot, lambda: bool(screen.tree_widget.off_branch), what="the rewound rows greyed")
+
+    await _tail_in_pieces(tmp_path, source, [second - 1, second, second + 1, rewind, rewind + 1], check=check)
+
+
+async def test_a_qwen_session_follows_its_appends(tmp_path):
+    """Qwen Code's work file (tests/data/live-2026-12-03/qwen): calls, a failed
+    one and its telemetry records, appended in pieces."""
+    source = LIVE / "qwen" / "f238aa5c-6258-4c19-aac0-37a76ae839f1.jsonl"
+    await _tail_in_pieces(tmp_path, source, [20, 21, 60, 95])
+
+
+async def test_a_copilot_session_follows_its_appends(tmp_path):
+    """Copilot CLI's work events (tests/data/live-2026-12-03/copilot): a call's
+    start without its completion, then the rest, appended in pieces."""
+    import orjson
+
+    from session_tui.ui.widgets.status import StatusLine
+
+    folder = LIVE / "copilot" / "9a473a5e-524e-45f5-9c38-e1e276be8640"
+    source = folder / "events.jsonl"
+    events = [orjson.loads(raw) for raw in source.read_bytes().splitlines()]
+    started_at = [e["type"] for e in events].index("tool.execution_start", 10)
+    tool = events[started_at]["data"]["toolName"]
+    (tmp_path / folder.name).mkdir()
+    shutil.copy(folder / "workspace.yaml", tmp_path / folder.name)
+
+    async def check(pilot, screen, lines, end):
+        live = lambda: screen.state.live_state  # noqa: E731
+        if end == started_at + 1:  # a call started, its completion not written: awaited (no process: crashed)
+            await wait_for(pilot, lambda: live() is not None and live().tools() == tool, what="the call awaited")
+            words = live().words()  # (no copilot process runs it here: crashed, or by the time rule)
+            await wait_for(pilot, lambda: words in screen.query_one(StatusLine).text.plain, what="the status says it")
+        if end == started_at + 2:  # its completion
+            await wait_for(pilot, lambda: live() is not None and not live().awaited, what="the call answered")
+
+    await _tail_in_pieces(
+        tmp_path, source, [started_at - 3, started_at + 1, started_at + 2, 80], f"{folder.name}/events.jsonl", check
+    )

@@ -237,6 +237,15 @@ class RowLayout:
         offset = entry - self.heads[run]
         return self.first_rows[run] + offset if offset < self.lengths[run] else None
 
+    def shown_entry(self, entry: int) -> int:
+        """``entry``, or for one without a row (a quiet record, counted on the
+        row before it; a folded branch's) the nearest entry before it with
+        one: where a cursor sent to ``entry`` lands. -1: none."""
+        parent = self.session.tree.parent
+        while entry >= 0 and self.row_of(entry) is None:
+            entry = parent[entry]
+        return entry
+
     def alternatives_of(self, entry: int) -> list[int]:
         """Children of ``entry`` that start alternative branches."""
         kids = self.session.tree.children(entry)

@@ -159,7 +159,8 @@ class EntryTree(ScrollView, can_focus=True):
             self.virtual_size = Size(0, len(rows) + room)
         row = cursor_row
         if row is None and cursor_entry is not None and cursor_entry >= 0:
-            row = rows.row_of(cursor_entry)
+            shown = rows.shown_entry(cursor_entry)  # (a leaf that is a quiet record: the row it is counted on)
+            row = rows.row_of(shown) if shown >= 0 else None
         if row is None:
             row = min(self.cursor, max(len(rows) - 1, 0))
         self._tailing = tailing

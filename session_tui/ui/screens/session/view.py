@@ -322,7 +322,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
     def on_highlight(self, event: EntryTree.Highlighted) -> None:
         leaf = self.state.session.active_leaf() if self.state.session else -1
         if self.state.session is not None and not self.state.indexing:
-            self.state.following = event.entry == leaf
+            rows = self.state.rows
+            self.state.following = event.entry == (rows.shown_entry(leaf) if rows is not None and leaf >= 0 else leaf)
             if self.state.following:
                 self.state.new_entries = 0
             self.update_status()
