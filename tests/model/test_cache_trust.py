@@ -95,6 +95,7 @@ WRONG = {  # a field: values of the wrong type for it
     "damage": ["missing parent", [1], {"a": 1}, None, [["x"]]],
     "fork": [None, "no"],
     "last_time": ["2026", None, [1], 1e300, True],
+    "answered": ["no", None, 1],
 }
 
 

@@ -50,6 +50,8 @@ async def test_the_pane_and_the_rows_show_the_command_typed():
         assert "user command" in header(screen)
         await go_to_line(pilot, screen, 6)  # its output
         assert body(screen).startswith("Set model to `Opus 5.5`") and "local-command" not in body(screen)
+        await pilot.press("h")  # /context's output is display-only (Claude Code never sends it): a quiet row
+        await wait_for(pilot, lambda: screen.state.show_quiet, what="the quiet rows")
         await go_to_line(pilot, screen, 339)  # /context's coloured output: the colours dropped, no ␛
         assert "Context usage" in body(screen) and "␛" not in body(screen) and "\x1b" not in body(screen)
         await go_to_line(pilot, screen, 190)  # bash mode
