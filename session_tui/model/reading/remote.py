@@ -57,9 +57,15 @@ def describe(url: str, exc: BaseException) -> str:
 def file_system(url: str) -> tuple[AbstractFileSystem, str]:
     """The fsspec file system for ``url`` and the path within it (raises SessionError)."""
     try:
+        import warnings
+
         from fsspec.core import url_to_fs
 
-        fs, path = url_to_fs(url, **_OPTIONS.get(protocol_of(url), {}))
+        with (
+            warnings.catch_warnings()
+        ):  # a back-end's warnings of its own future (asyncssh: DSA keys) are not the user's
+            warnings.simplefilter("ignore")
+            fs, path = url_to_fs(url, **_OPTIONS.get(protocol_of(url), {}))
         return fs, str(path)
     except Exception as exc:  # connecting: any back-end's error, one line
         raise SessionError(inert_line(describe(url, exc))) from None
