@@ -282,7 +282,7 @@ def test_the_fleet_with_agents_in_four_states(snap_compare, fixed_clock, tmp_pat
     monkeypatch.setenv("HOME", "/home/dev")  # the projects read ~/src/…
     agents(tmp_path, FIXED_NOW)
     Writer(tmp_path / "crashed.jsonl", "claude", FIXED_NOW).prompt("Migrate the schema", ago=120).torn().written(100)
-    fleet = Fleet([str(tmp_path)], window=1e10, process_check=None, clock=lambda: FIXED_NOW)
+    fleet = Fleet([str(tmp_path)], window=1e10, process_check=None, clock=lambda: FIXED_NOW, stuck_after=0)
 
     async def run_before(pilot) -> None:
         await wait_for(pilot, lambda: len(pilot.app.screen.table.rows) == 6, what="six agents")

@@ -28,7 +28,7 @@ from ..widgets.row_table import NAV_KEYS, RowTable
 NEEDS_YOU = (AgentState.CRASHED, AgentState.STUCK, AgentState.WAITING)
 ORDER = (*NEEDS_YOU, AgentState.TOOL, AgentState.WORKING, AgentState.IDLE)
 #: (heading, width, right-aligned) of the fixed columns after the flexible ones
-COLUMNS = (("state", 18, False), ("for", 7, True), ("tokens", 6, True), ("ctx", 4, True), ("alerts", 10, False))
+COLUMNS = (("state", 22, False), ("for", 7, True), ("tokens", 6, True), ("ctx", 4, True), ("alerts", 10, False))
 FIXED = 8 + sum(width + 1 for _, width, _ in COLUMNS)
 WIDE = 120  # from this width on, the project and what the agent does have columns of their own
 ACTION_KEYS = NAV_KEYS + "nop"
