@@ -33,8 +33,10 @@ def no_user_config(tmp_path_factory, monkeypatch) -> None:
 @pytest.fixture(autouse=True)
 def calls_stuck_at_once(monkeypatch) -> None:
     """A call without a result is a problem at once, however recent the file
-    (tests write their files a moment before checking them); the tests of
-    the live state set their own threshold."""
+    (tests write their files a moment before checking them): for what reads
+    the settings as the command line does (a CLI run, an app given no
+    Settings). The model itself reads no environment: an in-process test
+    passes ``stuck_after`` as the command line would."""
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "0")
 
 

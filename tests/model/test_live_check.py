@@ -24,7 +24,7 @@ def state(session):
         context_items(session, leaf) if leaf >= 0 else [],
         # the time rule only: a real client another test runs on the same sample (its id on the command
         # line) would make a call "running" in one look and not in the next
-        find_problems(session, live=live_state(session, probe=cannot_tell)),
+        find_problems(session, live=live_state(session, probe=cannot_tell, stuck_after=0)),
         session.format.off_branch(session),
         session_usage(session),
     )

@@ -85,7 +85,7 @@ def snapshot(s: Session) -> dict:
         "branch_points": t.branch_points,
         "summaries": t.summaries,
         "active": s.active_leaf(),
-        "problems": [(p.line, p.kind.value, p.message) for p in find_problems(s)],
+        "problems": [(p.line, p.kind.value, p.message) for p in find_problems(s, stuck_after=0)],
         "children": [t.children(i) for i in range(t.count)],
     }
 

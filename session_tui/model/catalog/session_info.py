@@ -70,8 +70,9 @@ class SessionInfo:
 
     def _judged(self, now: float | None, stuck_after: float | None) -> tuple[Decision, bool | None]:
         """(the state, whether its writer lives: None, cannot tell)."""
-        from ..session.live_state import Tail, default_stuck_after, judge  # (not for a search)
+        from ..session.live_state import Tail, judge  # (not for a search)
         from ..session.writer_liveness import UNKNOWN, file_liveness, head_cwd
+        from ..settings import STUCK_AFTER
 
         now = time.time() if now is None else now
         ours = None if is_url(self.path) else own_writes.own_write_for(self.path, self.size, self.mtime_ns)
@@ -85,7 +86,7 @@ class SessionInfo:
             liveness = UNKNOWN
         else:
             liveness = file_liveness(self.path, self.format, written, lambda: head_cwd(self.path))
-        stuck_after = default_stuck_after() if stuck_after is None else stuck_after
+        stuck_after = STUCK_AFTER if stuck_after is None else stuck_after
         torn_at = self.mtime_ns / 1e9 if self.torn else None
         return judge(tail, written, now, liveness, stuck_after, torn_at=torn_at, ours=ours), liveness.alive
 

@@ -16,9 +16,9 @@ from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
 from ..reading.opencode_db import changed_database, list_sessions
-from ..session.live_state import default_stuck_after
 from ..session.session import Session
 from ..session.writer_liveness import cannot_tell, writer_liveness
+from ..settings import STUCK_AFTER
 from .alerts import alerts_of
 from .observe import IDLE_AFTER, AgentState, Observation, ProcessCheck, observe
 
@@ -75,7 +75,7 @@ class Fleet:
         self._unreadable: set[str] = set()
         self.clock = clock  # (a fixed one for pictures of the screen)
         self.window = window
-        self.stuck_after = default_stuck_after() if stuck_after is None else stuck_after
+        self.stuck_after = STUCK_AFTER if stuck_after is None else stuck_after
         self.idle_after = idle_after
         self.process_check = process_check
         self.sessions: dict[str, Session] = {}

@@ -16,8 +16,8 @@ entries) and whether its writer lives, strongest signal first:
    of that client in that directory may be its;
 3. else it cannot be told (another machine, no ``/proc``, a format no known
    client writes, a client running with some session of that directory):
-   only then the time rule, ``stuck_after`` seconds of quiet (default 300,
-   or ``$SESSION_TUI_STUCK_AFTER``).
+   only then the time rule, ``stuck_after`` seconds of quiet (the user's
+   setting, passed down from ``Settings``; default ``settings.STUCK_AFTER``).
 
 A call awaited while the writer lives is running, however long; once the
 writer is gone it is a crash at once (where the OS can tell), as is a turn
@@ -39,6 +39,7 @@ from ..errors import SessionError
 from ..reading import own_writes
 from ..reading.segment import Shape
 from ..sanitize import inert_line
+from ..settings import STUCK_AFTER
 from .writer_liveness import (
     PROCESS_GONE,
     UNKNOWN,
@@ -53,8 +54,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..entries.pairing import ToolIssue
     from .session import Session
 
-STUCK_AFTER = 300.0  # seconds of quiet after which a call without a result is stuck (writer unknown)
-STUCK_AFTER_ENV = "SESSION_TUI_STUCK_AFTER"
 IDLE_AFTER = 900.0  # seconds after an answer the agent counts as idle rather than waiting for you
 ANSWER_SETTLE = 2.0  # seconds of quiet after an answer before the agent is waiting for you
 TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
@@ -65,14 +64,6 @@ TIME_RULE = "time rule"  # the writer's liveness cannot be told: the agent's qui
 TORN_LINE = "torn line"
 ENTRIES = "entries"  # the entries alone (an answer, an empty session)
 GONE = (WRITER_GONE, PROCESS_GONE, TORN_LINE)
-
-
-def default_stuck_after() -> float:
-    """``$SESSION_TUI_STUCK_AFTER`` if it is a number of seconds, else STUCK_AFTER."""
-    try:
-        return max(0.0, float(os.environ[STUCK_AFTER_ENV]))
-    except (KeyError, ValueError):
-        return STUCK_AFTER
 
 
 class Activity(StrEnum):
@@ -279,7 +270,7 @@ def live_state(
     default ``writer_liveness``; ``cannot_tell``: the time rule) whether
     its writer lives."""
     now = time.time() if now is None else now
-    stuck_after = default_stuck_after() if stuck_after is None else stuck_after
+    stuck_after = STUCK_AFTER if stuck_after is None else stuck_after
     try:
         written = last_written(session)
     except SessionError:  # gone: nothing writes it now
