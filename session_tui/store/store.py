@@ -105,14 +105,18 @@ class Store:
         finally:
             os.close(fd)
 
-    def agent_state(self) -> LiveState | None:
+    def agent_state(self, ask_writer: bool = True) -> LiveState | None:
         """The session's live state now (``model.session.live_state``), or
         None when it cannot be read as a session (``verify`` says what is
-        wrong, if anything)."""
+        wrong, if anything). ``ask_writer=False``: without asking the OS
+        whether its writer lives (the time rule)."""
         from ..model.session.session import open_session  # (only for a write)
+        from ..model.session.writer_liveness import cannot_tell
 
         try:
             with open_session(self.path) as session:
+                if not ask_writer:
+                    return live_state(session, stuck_after=self.stuck_after, probe=cannot_tell)
                 return live_state(session, stuck_after=self.stuck_after)
         except (SessionError, OSError):
             return None
@@ -123,12 +127,12 @@ class Store:
         without a result may then still be running. Unless forced (then
         asked all the same, for the state our write must leave as it was,
         but not refused: a racing writer's next line is not waited for)."""
-        live = self.agent_state()
-        if live is None:
+        if self.force:  # asked before the lock (note_state): a forced edit waits for nothing under it
+            if self._agent_written is _UNSET:
+                self.note_state()
             return
-        self._agent_written, self._state_before = live.written, live.activity.value
-        self._tool_before = live.tools() or None
-        if self.force or not live.may_write:
+        live = self.note_state()
+        if live is None or not live.may_write:
             return
         if live.alive:
             why = f"its client is running with it ({live.inferred})"
@@ -138,6 +142,18 @@ class Store:
             f"{self.path}: {why}: a live agent may be writing it"
             + (f", and its {live.tools()} call may still be running (its result may arrive)" if live.running() else "")
         )
+
+    def note_state(self) -> LiveState | None:
+        """What the agent is doing now, remembered as the state our write must
+        leave as it was (``_remember``). Forced, the writer is not asked (a
+        walk of /proc, while a racing writer goes on): what is remembered is
+        the kind of tail it left, and whether its writer lives is asked again
+        whenever the state is read (``live_state``)."""
+        live = self.agent_state(ask_writer=not self.force)
+        if live is not None:
+            self._agent_written, self._state_before = live.written, live.activity.value
+            self._tool_before = live.tools() or None
+        return live
 
     def _before_write(self) -> tuple[os.stat_result, own_writes.OwnWrite | None] | None:
         """The file as it is just before a write of ours (cheap: a stat and the ledger)."""
