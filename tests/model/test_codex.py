@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 
-import orjson
-
 from session_tui.model.entries.tokens import TokenCounts
 from session_tui.model.session.context import context_items
 from session_tui.model.session.session import open_session
 from session_tui.model.session.usage import session_tokens
+from tests.builders.codex import rollout, token_count
 from tests.support import SAMPLES, check_json
 
 CODEX = SAMPLES / "codex"
@@ -68,45 +67,6 @@ def token_counts(path) -> list[tuple[int, dict | None]]:
     return out
 
 
-def rollout(*items: tuple[str, dict]) -> bytes:
-    lines = [
-        {
-            "timestamp": "2026-03-14T10:30:12.000Z",
-            "type": "session_meta",
-            "payload": {"id": "019cebe5-0000-7000-8000-000000000000", "cwd": "/tmp"},
-        }
-    ]
-    lines += [
-        {"timestamp": f"2026-03-14T10:30:{13 + n:02d}.000Z", "type": kind, "payload": payload}
-        for n, (kind, payload) in enumerate(items)
-    ]
-    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
-
-
-def usage(total_in: int, total_out: int, last_in: int, last_out: int) -> dict:
-    return {
-        "type": "token_count",
-        "rate_limits": None,
-        "info": {
-            "total_token_usage": {
-                "input_tokens": total_in,
-                "cached_input_tokens": 0,
-                "output_tokens": total_out,
-                "reasoning_output_tokens": 0,
-                "total_tokens": total_in + total_out,
-            },
-            "last_token_usage": {
-                "input_tokens": last_in,
-                "cached_input_tokens": 0,
-                "output_tokens": last_out,
-                "reasoning_output_tokens": 0,
-                "total_tokens": last_in + last_out,
-            },
-            "model_context_window": 272000,
-        },
-    }
-
-
 USER = ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]})
 ANSWER = (
     "response_item",
@@ -135,7 +95,7 @@ def test_a_null_info_does_not_hide_the_count_before_it(tmp_path):
         rollout(
             USER,
             ANSWER,
-            ("event_msg", usage(100, 20, 100, 20)),
+            ("event_msg", token_count(100, 20, 100, 20)),
             USER,
             ("event_msg", {"type": "token_count", "info": None, "rate_limits": None}),
             ("event_msg", {"type": "agent_message", "message": "token_count"}),
@@ -151,11 +111,11 @@ def test_the_assistant_entry_before_a_token_count_carries_its_last_usage(tmp_pat
         rollout(
             USER,
             CALL,
-            ("event_msg", usage(100, 20, 100, 20)),
+            ("event_msg", token_count(100, 20, 100, 20)),
             OUTPUT,
             ANSWER,
             ("event_msg", {"type": "agent_message", "message": "done"}),
-            ("event_msg", usage(250, 50, 150, 30)),
+            ("event_msg", token_count(250, 50, 150, 30)),
             USER,
             ANSWER,
         )

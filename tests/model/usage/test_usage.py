@@ -15,6 +15,8 @@ import pytest
 from session_tui.model.session.session import Session
 from session_tui.model.usage.totals import spending
 from tests.builders.claude import assistant_record, user_record
+from tests.builders.codex import line as codex_line
+from tests.builders.codex import token_count
 from tests.support import SAMPLES
 
 # per million tokens, from the providers' price pages: (input, cache read, cache write, output)
@@ -80,26 +82,6 @@ def test_an_unknown_model_is_listed_and_left_out_of_the_cost_never_guessed(tmp_p
     assert spent.input == 2000  # its tokens still count
 
 
-def codex_line(kind, payload, second=0):
-    return {"timestamp": f"2026-03-14T10:30:{second:02d}.000Z", "type": kind, "payload": payload}
-
-
-def token_count(total_in, cached, out, last_in, last_cached, last_out):
-    def block(i, c, o):
-        return {"input_tokens": i, "cached_input_tokens": c, "output_tokens": o, "total_tokens": i + o}
-
-    return codex_line(
-        "event_msg",
-        {
-            "type": "token_count",
-            "info": {
-                "total_token_usage": block(total_in, cached, out),
-                "last_token_usage": block(last_in, last_cached, last_out),
-            },
-        },
-    )
-
-
 def test_codex_a_resumed_rollout_counts_its_last_cumulative_total_with_each_response_priced_once(tmp_path):
     meta = {
         "id": "019c-aaaa",
@@ -121,8 +103,10 @@ def test_codex_a_resumed_rollout_counts_its_last_cumulative_total_with_each_resp
                 {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
             ),
             # resumed: the first total holds 3,000 input (1,000 cached) and 100 output from before this file
-            token_count(8000, 5000, 300, 5000, 4000, 200),
-            token_count(8000, 5000, 300, 5000, 4000, 200),  # written twice: counted once
+            codex_line("event_msg", token_count(8000, 300, 5000, 200, cached=5000, last_cached=4000)),
+            codex_line(
+                "event_msg", token_count(8000, 300, 5000, 200, cached=5000, last_cached=4000)
+            ),  # written twice: counted once
         ],
     )
     spent = usage(path).own
