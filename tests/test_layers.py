@@ -39,12 +39,36 @@ def test_no_model_module_names_textual_or_the_ui():
 def test_the_picker_starts_without_the_format_readers_or_the_watcher():
     """A picker with a warm cache draws its first rows before the format
     readers, the session model and watchfiles (anyio) are imported: each
-    costs start-up time (``bench/bench_picker.py``)."""
+    costs start-up time (``bench/bench_picker.py``). Of the formats' packages
+    only what lists and stats a row loads (``formats.sources``, an opencode
+    database's rows, a Codex thread's files), never a reader or a client."""
     code = (
         "import sys, session_tui.cli, session_tui.ui.app; "
-        "heavy = ('session_tui.model.formats', 'session_tui.model.session.session', 'session_tui.actions.export', "
-        "'watchfiles'); "
-        "bad = [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)"
+        "light = {'session_tui.model.formats', 'session_tui.model.formats.sources', "
+        "'session_tui.model.formats.codex', 'session_tui.model.formats.codex.thread', "
+        "'session_tui.model.formats.opencode', 'session_tui.model.formats.opencode.database'}; "
+        "formats = [m for m in sys.modules if m.startswith('session_tui.model.formats.') and m not in light]; "
+        "heavy = ('session_tui.model.session.session', 'session_tui.actions.export', 'watchfiles'); "
+        "bad = formats + [m for m in heavy if m in sys.modules]; print(bad); raise SystemExit(1 if bad else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_formats_registry_loads_a_reader_on_first_use():
+    """``model.formats`` names each reader's module and imports it when a
+    format is first asked for: importing the package (or a format's light
+    module) loads none, and every name in the registry is its reader's."""
+    code = (
+        "import sys; from session_tui.model.formats import READERS, get_format; "
+        "import session_tui.model.formats.opencode.database, session_tui.model.formats.codex.thread; "
+        "before = [m for m in sys.modules if m.endswith(('.reader', '.tree', '.chat', '.astorlm'))]; "
+        "fmt = get_format('gemini'); "
+        "after = {m for m in sys.modules if m.endswith('.reader')}; "
+        "from session_tui.model.formats import FORMATS; "
+        "ok = not before and after == {'session_tui.model.formats.gemini.reader'} and list(FORMATS) == list(READERS) "
+        "and all(f.name == n for n, f in FORMATS.items()) and fmt is FORMATS['gemini']; "
+        "print(before, after); raise SystemExit(0 if ok else 1)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from ..model.errors import SessionError
+from ..model.formats.opencode.database import DB_NAME, session_ids
 from ..model.reading import json_text
-from ..model.reading.opencode_db import DB_NAME, session_ids
 from ..model.reading.source import is_url
 from ..model.resume.verdicts import Verdict, verdict_on
 from ..model.sanitize import inert, json_escape_invisible, mark_undecodable

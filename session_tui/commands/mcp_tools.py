@@ -91,7 +91,7 @@ class Tools:
 
     def _session_path(self, given: str) -> str:
         """A session file (or ``opencode.db#ID``) inside the roots."""
-        from ..model.reading.opencode_db import split_name
+        from ..model.formats.opencode.database import split_name
 
         if isinstance(given, str) and "#" in given:
             found = split_name(local_path(given))  # (a malformed id: SessionError)

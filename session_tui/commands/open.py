@@ -38,7 +38,7 @@ def open_tui(paths: list[str], format: str | None, watch: bool, settings: Settin
         if not paths:
             print(f"session-tui: no session folders found ({', '.join(KNOWN_LOCATIONS)}); give a PATH", file=sys.stderr)
             return 2
-    from ..model.reading.opencode_db import written_file
+    from ..model.formats.opencode.database import written_file
     from ..model.reading.source import is_url
 
     for path in paths:

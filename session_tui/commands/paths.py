@@ -38,7 +38,7 @@ def _database_problem(path: str) -> str | None:
     of its sessions (``…/opencode.db#ID``): why it holds no session, ``""``
     when it is fine; None for any other path."""
     from ..model.errors import SessionError
-    from ..model.reading.opencode_db import session_ids, split_name
+    from ..model.formats.opencode.database import session_ids, split_name
 
     try:
         found = split_name(path)
@@ -63,7 +63,7 @@ def listed_sessions(paths: list[str]) -> list[tuple[str, int, int]]:
     database (``…/opencode.db#ID``) is that one session of its database's
     listing; each session once."""
     from ..model.catalog.cache import absolute, list_session_files
-    from ..model.reading.opencode_db import split_name
+    from ..model.formats.opencode.database import split_name
 
     found: dict[str, tuple[str, int, int]] = {}
     for path in paths:
@@ -81,7 +81,7 @@ def listed_sessions(paths: list[str]) -> list[tuple[str, int, int]]:
 def listing_roots(paths: list[str]) -> list[str]:
     """``paths`` with each session of an opencode database as its database
     (an index catches up with a database whole)."""
-    from ..model.reading.opencode_db import split_name
+    from ..model.formats.opencode.database import split_name
 
     out: list[str] = []
     for path in paths:

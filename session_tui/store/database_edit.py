@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
+from ..model.formats.opencode.database import SIDE_FILES
 from ..model.reading import open_writers
-from ..model.reading.opencode_db import SIDE_FILES
 from .refusals import Refused, WriteFailed
 from .safe_files import open_nofollow, utc_stamp
 from .store import Store

@@ -22,7 +22,7 @@ import orjson
 import pytest
 
 from session_tui.actions.export import export
-from session_tui.model.reading.opencode_db import list_sessions
+from session_tui.model.formats.opencode.database import list_sessions
 from session_tui.model.resume.steps import context_steps, request_steps
 from session_tui.model.session.session import open_session
 from session_tui.store import edits

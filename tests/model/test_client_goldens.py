@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from session_tui.actions.export import ADDED_BY, export
-from session_tui.model.reading.codex_thread import thread_files
+from session_tui.model.formats.codex.thread import thread_files
 from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.context import context_items, resume_items
 from session_tui.model.session.session import open_session

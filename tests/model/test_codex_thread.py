@@ -14,7 +14,7 @@ import pytest
 
 from session_tui.actions.export import export
 from session_tui.model.catalog.cache import list_session_files
-from session_tui.model.reading.codex_thread import thread_files
+from session_tui.model.formats.codex.thread import thread_files
 from session_tui.model.reading.source import JoinedFiles
 from session_tui.model.session.branches import branches
 from session_tui.model.session.session import open_session

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from session_tui.actions.export import export
 from session_tui.model.checked_paths import ResumeRefused
 from session_tui.model.formats import get_format, sniff
-from session_tui.model.formats.gemini import CLIENT
+from session_tui.model.formats.gemini.client import CLIENT
 from session_tui.model.formats.gemini.reader import INTERRUPTED
 from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.session import open_session

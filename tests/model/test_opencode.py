@@ -17,7 +17,7 @@ import pytest
 
 from session_tui.model.catalog.cache import Catalog, list_session_files
 from session_tui.model.errors import SessionError
-from session_tui.model.reading.opencode_db import session_ids
+from session_tui.model.formats.opencode.database import session_ids
 from session_tui.model.session.context import tool_issues
 from session_tui.model.session.live_state import live_state
 from session_tui.model.session.session import open_session
@@ -219,7 +219,7 @@ def test_records_are_the_rows(tmp_path):
 def test_a_listing_reads_again_only_the_sessions_whose_rows_changed(tmp_path, monkeypatch):
     """While an agent streams into one session, the other sessions of the
     database are not decoded again at each change of its WAL."""
-    from session_tui.model.reading import opencode_db
+    from session_tui.model.formats.opencode import database as opencode_db
 
     db = tmp_path / "forked" / "opencode.db"
     db.parent.mkdir()

@@ -17,12 +17,12 @@ import orjson
 
 from ..cache_dir import trusted_cache_dir, write_cache_file
 from ..errors import SessionError
+from ..formats.codex.thread import hide_segments
+from ..formats.opencode.database import DB_NAME, list_sessions, written_file
+from ..formats.sources import open_source
 from ..reading import json_text
-from ..reading.codex_thread import hide_segments
-from ..reading.opencode_db import DB_NAME, list_sessions, written_file
 from ..reading.records import loads as json_loads
 from ..reading.source import is_url
-from ..reading.sources import open_source
 from ..sanitize import UNDECODABLE
 from .session_info import SessionInfo, is_subagent
 

@@ -14,10 +14,10 @@ from ..entries.view import EntryView, parse_time, typed_prompt
 from ..errors import SessionError
 from ..formats import DEFAULT, detect
 from ..formats.base import Format, best_title
+from ..formats.sources import open_source
 from ..reading.records import BOM, BadLine, parse_object, read_object_file
 from ..reading.segment import LineKind, Segment, Shape
 from ..reading.source import Source
-from ..reading.sources import open_source
 from ..sanitize import shown_masked
 from .session_info import SessionInfo, is_subagent
 

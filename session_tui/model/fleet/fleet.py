@@ -15,7 +15,7 @@ from ..catalog.cache import absolute, list_session_files
 from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
-from ..reading.opencode_db import changed_database, list_sessions
+from ..formats.opencode.database import changed_database, list_sessions
 from ..session.session import Session
 from ..session.writer_liveness import cannot_tell, writer_liveness
 from ..settings import STUCK_AFTER

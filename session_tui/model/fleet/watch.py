@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable
 
-from ..reading.opencode_db import changed_database
+from ..formats.opencode.database import changed_database
 from ..reading.source import is_url
 from .fleet import Agent, Fleet
 

@@ -3,32 +3,59 @@
 from __future__ import annotations
 
 import codecs
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .astorlm import FORMAT as ASTORLM
 from .base import Format as Format  # re-exported: what get_format returns
-from .chat import FORMAT as CHAT
-from .claude import FORMAT as CLAUDE
-from .codex import FORMAT as CODEX
-from .copilot import FORMAT as COPILOT
-from .gemini import FORMAT as GEMINI
-from .opencode import FORMAT as OPENCODE
-from .pi import FORMAT as PI
-from .qwen import FORMAT as QWEN
-from .tree import FORMAT as TREE
 
-# sniffed in this order: qwen before claude, astorlm before chat
-FORMATS: dict[str, Format] = {
-    f.name: f for f in (TREE, PI, CODEX, GEMINI, QWEN, COPILOT, OPENCODE, CLAUDE, ASTORLM, CHAT)
+#: each format's reader module (its ``FORMAT``), imported on first use: the
+#: picker's first frame needs none. Sniffed in this order: qwen before
+#: claude, astorlm before chat. A new format is one line here.
+READERS: dict[str, str] = {
+    "tree": "tree",
+    "pi": "pi.reader",
+    "codex": "codex.reader",
+    "gemini": "gemini.reader",
+    "qwen": "qwen.reader",
+    "copilot": "copilot.reader",
+    "opencode": "opencode.reader",
+    "claude": "claude.reader",
+    "astorlm": "astorlm",
+    "chat": "chat",
 }
-DEFAULT = TREE  # an empty file is an empty native session
+_DEFAULT = "tree"  # an empty file is an empty native session
+_loaded: dict[str, Format] = {}
+
+if TYPE_CHECKING:  # (at run time: ``__getattr__``, the readers imported on first use)
+    FORMATS: dict[str, Format]
+    DEFAULT: Format
+
+
+def _load(name: str) -> Format:
+    found = _loaded.get(name)
+    if found is None:
+        found = importlib.import_module(f"{__name__}.{READERS[name]}").FORMAT
+        assert isinstance(found, Format) and found.name == name, (name, found)
+        _loaded[name] = found
+    return found
+
+
+def _all() -> dict[str, Format]:
+    return {name: _load(name) for name in READERS}
+
+
+def __getattr__(attr: str) -> Any:
+    if attr == "FORMATS":
+        return _all()
+    if attr == "DEFAULT":
+        return _load(_DEFAULT)
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def get_format(name: str) -> Format:
-    try:
-        return FORMATS[name]
-    except KeyError:
-        raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS)})") from None
+    if name not in READERS:
+        raise ValueError(f"unknown format {name!r} (known: {', '.join(READERS)})")
+    return _load(name)
 
 
 def sniff(objs: list[dict[str, Any]], path: str | None = None) -> Format | None:
@@ -36,7 +63,7 @@ def sniff(objs: list[dict[str, Any]], path: str | None = None) -> Format | None:
     also look at a sidecar beside ``path``), or None."""
     if not objs:
         return None
-    for fmt in FORMATS.values():
+    for fmt in _all().values():
         if fmt.sniff(objs, path):
             return fmt
     return None
@@ -60,7 +87,7 @@ def detect(objs: list[dict[str, Any]], path: str | None = None, only_bytes: byte
         keys = ", ".join(str(key)[:40] for key in list(objs[0])[:5])
         return f"{NOT_A_SESSION} (no known format; its first record has keys: {keys})"
     if only_bytes is not None and _opens_an_object(only_bytes):
-        return DEFAULT
+        return _load(_DEFAULT)
     return f"{NOT_A_SESSION} (no JSON object in its first lines)"
 
 

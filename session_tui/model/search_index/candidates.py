@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..catalog.cache import absolute
-from ..reading.opencode_db import DB_NAME
+from ..formats.opencode.database import DB_NAME
 from .query import Query, index_marks
 from .vocabulary import GRAM, holding, split
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog.cache import absolute, list_session_files
 from ..errors import Cancelled, SessionError, check_stop
-from ..reading.opencode_db import DB_NAME
+from ..formats.opencode.database import DB_NAME
+from ..formats.sources import open_source
 from ..reading.source import is_url
-from ..reading.sources import open_source
 from ..sanitize import UNDECODABLE, mark_undecodable
 from . import vocabulary
 from .database import document_id, free_ids, path_of, writing

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..errors import Cancelled, SessionError
-from ..reading.sources import open_source
+from ..formats.sources import open_source
 from ..sanitize import mark_undecodable
 
 BATCH = 20_000  # documents per batch (the indexer commits each: a killed run resumes from the last)

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SessionError, check_stop
+from ..formats.sources import open_source
 from ..reading.records import BadLine, parse_object
 from ..reading.source import Source, is_url
-from ..reading.sources import open_source
 from .candidates import candidates
 from .database import hour_of
 from .query import Query

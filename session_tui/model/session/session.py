@@ -22,6 +22,7 @@ from ..errors import Cancelled as Cancelled
 from ..errors import SessionError as SessionError
 from ..formats import DEFAULT, detect, get_format
 from ..formats.base import Format
+from ..formats.sources import open_source
 from ..memo import Memo
 from ..reading.line_index import LineIndex
 from ..reading.recent_lines import RecentLines
@@ -29,7 +30,6 @@ from ..reading.records import BOM, BadLine, first_objects, is_blank, line_start_
 from ..reading.remote import RemoteFile
 from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
 from ..reading.source import Source, SourceStat, is_url
-from ..reading.sources import open_source
 from ..sanitize import shown_masked
 from . import parallel
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..formats.opencode.database import written_file
 from ..reading import open_writers
-from ..reading.opencode_db import written_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session

@@ -19,8 +19,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ...model.formats.opencode.database import written_file
 from ...model.formats.opencode.reader import OPEN_STATES
-from ...model.reading.opencode_db import written_file
 from ...model.session.session import Session
 from ...model.words import plural
 from ..database_edit import DatabaseEdit, RowUpdate

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from session_tui.model.reading.opencode_db import session_ids
+from session_tui.model.formats.opencode.database import session_ids
 from session_tui.model.search_index.database import NAME, open_database
 from session_tui.model.search_index.indexer import catch_up
 from session_tui.model.search_index.query import QueryError, parse

@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ...checked_paths import UUID, ResumeRefused, checked_id, checked_name, inside
-from ...reading.codex_thread import thread_files
 from ...reading.records import BadLine, parse_object
 from ..client import RESPONSES, Client, DryRunHome
+from .thread import thread_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..base import Session

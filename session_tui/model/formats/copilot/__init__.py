@@ -1,4 +1,5 @@
-"""GitHub Copilot CLI: its reader and the client that resumes its files."""
+"""GitHub Copilot CLI: its reader and the client that resumes its files.
 
-from .client import CLIENT as CLIENT
-from .reader import FORMAT as FORMAT
+Nothing is imported here: its modules are imported by name (``formats.FORMATS``
+loads the reader on first use), so a light one (an opencode database's rows, a
+Codex thread's files) loads without the reader."""

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from ...checked_paths import ResumeRefused, inside
 from ...errors import SessionError
-from ...reading.opencode_db import DB_NAME, SESSION_ID, SIDE_FILES, split_name
 from ..client import CHAT, Client, DryRunHome
+from .database import DB_NAME, SESSION_ID, SIDE_FILES, split_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..base import Session

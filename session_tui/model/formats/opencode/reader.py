@@ -27,11 +27,11 @@ from typing import Any
 from ...entries.tokens import Response
 from ...entries.view import EntryView, ToolCall
 from ...errors import check_stop
-from ...reading.opencode_db import HEADER
 from ...reading.segment import LineKind, Segment, Shape
 from ..base import Format, Session
 from ..openai_messages import SentMessages
 from .client import CLIENT
+from .database import HEADER
 
 #: what opencode 1.18.33 sends for a tool part left pending or running
 INTERRUPTED = "[Tool execution was interrupted]"

@@ -1,12 +1,15 @@
-"""The source of a session's bytes for a path or a URL."""
+"""The source of a session's bytes for a path or a URL: a format whose
+client writes a session other than as one file (an opencode database, a
+Codex thread over several files) gives its own. Imports no reader (the
+picker's first frame stats its rows through here)."""
 
 from __future__ import annotations
 
 from ..errors import SessionError
-from .codex_thread import thread_files
-from .opencode_db import OpencodeSession, database_refusal, split_name
-from .remote import RemoteFile
-from .source import JoinedFiles, LocalFile, Source, is_url
+from ..reading.remote import RemoteFile
+from ..reading.source import JoinedFiles, LocalFile, Source, is_url
+from .codex.thread import thread_files
+from .opencode.database import OpencodeSession, database_refusal, split_name
 
 
 def open_source(name: str) -> Source:

@@ -28,8 +28,8 @@ from typing import Any, BinaryIO, TypeVar
 
 import orjson
 
-from ..errors import SessionError
-from .source import RangeStream, SourceStat
+from ...errors import SessionError
+from ...reading.source import RangeStream, SourceStat
 
 DB_NAME = "opencode.db"
 SIDE_FILES = ("", "-wal", "-shm")
