@@ -13,6 +13,7 @@ from ..model.catalog.known import default_paths
 from .options import json_option, redact_option, stuck_after_option
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..model.sanitize import Mask
     from ..model.settings import Settings
     from .options import Commands
 
@@ -46,6 +47,7 @@ def run_live(args: Any, settings: Settings) -> int:
         idle_after=idle,
         stuck_after=settings.stuck_after,
         notice=lambda text: print(f"session-tui live: {text}", file=sys.stderr),
+        mask=_mask(settings.redact),
     )
     if args.json:
         return _json_lines(fleet, settings.redact)
@@ -122,3 +124,12 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     return run_live(args, settings)
+
+
+def _mask(redact: bool) -> Mask | None:
+    """What masks a title's secrets before the fleet cuts it (``--redact``)."""
+    if not redact:
+        return None
+    from ..model.privacy.redact import masked_text
+
+    return masked_text

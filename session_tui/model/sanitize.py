@@ -79,6 +79,16 @@ def shown_masked(text: str) -> str:
     return text if _masker is None else _masker(text)
 
 
+Mask = Callable[[str], str]  # a text with its secrets masked (``privacy.redact.masked_text``), handed down
+
+
+def masked_cut(text: str, limit: int, mask: Mask | None) -> str:
+    """``text`` cut to ``limit`` characters, its secrets masked first when
+    ``mask`` is given (the caller's ``--redact``): a secret cut short
+    escapes the patterns that would find it whole."""
+    return (text if mask is None else mask(text))[:limit]
+
+
 def controls_inert(text: str) -> str:
     """``text`` with its controls as placeholders, as ``inert`` makes them,
     but no secret masked: for text already rendered (HTML, JSON) by what

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from ..model.reading.source import is_url
 from ..model.sanitize import inert
 from . import keys
+from .masking import mask_of
 from .messages import OpenSession
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -101,7 +102,7 @@ class SessionApp(App):
             return self._session_screen(self.path if isinstance(self.path, str) else self.path[0])
         from .screens.files import FilesScreen  # (not for a session's view: its first frame waits for no picker)
 
-        return FilesScreen(self.picker_paths)
+        return FilesScreen(self.picker_paths, mask_of(self))
 
     def on_unmount(self) -> None:
         if self._redacting_before is not None:
@@ -156,7 +157,8 @@ class SessionApp(App):
         if len(self.screen_stack) > 1 and isinstance(self.screen_stack[-2], FleetScreen):
             self.pop_screen()
         else:
-            self.push_screen(FleetScreen(Fleet(roots, stuck_after=self.settings.stuck_after), self.notify_alerts))
+            fleet = Fleet(roots, stuck_after=self.settings.stuck_after, mask=mask_of(self))
+            self.push_screen(FleetScreen(fleet, self.notify_alerts))
 
     def show_picker(self, roots: list[str]) -> None:
         from .screens.files import FilesScreen
@@ -164,7 +166,7 @@ class SessionApp(App):
         if len(self.screen_stack) > 1 and isinstance(self.screen_stack[-2], FilesScreen):
             self.pop_screen()
         else:
-            self.push_screen(FilesScreen(roots))
+            self.push_screen(FilesScreen(roots, mask_of(self)))
 
     def on_open_session(self, message: OpenSession) -> None:
         self.open_session_file(message.path, message.query, message.line)

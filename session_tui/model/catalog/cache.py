@@ -23,12 +23,13 @@ from ..formats.sources import open_source
 from ..reading import json_text
 from ..reading.records import loads as json_loads
 from ..reading.source import is_url
-from ..sanitize import UNDECODABLE
+from ..sanitize import UNDECODABLE, Mask
 from .session_info import SessionInfo, is_subagent
 
 SESSION_SUFFIX = ".jsonl"
 CACHE_VERSION = 3  # 2: damage, fork, last_time; 3: answered
 CACHE_NAME = "catalog.json"
+MASKED_CACHE_NAME = "catalog-redacted.json"  # titles read with --redact: never mixed with the others
 
 
 FIELDS = list(SessionInfo.__dataclass_fields__)[1:]  # as cached: all but the path
@@ -143,9 +144,13 @@ class Catalog:
     """Session infos by path, backed by a cache file; safe to use from a
     worker thread and the UI at once."""
 
-    def __init__(self, cache_dir: str | None = None) -> None:
+    def __init__(self, cache_dir: str | None = None, mask: Mask | None = None) -> None:
+        """``mask`` (``--redact``): titles are read with their secrets masked
+        before they are cut, and kept in a cache file of their own."""
         folder = trusted_cache_dir(cache_dir)
-        self.cache_path = None if folder is None else os.path.join(folder, CACHE_NAME)  # None: no cache
+        name = CACHE_NAME if mask is None else MASKED_CACHE_NAME
+        self.cache_path = None if folder is None else os.path.join(folder, name)  # None: no cache
+        self.mask = mask
         self._lock = threading.Lock()
         self._cached: dict[str, object] = self._load()  # path -> row of FIELDS (as read: checked when used)
         self._seen: set[str] = set()
@@ -218,7 +223,7 @@ class Catalog:
             return cached
         from .info_reader import read_info  # the format readers: loaded when a file is first read
 
-        info = read_info(path)
+        info = read_info(path, self.mask)
         with self._lock:
             self._seen.add(path)
             self._cached[path] = [getattr(info, name) for name in FIELDS]

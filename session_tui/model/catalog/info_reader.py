@@ -18,7 +18,7 @@ from ..formats.sources import open_source
 from ..reading.records import BOM, BadLine, parse_object, read_object_file
 from ..reading.segment import LineKind, Segment, Shape
 from ..reading.source import Source
-from ..sanitize import shown_masked
+from ..sanitize import Mask, masked_cut
 from .session_info import SessionInfo, is_subagent
 
 SAMPLE_BYTES = 64 << 10  # read from each end of a file
@@ -40,8 +40,9 @@ class _Sample:
     fragment: bytes = b""  # (read whole) what follows the last newline
 
 
-def read_info(path: str) -> SessionInfo:
-    """Metadata of one file from its first and last ~64 KiB."""
+def read_info(path: str, mask: Mask | None = None) -> SessionInfo:
+    """Metadata of one file from its first and last ~64 KiB; ``mask``
+    (``--redact``): its title's secrets masked before the title is cut."""
     try:
         source = open_source(path)
         st = source.stat()
@@ -76,9 +77,9 @@ def read_info(path: str) -> SessionInfo:
         info.entries = round(st.size * sampled_entries / max(sample.line_bytes, 1))
         info.exact = False
     info.title = (
-        _title_record(head.titles + tail.titles, ids)
-        or _sidecar_title(fmt, path)
-        or _first_prompt(fmt, sample.head, head)
+        _title_record(head.titles + tail.titles, ids, mask)
+        or _sidecar_title(fmt, path, mask)
+        or _first_prompt(fmt, sample.head, head, mask)
         or ""
     )
     info.dangling = _ends_in_dangling_call(fmt, sample.tail, tail)
@@ -254,14 +255,14 @@ def _scan(fmt: Format, lines: list[bytes]) -> Segment:
     return seg
 
 
-def _title_record(titles: list[tuple[int, int, str, str | None]], ids: set[str]) -> str | None:
+def _title_record(titles: list[tuple[int, int, str, str | None]], ids: set[str], mask: Mask | None) -> str | None:
     """The title records' choice (as a session's, ``Format.title``), a record
     naming a leaf counting only when that leaf was seen in the sample."""
     best = best_title(titles, ids.__contains__)
-    return _first_line(best) if best else None
+    return _first_line(best, mask) if best else None
 
 
-def _sidecar_title(fmt: Format, path: str) -> str | None:
+def _sidecar_title(fmt: Format, path: str, mask: Mask | None) -> str | None:
     sidecar = fmt.sidecar_path(path)
     meta = read_object_file(sidecar) if sidecar else None
     if meta is None:
@@ -269,24 +270,24 @@ def _sidecar_title(fmt: Format, path: str) -> str | None:
     title = meta.get("title")
     if not isinstance(title, str) and isinstance(meta.get("metadata"), dict):
         title = meta["metadata"].get("title")
-    return _first_line(title) if isinstance(title, str) else None
+    return _first_line(title, mask) if isinstance(title, str) else None
 
 
-def _first_prompt(fmt: Format, lines: list[bytes], seg: Segment) -> str | None:
+def _first_prompt(fmt: Format, lines: list[bytes], seg: Segment, mask: Mask | None) -> str | None:
     """The first line of the first user message typed by a person (``typed_prompt``)."""
     for line in seg.entry_lines:
         record = _record(lines[line])
         view = _view(fmt, lines[line], record) if record is not None else None
         typed = typed_prompt(record, view) if record is not None and view is not None else None
         if typed:
-            return shown_masked(typed)[:TITLE_MAX]
+            return masked_cut(typed, TITLE_MAX, mask)
     return None
 
 
-def _first_line(text: str) -> str | None:
+def _first_line(text: str, mask: Mask | None) -> str | None:
     for line in text.splitlines():
         if line.strip():
-            return shown_masked(line.strip())[:TITLE_MAX]
+            return masked_cut(line.strip(), TITLE_MAX, mask)
     return None
 
 
@@ -329,9 +330,13 @@ def _ends_in_answer(fmt: Format, lines: list[bytes], seg: Segment) -> bool:
     active leaf does) is an answer without calls: the turn is done. A tail
     where the format finds no entry is read by its lines' messages."""
     if seg.shapes:
-        for shape in reversed(seg.shapes):
+        for k in range(len(seg.shapes) - 1, -1, -1):
+            shape = seg.shapes[k]
             if not shape & (Shape.QUIET | Shape.ASIDE):
-                return shape & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT
+                if shape & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT:
+                    return True
+                record = _record(lines[seg.entry_lines[k]]) if seg.entry_lines[k] < len(lines) else None
+                return record is not None and fmt.ends_turn(record)  # (an interrupt, a local command)
         return False
     for raw in reversed(lines):
         view = _view(fmt, raw)

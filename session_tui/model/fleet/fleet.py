@@ -16,6 +16,7 @@ from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
 from ..formats.opencode.database import changed_database, list_sessions
+from ..sanitize import Mask
 from ..session.session import Session
 from ..session.writer_liveness import cannot_tell, writer_liveness
 from ..settings import STUCK_AFTER
@@ -69,9 +70,11 @@ class Fleet:
         process_check: ProcessCheck | None = writer_liveness,  # None: not asked (the time rule)
         clock: Callable[[], float] = time.time,
         notice: Callable[[str], None] | None = None,
+        mask: Mask | None = None,
     ) -> None:
         self.roots = [absolute(root) for root in roots]  # (canonical: the scan's paths and the watch's are the same)
         self.notice = notice  # told once of each folder that cannot be read
+        self.mask = mask  # (--redact) what masks a title's secrets before it is cut
         self._unreadable: set[str] = set()
         self.clock = clock  # (a fixed one for pictures of the screen)
         self.window = window
@@ -177,7 +180,9 @@ class Fleet:
         """Observe ``path`` again; the agent if its state, tool or alerts changed."""
         session = self.sessions[path]
         try:
-            seen = observe(session, now, self.stuck_after, self.idle_after, self.process_check or cannot_tell)
+            seen = observe(
+                session, now, self.stuck_after, self.idle_after, self.process_check or cannot_tell, self.mask
+            )
         except (SessionError, OSError):
             return None
         finally:

@@ -26,7 +26,7 @@ from enum import StrEnum
 
 from ..entries.view import call_summary, parse_time
 from ..reading.segment import Shape
-from ..sanitize import shown_masked
+from ..sanitize import Mask
 from ..session.live_state import GONE, IDLE_AFTER, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
@@ -102,13 +102,14 @@ def observe(
     stuck_after: float | None = None,
     idle_after: float = IDLE_AFTER,
     process_check: ProcessCheck | None = None,
+    mask: Mask | None = None,
 ) -> Observation:
     """The session's state now (``live_state``, its writer's liveness asked
     of ``process_check``; None: as ``live_state`` asks it, ``writer_liveness``;
     ``cannot_tell``: not asked, the time rule decides). Reads a
     few records at the end of its active branch; what depends only on the
     entries (tokens, problems, the title, the model) is worked out once per
-    refresh."""
+    refresh. ``mask`` (``--redact``): the title's secrets masked before it is cut."""
     now = time.time() if now is None else now
     live = live_state(session, now=now, stuck_after=stuck_after, idle_after=idle_after, probe=process_check)
     leaf = session.active_leaf()
@@ -119,7 +120,7 @@ def observe(
         first = live.awaited[0]
         tool = live.tools()
         doing = _doing(session, first.entry, first.call_id, first.tool)
-    kept = _kept(session)
+    kept = _kept(session, mask)
     usage = session_usage(session)
     context = last_context(session, leaf)
     return Observation(
@@ -142,25 +143,26 @@ def observe(
     )
 
 
-def _kept(session: Session) -> _Kept:
+def _kept(session: Session, mask: Mask | None) -> _Kept:
     kept = session.memo.of(_Kept)
     if kept.refreshes != session.refreshes:
         kept.refreshes = session.refreshes
         kept.problems = len(find_problems(session, light=True))
-        kept.title = kept.title or _title(session)
+        kept.title = kept.title or _title(session, mask)
         kept.model = _model(session) or kept.model
     return kept
 
 
-def _title(session: Session) -> str:
+def _title(session: Session, mask: Mask | None) -> str:
     named = session.title()
     if named:
-        return " ".join(shown_masked(named).split())[:120]
+        return " ".join((named if mask is None else mask(named)).split())[:120]
     tree, view = session.tree, session.format.view
     for entry in range(min(tree.count, 64)):
         shape = tree.shape[entry]
         if shape & Shape.ROLE_MASK == Shape.USER and not shape & (Shape.RESULT | Shape.QUIET):
-            text = " ".join(shown_masked(view(session.record(entry)).text).split())
+            text = view(session.record(entry)).text
+            text = " ".join((text if mask is None else mask(text)).split())  # masked whole, then cut
             if text and not text.startswith("<"):
                 return text[:120]
     return ""

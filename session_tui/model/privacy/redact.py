@@ -172,8 +172,13 @@ def redacted_name(path: str) -> str:
 _MARK_IN_NAME = re.compile(r"\[REDACTED:([a-z0-9-]+):([0-9a-f]{8})\]")
 
 
-def _mask(text: str) -> str:
+def masked_text(text: str) -> str:
+    """``text`` with each secret replaced by its mark: the ``Mask`` that
+    ``--redact`` hands down to whatever shows or cuts session text."""
     return Redactor().text(text)
+
+
+_mask = masked_text
 
 
 def redact_shown(on: bool) -> bool:

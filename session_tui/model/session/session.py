@@ -30,7 +30,7 @@ from ..reading.records import BOM, BadLine, first_objects, is_blank, line_start_
 from ..reading.remote import RemoteFile
 from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
 from ..reading.source import Source, SourceStat, is_url
-from ..sanitize import shown_masked
+from ..sanitize import Mask, masked_cut
 from . import parallel
 
 SNIFF_RECORDS = 5
@@ -397,10 +397,11 @@ class Session:
         obj = read_object_file(path)
         return (path, obj) if obj is not None else None
 
-    def other_records(self, limit: int) -> list[tuple[int, str]]:
+    def other_records(self, limit: int, mask: Mask | None = None) -> list[tuple[int, str]]:
         """(1-based line, one-line description) of the first ``limit`` lines
         that are records but not entries: header, metadata, pointers, kinds
-        the format does not know."""
+        the format does not know. ``mask`` (``--redact``): each line's
+        secrets masked before it is cut."""
         kinds = bytes(self.lines.line_kinds)
         wanted = {LineKind.HEADER, LineKind.META, LineKind.POINTER, LineKind.UNKNOWN}
         out: list[tuple[int, str]] = []
@@ -412,7 +413,7 @@ class Session:
                 except BadLine:
                     continue
                 label = obj.get("type") or obj.get("role") or "record"
-                rest = shown_masked(raw[:8192].decode("utf-8", "replace"))[:160]
+                rest = masked_cut(raw[:8192].decode("utf-8", "replace"), 160, mask)
                 out.append((line + 1, f"{label}: {rest}{' …' if len(raw) > 160 else ''}"))
                 if len(out) >= limit:
                     break

@@ -30,7 +30,7 @@ from ...model.catalog.finding import SORTS, rank_rows
 from ...model.catalog.session_info import SessionInfo
 from ...model.errors import Cancelled, SessionError
 from ...model.reading.source import is_url
-from ...model.sanitize import inert
+from ...model.sanitize import Mask, inert
 from ...model.words import plural
 from ..app_services import services
 from ..cells import tilde
@@ -75,10 +75,11 @@ class FilesScreen(Screen):
     FilesScreen PickerTable { height: 1fr; }
     """
 
-    def __init__(self, roots: str | list[str]) -> None:
+    def __init__(self, roots: str | list[str], mask: Mask | None = None) -> None:
+        """``mask`` (``--redact``): titles read with their secrets masked before they are cut."""
         super().__init__()
         self.roots = [absolute(r) for r in ([roots] if isinstance(roots, str) else roots)]
-        self.catalog = Catalog()
+        self.catalog = Catalog(mask=mask)
         self.infos: dict[str, SessionInfo] = {}
         self.listed = False  # the folders were walked (until then: what the cache remembers)
         self.unread = 0

@@ -26,7 +26,7 @@ from ....model.session.session import Session
 from ....model.words import plural
 from ... import cells, keys
 from ...app_services import services
-from ...masking import masked, redacting
+from ...masking import mask_of, masked, redacting
 from ...messages import ContextReady, IndexDone, IndexProgress, OpenSession
 from ...widgets.detail import DetailPane
 from ...widgets.entry_tree import EntryTree
@@ -506,7 +506,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             return
         listing = [
             f"line {line:>6}  {inert(text, keep_newlines=False)}"
-            for line, text in self.state.session.other_records(METADATA_LIMIT)
+            for line, text in self.state.session.other_records(METADATA_LIMIT, mask_of(self.app))
         ]
         body = "\n".join(listing) if listing else "(no metadata records)"
         from ..text_view import TextViewScreen
