@@ -55,20 +55,14 @@ TIMEOUT = 90.0  # seconds a client may take (they start slowly)
 #: session of another model, it has the history compacted first:
 #: ``compaction_request``)
 DEFAULT_MODEL: dict[str, str] = {}
-QUIET_ENV = {
-    "LANG": "C.UTF-8",
-    "NO_COLOR": "1",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    "DISABLE_TELEMETRY": "1",
-    "DISABLE_AUTOUPDATER": "1",
-    "DISABLE_ERROR_REPORTING": "1",
-    "DISABLE_BUG_COMMAND": "1",
-    "PI_OFFLINE": "1",
-    "PI_SKIP_VERSION_CHECK": "1",
-    "PI_TELEMETRY": "0",
-    "ANTHROPIC_API_KEY": "sk-ant-session-tui-dry-run",
-    "OPENAI_API_KEY": "sk-session-tui-dry-run",
-}
+#: every client's (each adds its own: ``Client.dry_run_env``, ``dry_run_home``)
+QUIET_ENV = {"LANG": "C.UTF-8", "NO_COLOR": "1"}
+
+
+def base_env(client: Client, run: Path) -> dict[str, str]:
+    """A dry run's environment before its home: PATH, the throwaway HOME and
+    the client's own quiet switches and fake key, none of another client's."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(run), **QUIET_ENV, **client.dry_run_env}
 
 
 class DryRunFailed(Exception):
@@ -329,7 +323,7 @@ def dry_run(
         try:
             work = run / "work"
             work.mkdir()
-            base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(run), **QUIET_ENV}
+            base = base_env(client, run)
             version = client_version(program, base, client, seal if box.sealed else None)
             home = _setup(client, session, run, work, box.server.url, model)
             copy, notes = Path(home.copy), home.notes

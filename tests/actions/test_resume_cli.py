@@ -284,3 +284,22 @@ def test_no_client_an_unsupported_version_and_a_hang_are_one_line_each(tmp_path)
     )
     slow = resume(str(CLAUDE), "--dry-run", "--timeout", "2", "--client-bin", str(hangs), home=tmp_path)
     assert slow.returncode == 2 and "did not finish within 2 s" in slow.stderr
+
+
+def test_each_client_gets_only_its_own_dry_run_environment(tmp_path):
+    """A dry run's environment holds the client's own quiet switches and fake
+    key (``Client.dry_run_env``), never another client's: Qwen Code is not
+    handed Claude Code's or pi's variables, nor Anthropic's key."""
+    from session_tui.actions.dry_run import base_env
+    from session_tui.model.formats import FORMATS
+
+    clients = {name: fmt.client for name, fmt in FORMATS.items() if fmt.client is not None}
+    envs = {name: base_env(client, tmp_path) for name, client in clients.items()}
+    assert set(envs) == {"claude", "codex", "pi", "gemini", "qwen", "copilot", "opencode"}
+    for name, env in envs.items():
+        assert env["HOME"] == str(tmp_path) and env["LANG"] == "C.UTF-8" and env["NO_COLOR"] == "1"
+        assert set(env) == {"PATH", "HOME", "LANG", "NO_COLOR", *clients[name].dry_run_env}, name
+        assert ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC" in env) == (name == "claude"), name
+        assert ("PI_OFFLINE" in env) == (name == "pi"), name
+        assert ("ANTHROPIC_API_KEY" in env) == (name in ("claude", "pi")), name
+        assert ("OPENAI_API_KEY" in env) == (name in ("codex", "pi")), name

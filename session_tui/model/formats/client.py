@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ..checked_paths import checked_id
@@ -64,6 +65,10 @@ class Client:
     resumes_at = "its last entry"  # where it continues by itself
     fork_form = "--session <the fork's path>"  # its arguments that resume a fork
     subagents_folder = False  # its sub-agents' transcripts sit in ``<id>/subagents/`` beside the file
+    #: what a dry run adds to its environment, its ``--version`` included: its
+    #: own switches for no telemetry, updates or other traffic, and the fake
+    #: key it reads (what depends on the run, its home and URL: ``dry_run_home``)
+    dry_run_env: Mapping[str, str] = MappingProxyType({})
 
     def refusal(self, session: Session, leaf: int) -> str | None:
         """Why the client would not resume the session at ``leaf`` (None: it would)."""

@@ -11,6 +11,7 @@ import re
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ...checked_paths import UUID, checked_id, checked_name, inside
@@ -42,6 +43,16 @@ class ClaudeCode(Client):
     resumes_at = "its newest leaf"
     fork_form = "--resume <the new session's id>"
     subagents_folder = True
+    dry_run_env = MappingProxyType(
+        {
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "DISABLE_BUG_COMMAND": "1",
+            "ANTHROPIC_API_KEY": "sk-ant-session-tui-dry-run",
+        }
+    )
 
     def refusal(self, session: Session, leaf: int) -> str | None:
         if session.record(leaf).get("isSidechain") is True:

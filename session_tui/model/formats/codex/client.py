@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ...checked_paths import UUID, ResumeRefused, checked_id, checked_name, inside
@@ -56,6 +57,7 @@ class Codex(Client):
     packages = ("/@openai/codex",)
     resumes_at = "the end of the rollout"
     fork_form = "resume -- <the new thread's id>"
+    dry_run_env = MappingProxyType({"OPENAI_API_KEY": "sk-session-tui-dry-run"})  # (its config turns the rest off)
 
     def argv(self, session_id: str, path: str) -> list[str]:
         return [self.program, "resume", "--", checked_id(session_id, "the thread id", path)]

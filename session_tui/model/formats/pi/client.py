@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ...checked_paths import checked_name, inside
@@ -28,6 +29,16 @@ class Pi(Client):
     process_names = ("pi",)
     packages = ("/pi-coding-agent/",)
     resumes_at = "its last entry or leaf pointer"
+    dry_run_env = MappingProxyType(
+        {
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+            # a session of either provider's models (models.json points both at the fake API)
+            "ANTHROPIC_API_KEY": "sk-ant-session-tui-dry-run",
+            "OPENAI_API_KEY": "sk-session-tui-dry-run",
+        }
+    )
 
     def dry_run_home(self, session: Session, run: str, work: str, url: str, model: str | None) -> DryRunHome:
         agent = os.path.join(run, ".pi", "agent")
