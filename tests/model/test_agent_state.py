@@ -424,3 +424,46 @@ def test_the_pickers_sort_reads_the_own_writes_ledger_once_and_still_sees_it(tmp
     rows = rank_rows(infos, "", None, SORTS[0][1], str)
     assert len(loads) == 1
     assert rows[-1].path.endswith(OLD_PI.name)  # the agent last wrote it 260 days ago, whatever its mtime says
+
+
+@pytest.mark.parametrize("mid", ["answer", "call"])
+async def test_the_pickers_row_says_crashed_when_the_view_and_check_do(tmp_path, monkeypatch, mid):
+    """A client killed mid-answer leaves no call without a result: the
+    picker's row still says what the session view and ``check`` say of it
+    (``✗ crashed``), live before the kill; a session that simply ended (an
+    answer, a turn the user interrupted, a local command) has no badge."""
+    from session_tui.ui.app import SessionApp
+    from session_tui.ui.widgets.status import StatusLine
+    from tests.ui.pilot_support import picker_read, session_screen
+    from tests.ui.pilot_support import wait_for as wait_on_screen
+
+    monkeypatch.setenv("SESSION_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    path, work, lines = claude_session(tmp_path, monkeypatch, mid)
+    ended = path.parent / "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6.jsonl"  # ends in local commands (/exit)
+    shutil.copy(REPO / "tests" / "data" / "real" / "claude" / "short.jsonl", ended)
+    client = Client(tmp_path, path, lines, work)
+    try:
+        async with SessionApp([str(path.parent)], watch=False).run_test(size=(140, 30)) as pilot:
+            screen = await picker_read(pilot, 2)
+            table = screen.table
+
+            def row(of: Path) -> str:
+                info = next(i for i in table.rows if i.path == str(of))
+                return table.row_text(info, 140).plain
+
+            await wait_on_screen(pilot, lambda: "▶ running" in row(path) or "● live" in row(path), what="live")
+            assert "crashed" not in row(ended) and "live" not in row(ended), row(ended)
+            killed = client.kill()
+            await wait_on_screen(pilot, lambda: "✗ crashed" in row(path), timeout=8, what="the crash in the row")
+            took = time.monotonic() - killed
+            assert "● live" not in row(path) and "▶ running" not in row(path), row(path)
+            assert row(ended).rstrip().endswith("B"), row(ended)  # (its size last: no badge)
+    finally:
+        client.close()
+    assert took < 6, f"crashed {took:.1f} s after the kill"
+    agent = agent_of(path)
+    assert (agent["state"], agent["inferred"]) == ("crashed", "process gone"), agent
+    assert agent_of(ended)["state"] == "idle"
+    async with SessionApp(str(path)).run_test(size=(140, 30)) as pilot:
+        status = (await session_screen(pilot)).query_one(StatusLine)
+        await wait_on_screen(pilot, lambda: "crashed (process gone)" in status.text.plain, what="the view's crash")

@@ -99,6 +99,16 @@ class SessionInfo:
             return False
         return self.state(now, stuck_after).activity is Activity.RUNNING
 
+    def crashed(self, now: float | None = None, stuck_after: float | None = None) -> bool:
+        """The one rule says its run crashed (``crashed (process gone)``,
+        ``writer gone``, ``torn line``, as the session view and ``check``
+        say it); not a session that simply ended (idle, or ``stopped`` by
+        the time rule where its writer cannot be told)."""
+        from ..session.live_state import GONE, Activity
+
+        decided = self.state(now, stuck_after)
+        return decided.activity is Activity.STOPPED and decided.inferred in GONE
+
     def problems(self, now: float | None = None, stuck_after: float | None = None) -> list[str]:
         """Short labels of what is wrong, worst first (a call still running is not)."""
         out = []
@@ -117,7 +127,14 @@ class SessionInfo:
         """How much is wrong, for sorting: a call without a result or a torn
         line (a crash) outweighs damaged lines."""
         stuck = self.dangling and not self.running(now, stuck_after)
-        return 8 * bool(self.error) + 4 * stuck + 4 * self.torn + 4 * len(self.damage) + min(self.bad_lines, 3)
+        crashed = not stuck and not self.torn and self.known and bool(self.format) and self.crashed(now, stuck_after)
+        return (
+            8 * bool(self.error)
+            + 4 * (stuck or crashed)
+            + 4 * self.torn
+            + 4 * len(self.damage)
+            + min(self.bad_lines, 3)
+        )
 
     def live(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """An agent may be writing it now: its state is live (running,
@@ -134,6 +151,18 @@ class SessionInfo:
         if alive is None and now - self.last_activity >= LIVE_SECONDS:  # (quiet, and nothing says it runs)
             return False
         return decided.activity in (Activity.ANSWERING, Activity.WAITING)
+
+    def badge(self, now: float | None = None, stuck_after: float | None = None) -> str:
+        """The picker's word for its agent: ``running`` (its calls run),
+        ``live`` (an agent may be writing it), ``crashed`` (by the one rule,
+        as the session view says it), else nothing (a session that ended)."""
+        if self.running(now, stuck_after):
+            return "running"
+        if self.live(now, stuck_after):
+            return "live"
+        if self.known and self.format and self.crashed(now, stuck_after):
+            return "crashed"
+        return ""
 
 
 def is_subagent(path: str) -> bool:

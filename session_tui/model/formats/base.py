@@ -265,6 +265,12 @@ class Format:
         """Whether an entry whose parent is not in the file is normal here."""
         return False
 
+    def ends_turn(self, record: dict[str, Any]) -> bool:
+        """Whether the client waits for the user after ``record`` though the
+        model did not answer it (the live state's rule reads it as an
+        answer): a turn the user interrupted, a local command's output."""
+        return False
+
     def is_leaf_pointer(self, record: dict[str, Any]) -> bool:
         """Whether ``record`` only moves the leaf (session-tui's own, where
         the format keeps it as an entry): no node of a branch."""

@@ -289,10 +289,8 @@ def live_state(
         written = _file_written(session)
     elif awaited:
         tail = Tail.CALLS
-    elif session.tree.shape[_last_said(session, leaf)] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT:
-        tail = Tail.ANSWER
     else:
-        tail = Tail.TURN
+        tail = Tail.ANSWER if _turn_done(session, _last_said(session, leaf)) else Tail.TURN
     liveness = UNKNOWN
     try:
         liveness = (writer_liveness if probe is None else probe)(session, written)
@@ -360,6 +358,18 @@ def _last_said(session: Session, leaf: int) -> int:
             return node
         node = tree.parent[node]
     return leaf
+
+
+def _turn_done(session: Session, entry: int) -> bool:
+    """Whether the client waits for the user after ``entry``: an answer
+    without calls, or a record after which the model is not asked
+    (``Format.ends_turn``: a turn the user interrupted, a local command)."""
+    if session.tree.shape[entry] & (Shape.ROLE_MASK | Shape.CALLS) == Shape.ASSISTANT:
+        return True
+    try:
+        return session.format.ends_turn(session.record(entry))
+    except (OSError, SessionError):
+        return False
 
 
 def _file_written(session: Session, own: bool = True) -> float | None:

@@ -36,6 +36,8 @@ NARROW_COLUMNS = (
     ("", 6, False),
 )
 NARROW_BELOW = 110
+#: what the last column says of a row's agent (``SessionInfo.badge``): the session view's state, in a word
+BADGES = {"running": "▶ running", "live": "● live", "crashed": "✗ crashed"}
 
 
 _ID_STEM = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -107,7 +109,7 @@ class PickerTable(RowTable):
         super().__init__(**kwargs)
         self.roots = roots
         self.rows: list[SessionInfo] = []  # (RowTable's rows)
-        self._look: list[tuple[str, bool, bool]] = []  # ages, live and running badges last painted
+        self._look: list[tuple[str, str]] = []  # ages and badges (running, live, crashed) last painted
         self.repeated: set[str] = set()  # titles more than one row has: those rows show their file's name too
 
     @property
@@ -143,10 +145,7 @@ class PickerTable(RowTable):
         differently now."""
         at = cells.now()
         stuck = self.stuck_after
-        look = [
-            (age(at - info.last_activity), info.live(at, stuck), info.running(at, stuck))
-            for info in self.visible_rows()
-        ]
+        look = [(age(at - info.last_activity), info.badge(at, stuck)) for info in self.visible_rows()]
         if look != self._look:
             self._look = look
             self.refresh()
@@ -172,17 +171,17 @@ class PickerTable(RowTable):
             title = Text("⋔ ", dim) + title
         if info.known and info.title in self.repeated:  # rows of the same title told apart by their file
             title = Text.assemble(Text(inert(short_name(info.path), keep_newlines=False), dim), "  ", title)
-        problems = info.problems(at, self.stuck_after)
+        stuck = self.stuck_after
+        problems = info.problems(at, stuck)
+        badge = info.badge(at, stuck)
         row_cells = [
             Text(info.format or "?") if info.known else Text("…", dim),
             Text(entries_text(info)),
             Text(age(at - info.last_activity)),
             Text(human_size(info.size)),
             Text("⚠ " + " · ".join(problems), style("picker--problem")) if problems else Text(""),
-            Text("▶ running", style("picker--live"))
-            if info.running(at, self.stuck_after)
-            else Text("● live", style("picker--live"))
-            if info.live(at, self.stuck_after)
+            Text(BADGES[badge], style("picker--problem" if badge == "crashed" else "picker--live"))
+            if badge
             else Text(""),
         ]
         line = cell(title, title_width(width)) + Text(" ")

@@ -49,6 +49,10 @@ def _sent_system(record: dict[str, Any]) -> bool:
     return record.get("subtype") in SENT_SYSTEM and record.get("isDisplayOnly") is not True
 
 
+#: the user records Claude Code writes when the user interrupts a turn (Esc): it then waits for the user
+INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+
+
 #: metadata records that name the session: (field, rank); a user's own title beats the AI's, which beats a summary
 # keys looked up with any JSON value
 TITLE_FIELDS: dict[Any, tuple[str, int]] = {
@@ -167,6 +171,22 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     def entry_id(self, record: dict[str, Any]) -> str | None:
         return record.get("uuid")
+
+    def ends_turn(self, record: dict[str, Any]) -> bool:
+        """A turn the user interrupted (Claude Code writes ``[Request
+        interrupted by user…]`` as a user text, then waits), or a local
+        command's records (``/model``, ``/exit``: run by Claude Code, not
+        answered by the model)."""
+        kind = record.get("type")
+        if kind == "system":
+            return record.get("subtype") in SENT_SYSTEM
+        message = record.get("message")
+        if kind != "user" or not isinstance(message, dict):
+            return False
+        content = message.get("content")
+        if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+            content = content[0].get("text") if content[0].get("type") == "text" else None
+        return isinstance(content, str) and content in INTERRUPTED
 
     def expected_root(self, record: dict[str, Any]) -> bool:
         # A compaction's earlier part may be gone from the file; a copied
