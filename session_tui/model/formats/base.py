@@ -248,6 +248,11 @@ class Format:
         """What the view shows of an entry's record."""
         raise NotImplementedError
 
+    def unsearched(self, record: dict[str, Any]) -> bool:
+        """Whether the search index leaves ``record`` out: a record the model
+        never sees and no user searches (a client's own telemetry)."""
+        return False
+
     def title(self, session: Session) -> str | None:
         """The session's title: the best of its title records (``session.titles``)."""
         return best_title(session.titles, lambda names: session.find(names) is not None)

@@ -35,9 +35,9 @@ from .vocabulary import TOKENIZER
 T = TypeVar("T")
 
 NAME = "search.sqlite"
-SCHEMA = 6  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
+SCHEMA = 7  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
 # 4: words, not trigrams (pieces inside words through the vocabulary); 5: words with their positions;
-# 6: ``_`` cuts words
+# 6: ``_`` cuts words; 7: a client's telemetry left out (``Format.unsearched``)
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(

@@ -55,7 +55,7 @@ def read_batches(
 
     with Session(path) as probe:
         fmt = probe.detect()  # (its first lines only)
-        view = probe.format.view
+        view, unsearched = probe.format.view, probe.format.unsearched
     source = open_source(path)
     try:
         stop = source.stat().size
@@ -72,6 +72,8 @@ def read_batches(
                 try:
                     record = parse_object(raw)
                 except BadLine:
+                    continue
+                if unsearched(record):  # (its model and calls no document's either)
                     continue
                 model = _utf8(model_named(record)) or model
                 try:

@@ -427,3 +427,26 @@ def test_model_filter_takes_like_wildcards_as_characters(db, archive):
     for wild in ("%", "_", "\\", "son%et", "s_nnet"):
         assert search(db, f"model:{wild}", roots).total == 0, wild
     assert search(db, "model:SONNET", roots).total == search(db, "model:sonnet", roots).total
+
+
+def test_a_word_only_in_qwens_telemetry_is_not_found_but_in_a_message_it_is(db, tmp_path):
+    """Qwen Code's ``ui_telemetry`` records (never sent to the model) stay
+    out of the index (``Format.unsearched``): a word only there is no hit,
+    the same word in a message is, as the user's."""
+    folder = tmp_path / "qwen"
+    folder.mkdir()
+    sample = SAMPLES / "qwen" / "81b0ca43-4a1a-42e7-89f7-29fc84fa2c9a.jsonl"
+    records = [json.loads(line) for line in sample.read_text().splitlines()]
+    telemetry = [r for r in records if r.get("subtype") == "ui_telemetry"]
+    assert telemetry and all(r["type"] == "system" for r in telemetry)
+    telemetry[0]["systemPayload"]["uiEvent"]["model"] = "quokkaflux"
+    path = folder / sample.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert search(db, "quokkaflux", [str(folder)]).total == 0
+    assert search(db, "qwen-code.tool_call", [str(folder)]).total == 0  # (the event's name: no system message hit)
+    user = dict(records[0], uuid="0b0b0b0b-0000-4000-8000-000000000001", parentUuid=records[-1]["uuid"])
+    user["message"] = {"role": "user", "parts": [{"text": "why is quokkaflux slow?"}]}
+    with path.open("a") as out:
+        out.write(json.dumps(user) + "\n")
+    hits = search(db, "quokkaflux", [str(folder)]).hits
+    assert [(hit.role, hit.snippet) for hit in hits] == [("user", "why is «quokkaflux» slow?")]

@@ -245,6 +245,11 @@ class QwenFormat(SentMessages, Format):  # (its own resume: Qwen answers a call 
         text = f"[{subtype}]" if isinstance(subtype, str) else ""
         return EntryView(kind="system", role="system", text=text, **fields)
 
+    def unsearched(self, record: dict[str, Any]) -> bool:
+        """Qwen Code's ``ui_telemetry`` (an API response's or a call's figures
+        as events): never sent, and hit as a "system message" by any word."""
+        return record.get("type") == "system" and record.get("subtype") == "ui_telemetry"
+
     def entry_response(
         self, session: Session, entry: int, record: dict[str, Any] | None = None
     ) -> tuple[str | int, Response] | None:
