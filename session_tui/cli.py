@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
 
 from . import __version__
@@ -23,6 +24,7 @@ VERBS = {
     "usage": "usage",
     "compactions": "compactions",
     "clean": "clean",
+    "archive": "archive",
     "export": "export",
     "demo": "demo",
     "serve": "serve",
@@ -169,7 +171,18 @@ def main(argv: list[str] | None = None) -> int:
         return _run(sys.argv[1:] if argv is None else list(argv))
 
 
+def _mask(redact: bool) -> Callable[[str], str] | None:
+    """What the one writer masks every line printed with (``--redact``):
+    file names, titles and every row and message a verb prints."""
+    if not redact:
+        return None
+    from .model.privacy.redact import masked_printed
+
+    return masked_printed
+
+
 def _run(argv: list[str]) -> int:
+    from .inert_output import inert_output
     from .model.settings import SettingsError, load
 
     try:
@@ -184,16 +197,12 @@ def _run(argv: list[str]) -> int:
         print(f"session-tui: {exc}", file=sys.stderr)
         return 2
     try:
-        if settings.redact or getattr(args, "secrets", False):
-            # every line printed masks secrets, file names and titles included (check --secrets: its report)
-            from .model.privacy.redact import redact_shown
+        with inert_output(_mask(settings.redact)):  # (check --secrets sets redact too: its report is masked)
+            if args.command is None:
+                from .commands.open import run as open_tui
 
-            redact_shown(True)
-        if args.command is None:
-            from .commands.open import run as open_tui
-
-            return open_tui(args, settings)
-        return int(verb_module(args.command).run(args, settings))
+                return open_tui(args, settings)
+            return int(verb_module(args.command).run(args, settings))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -78,7 +78,8 @@ def export(
         what = f"{which} to line {session.line_of(leaf)}: {plural(len(path), 'entry', 'entries')}"
     # one section per entry: context messages rebuilt from one entry (a Codex compaction's history) share it
     entries = [entry for n, (entry, _) in enumerate(items) if not n or items[n - 1][0] != entry] if context else path
-    heading = f"{os.path.basename(session.path)} · {session.format.name} · {what}"
+    name = os.path.basename(session.path) if redact is None else redact.text(os.path.basename(session.path))
+    heading = f"{name} · {session.format.name} · {what}"
     records = [record(entry) for entry in entries]  # read (and redacted) once
     sections = []
     for entry, rec in zip(entries, records, strict=True):
@@ -166,6 +167,7 @@ def _json(data: list) -> str:
 
 
 def run_export(args, redact: bool = False, stuck_after: float | None = None) -> int:
+    from ..inert_output import print_rendered
     from ..model.errors import SessionError
     from ..model.sanitize import inert_line
     from ..model.session.session import open_session
@@ -197,7 +199,7 @@ def run_export(args, redact: bool = False, stuck_after: float | None = None) -> 
     if redactor is not None:
         print(f"redacted {redactor.count} secret{'s' if redactor.count != 1 else ''}", file=sys.stderr)
     if args.output is None:
-        sys.stdout.write(text)
+        print_rendered(text, end="")  # (its strings masked before it was rendered: not again)
     else:
         print(f"wrote {inert(args.output, keep_newlines=False)}")
     return 0

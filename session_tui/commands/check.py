@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
+from ..inert_output import print_rendered
 from ..model.errors import SessionError
 from ..model.formats.opencode.database import DB_NAME, session_ids
 from ..model.reading import json_text
@@ -288,7 +289,7 @@ def run_check(
                 status = EXIT_ERROR
                 continue
             if as_json:
-                print(to_json_line(rep, redact), file=out)
+                print_rendered(to_json_line(rep, redact), out)
             else:
                 if not first:
                     print(file=out)

@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..inert_output import print_rendered
 from ..model.errors import SessionError
 from ..model.reading import json_text
 from ..model.sanitize import inert_line, json_escape_invisible
@@ -24,20 +25,18 @@ if TYPE_CHECKING:  # pragma: no cover
 def run_compactions(path: str, as_json: bool, format: str | None = None, redact: bool = False) -> int:
     try:
         with open_session(path, format) as session:
-            found = compactions(session)
-            if as_json:
-                listed = [c.as_json(session) for c in found]
-                if redact:
-                    from ..model.privacy.redact import Redactor
+            listed = [c.as_json(session) for c in compactions(session)]
+            if redact:  # (masked whole, before a text is cut)
+                from ..model.privacy.redact import Redactor
 
-                    listed = Redactor().value(listed)
-                print(json_escape_invisible(json_text.dumps(listed)))
+                listed = Redactor().value(listed)
+            if as_json:
+                print_rendered(json_escape_invisible(json_text.dumps(listed)))
                 return 0
             print(inert_line(path))
-            if not found:
+            if not listed:
                 print("  no compaction")
-            for item in found:
-                data = item.as_json(session)
+            for data in listed:
                 before, after = data["tokens_before"], data["tokens_after"]
                 tokens = f"{_tokens(before)} → {_tokens(after)}"
                 span = data["span"]

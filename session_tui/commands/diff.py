@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..inert_output import print_rendered
 from ..model.entries.view import role_label
 from ..model.errors import SessionError
 from ..model.reading import json_text
@@ -67,7 +68,10 @@ def run_diff(path: str, refs: list[str], as_json: bool, format: str | None = Non
     except (SessionError, Refused) as exc:
         print(f"session-tui diff: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 2
-    sys.stdout.write(text)
+    if as_json:
+        print_rendered(text, end="")  # (its strings masked before it was rendered)
+    else:
+        sys.stdout.write(text)
     return 0
 
 

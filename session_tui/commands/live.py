@@ -65,6 +65,7 @@ def run_live(args: Any, settings: Settings) -> int:
 def _json_lines(fleet, redact: bool = False) -> int:
     import time
 
+    from ..inert_output import print_rendered
     from ..model.fleet.watch import SNAPSHOT, follow
     from ..model.sanitize import json_escape_invisible
     from ..model.search_index.feeder import IndexFeeder
@@ -82,7 +83,7 @@ def _json_lines(fleet, redact: bool = False) -> int:
             data = agent.as_json(event, now)
             if redactor is not None:
                 data = redactor.value(data)
-            sys.stdout.write(json_escape_invisible(json.dumps(data, ensure_ascii=False)) + "\n")
+            print_rendered(json_escape_invisible(json.dumps(data, ensure_ascii=False)))
         sys.stdout.flush()
         if event != SNAPSHOT:
             feeder.changed(agent.path for agent in agents)

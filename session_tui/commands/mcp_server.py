@@ -52,11 +52,15 @@ def run_mcp(paths: list[str], redact: bool = True) -> int:
             return 2
     if say_path_problems("mcp", paths):
         return 2
-    if redact:  # (the lines said on stderr too: a notice may name a file)
-        from ..model.privacy.redact import redact_shown
+    from ..inert_output import inert_output
 
-        redact_shown(True)
-    build_server(Tools([os.path.abspath(local_path(p)) for p in paths], redact)).run("stdio")
+    mask: Callable[[str], str] | None = None
+    if redact:  # (the lines said on stderr too: a notice may name a file)
+        from ..model.privacy.redact import masked_printed
+
+        mask = masked_printed
+    with inert_output(mask):
+        build_server(Tools([os.path.abspath(local_path(p)) for p in paths], redact)).run("stdio")
     return 0
 
 

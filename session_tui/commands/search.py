@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def run_search(args: Any, redact: bool = False) -> int:
+    from ..inert_output import print_rendered
     from ..model.errors import SessionError
     from ..model.sanitize import inert_line, json_escape_invisible
     from ..model.search_index.database import using_index
@@ -70,7 +71,7 @@ def run_search(args: Any, redact: bool = False) -> int:
             from ..model.privacy.redact import Redactor
 
             out = Redactor().value(out)
-        print(json_escape_invisible(json.dumps(out, ensure_ascii=False)))
+        print_rendered(json_escape_invisible(json.dumps(out, ensure_ascii=False)))
     else:
         from ..model.entries.view import iso_time
 

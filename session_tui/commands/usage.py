@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from ..inert_output import print_rendered
 from ..model.catalog.known import default_paths
 from ..model.catalog.session_info import is_subagent, parent_of
 from ..model.errors import SessionError
@@ -80,13 +82,14 @@ def run_usage(paths: list[str], by: str, as_json: bool, redact: bool = False) ->
             from ..model.privacy.redact import Redactor
 
             out = Redactor().value(out)
-        print(json_escape_invisible(json_text.dumps(out)))
+        print_rendered(json_escape_invisible(json_text.dumps(out)))
         return 0
+    mask = _mask(redact)
     width = min(60, max([len(by)] + [len(k) for k, _ in ordered]))
     print(f"{by:<{width}}  {'cost':>10}  {'input':>7}  {'cache rd':>8}  {'cache wr':>8}  {'output':>7}  responses")
     for key, usage in [*ordered, ("total", total)]:
         cost = "?" if usage.cost_usd is None else f"${usage.cost_usd:,.2f}"
-        shown = inert_line(key)
+        shown = inert_line(key if mask is None else mask(key))  # (masked whole, then cut)
         shown = shown if len(shown) <= width else "…" + shown[-(width - 1) :]
         print(
             f"{shown:<{width}}  {cost:>10}  {human_tokens(usage.input):>7}  {human_tokens(usage.cache_read):>8}  "
@@ -131,6 +134,14 @@ def _project(session: Session, path: str) -> str:
     leaf = session.active_leaf()
     cwd = client.recorded_cwd(session, leaf) if client is not None and leaf >= 0 else None
     return cwd or os.path.dirname(path)
+
+
+def _mask(redact: bool) -> Callable[[str], str] | None:
+    if not redact:
+        return None
+    from ..model.privacy.redact import masked_text
+
+    return masked_text
 
 
 def add_parser(commands: Commands) -> None:

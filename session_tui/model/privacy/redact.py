@@ -181,6 +181,42 @@ def masked_text(text: str) -> str:
 _mask = masked_text
 
 
+def masked_printed(text: str) -> str:
+    """``text`` with each secret replaced by its mark, as the one writer of
+    the command line masks what it prints (``inert_output``): the text may
+    be inert already, so a secret split by an invisible character shown as
+    its placeholder (``<200B>``), or written over lines shown as ``␊``, is
+    read as it reads and masked where it is written."""
+    shown = list(_SHOWN_HIDING.finditer(text))
+    if not shown:
+        return masked_text(text)
+    plain: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    at = 0
+    for found in [*shown, None]:
+        stop = len(text) if found is None else found.start()
+        plain += text[at:stop]
+        starts += range(at, stop)
+        ends += range(at + 1, stop + 1)
+        if found is not None:
+            plain.append("\n" if found.group() == "\u240a" else chr(int(found.group()[1:-1], 16)))
+            starts.append(found.start())
+            ends.append(found.end())
+            at = found.end()
+    out, at = [], 0
+    for secret in find_secrets("".join(plain)):
+        if secret.end > secret.start:
+            out += [text[at : starts[secret.start]], mark(secret.kind, secret.value)]
+            at = ends[secret.end - 1]
+    out.append(text[at:])
+    return "".join(out)
+
+
+# the placeholders ``inert`` shows for the characters that hide a secret's (``secrets._INVISIBLE_CHARS``), and ␊
+_SHOWN_HIDING = re.compile("<(?:AD|061C|180E|200[B-F]|202[A-E]|206[0-46-9]|FEFF)>|\u240a")
+
+
 def redact_shown(on: bool) -> bool:
     """From now on, ``inert`` also replaces each secret in what it returns
     by its mark (``--redact``: every heading, file name, row and message a
