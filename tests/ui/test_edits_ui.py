@@ -224,3 +224,44 @@ async def test_after_our_own_edit_the_dialog_does_not_say_the_agent_just_wrote_t
         warning = pilot.app.screen.warning
         assert ("The agent wrote this file 0 s ago" in warning) is not ledger, warning
         await pilot.press("escape")
+
+
+async def test_after_a_pi_leaf_move_the_view_names_the_entry_it_points_at(tmp_path):
+    """pi keeps session-tui's leaf pointer as an entry (pi's leaf is its last
+    entry): the view names the entry it points at as ``check`` does (the
+    status line's leaf and entries, the branch list), and does not offer to
+    move the leaf to the entry that already is it."""
+    from session_tui.ui.screens.branches import BranchesScreen
+    from tests.support import check_json
+
+    name = "2026-03-14T09-12-03-417Z_49367314-07c6-4a67-8508-8efab1434a5b.jsonl"
+    path = tmp_path / name
+    shutil.copy(SAMPLES / "pi" / name, path)
+    async with SessionApp(str(path)).run_test(size=(140, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await pilot.press("g", "j", "a")
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.click("#confirm")
+        await wait_for(pilot, lambda: screen.state.session.tree.quiet == 1, what="the reload with the pointer")
+        session = screen.state.session
+        target = session.shown_leaf()
+        assert target != session.active_leaf()  # (the pointer record: pi's active leaf)
+        (report,) = check_json(path)
+        status = screen.query_one(StatusLine)
+        await wait_for(pilot, lambda: f"(line {report['active_leaf_line']})" in status.text.plain, what="the leaf")
+        plain = status.text.plain
+        assert f"{report['entries']} entries" in plain and report["active_leaf"][:13] in plain, plain
+
+        screen.jump_to_entry(target)
+        await wait_for(pilot, lambda: screen.tree_widget.cursor_entry == target, what="the cursor on the leaf")
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, ConfirmScreen), pilot.app.screen.title
+        assert path.read_bytes().count(b"session-tui/leaf") == 1
+
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, BranchesScreen), what="the branch list")
+        table = pilot.app.screen.table
+        await wait_for(pilot, lambda: table.rows, what="the branches listed")
+        leaves = [b.leaf for b in table.rows]
+        assert len(leaves) == len(set(leaves)) and [b.leaf for b in table.rows if b.active] == [target], leaves

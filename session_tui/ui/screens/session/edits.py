@@ -120,7 +120,7 @@ class EditActions(SessionHost):
         if self.state.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return
-        if entry == session.active_leaf():
+        if entry == session.shown_leaf():  # (past session-tui's own pointer: pi's leaf, the entry it names)
             self.notify("this entry is already the active leaf", timeout=3)
             return
         try:

@@ -157,7 +157,7 @@ class ResumeActions(SessionHost):
         entry, plan = target
         session = self.state.session
         line = session.line_of(entry)
-        at = None if entry == session.active_leaf() else f"L{line}"
+        at = None if entry == session.shown_leaf() else f"L{line}"
         path, fmt, app = session.path, session.format.name, self.app
 
         def run() -> None:

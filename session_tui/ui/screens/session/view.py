@@ -170,7 +170,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         session = self.state.session
         if session is None or not self.is_attached:
             return
-        leaf = session.active_leaf()
+        leaf = session.shown_leaf()  # (the entry session-tui's own pointer names, as ``check`` says it)
         if leaf < 0:
             leaf_text = "(empty)"
         else:
@@ -196,7 +196,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         )
         facts = StatusFacts(
             path=os.path.basename(self.path),
-            entries=tree.count,
+            entries=session.entries,  # (no leaf pointer of session-tui's: ``check``'s count)
             leaves=tree.leaves,
             forks=tree.branch_points,
             format=session.format.name if session.format else None,
