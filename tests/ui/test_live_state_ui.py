@@ -38,9 +38,9 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
         writer.start()
         writer.join()
         await wait_for(pilot, lambda: "▶ run 0:0" in _row_of_cursor(screen), what="the running call with its time")
-        assert (
-            screen.state.problems == [] and "running run" in status.text.plain and "✓ no problems" in status.text.plain
-        )
+        # (the status line follows the state once the handler that changed it is done: waited for, like the row)
+        await wait_for(pilot, lambda: "running run" in status.text.plain, what="the status says it runs")
+        assert screen.state.problems == [] and "✓ no problems" in status.text.plain
 
         await pilot.press("t")  # a repair while it runs: the dialog says so
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the repair dialog")
@@ -51,7 +51,8 @@ async def test_a_running_call_then_stuck_and_the_repair_dialog_warns(tmp_path, m
         await wait_for(pilot, lambda: screen.state.problems, timeout=8, what="the call stuck")
         assert [p.kind.value for p in screen.state.problems] == ["dangling_tool_call"]
         await wait_for(pilot, lambda: "⚠ call without result" in _row_of_cursor(screen), what="the stuck mark")
-        assert "stuck run" in status.text.plain and "⚠ 1 problem" in status.text.plain  # (the time rule: a tree file)
+        await wait_for(pilot, lambda: "stuck run" in status.text.plain, what="the status says it is stuck")
+        assert "⚠ 1 problem" in status.text.plain  # (the time rule: a tree file)
         await pilot.press("t")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the repair dialog")
         assert pilot.app.screen.warning == ""

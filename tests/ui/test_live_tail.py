@@ -158,13 +158,15 @@ async def test_problems_markers_and_totals_follow_each_append_in_the_same_frame(
             append(path, fresh(message(call, parent, role="assistant", content=None, tool_calls=calls)))
             await wait_for(pilot, lambda n=n: len(screen.state.rows) == 3 + 2 * n, what="the call's row")
             assert screen.state.problems == []
-            assert "✓ no problems" in status.text.plain and "running run" in status.text.plain
+            # (the status line follows the state once the tail's handler is done: waited for, like the row)
+            await wait_for(pilot, lambda: "running run" in status.text.plain, what="the status says it runs")
+            assert "✓ no problems" in status.text.plain
             row = screen.tree_widget.render_line(screen.tree_widget.cursor - screen.tree_widget.scroll_offset.y).text
             assert "▶ run" in row and "⚠" not in row
             append(path, message(result, call, role="tool", content="ok", tool_call_id=f"c{n}"))
             await wait_for(pilot, lambda n=n: len(screen.state.rows) == 4 + 2 * n, what="the result's row")
+            await wait_for(pilot, lambda n=n: f"{4 + 2 * n} entries" in status.text.plain, what="the status's count")
             assert screen.state.problems == [] and "✓ no problems" in status.text.plain
-            assert f"{4 + 2 * n} entries" in status.text.plain
             parent = result
 
 

@@ -86,7 +86,6 @@ class ProblemActions(SessionHost):
         self.tree_widget.set_problems(
             {e: ", ".join(dict.fromkeys(k)) for e, k in marks.items()}, message.off_branch, message.subagents
         )
-        self.update_status()
         if had_problems != bool(message.problems):
             self.refresh_bindings()
 
@@ -119,7 +118,6 @@ class ProblemActions(SessionHost):
     def on_usage_ready(self, message: UsageReady) -> None:
         if message.generation == self.state.generation:
             self.state.usage, self.state.session_title, self.state.origin = message.text, message.title, message.origin
-            self.update_status()
 
     # -- what the agent is doing ------------------------------------------------------
     def show_live_state(self, live: LiveState | None) -> LiveState | None:
@@ -141,7 +139,6 @@ class ProblemActions(SessionHost):
         if calls != pane.running_calls:
             pane.running_calls = calls
             self.show_detail()
-        self.update_status()
         return was
 
     def tick_live_state(self) -> None:

@@ -63,7 +63,6 @@ class TailActions(SessionHost):
                 if replaced and not self.state.indexing:  # read again from the start, in a worker
                     self.notify("reloaded: the file was replaced", severity="warning", timeout=4)
                     self.state.indexing = "indexing 0%"
-                    self.update_status()
                     self.index_file()
                     return  # the tail starts again once the index is done
                 if now != seen:  # (the first time too: what was written since the index)
@@ -89,7 +88,6 @@ class TailActions(SessionHost):
                 self.notify("the file is gone: showing the last view", severity="warning")
                 self.state.deleted_notified = True
             self.state.live = "deleted"
-            self.update_status()
             return
         if self.state.deleted_notified:
             self.state.deleted_notified = False
@@ -134,7 +132,7 @@ class TailActions(SessionHost):
             # agent's): that look is dropped, and the next is made once the writes pause.
             self.state.generation += 1
             self._problems_timer = self.set_timer(PROBLEMS_DELAY, self.compute_problems)
-        self.update_status()
+        self.state.status_changed()  # the same session grew, or its leaf moved: no field said so
 
     @staticmethod
     def _extends(tree: SessionTree, old_leaf: int, leaf: int, old_count: int) -> bool:

@@ -77,6 +77,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.state = ViewState(live="live" if watch else "not watching", query_text=query, hit_line=line)
         self._detail_timer: Timer | None = None
         self._problems_timer: Timer | None = None
+        self._status_due = False  # a rebuild of the status line's facts is queued
 
     # -- building -----------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -97,6 +98,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             self.state.session.close()
 
     def on_mount(self) -> None:
+        self.state.on_status = self._status_changed  # the status line follows the state from now on
         self.tree_widget.focus()
         self.tree_widget.live = self.watching
         if self.watching:
@@ -162,11 +164,19 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.state.rows = RowLayout(session, expanded, show_quiet=self.state.show_quiet)
         target = session.active_leaf() if cursor_entry is None else cursor_entry
         self.tree_widget.show(session, self.state.rows, target)
-        self.update_status()
 
     # -- status -------------------------------------------------------------------
-    def update_status(self) -> None:
-        """The status line's facts from the view's state (a view being torn down has none to show)."""
+    def _status_changed(self) -> None:
+        """A status field was assigned: the facts are rebuilt once, after the
+        handler that assigned it (and any queued before), so the line changes
+        in the same frame as the rows, however many fields the handler set."""
+        if not self._status_due:
+            self._status_due = self.call_later(self._show_status)
+
+    def _show_status(self) -> None:
+        """The status line's facts from the view's state: the one place they
+        are built (a view being torn down has none to show)."""
+        self._status_due = False
         session = self.state.session
         if session is None or not self.is_attached:
             return
@@ -246,12 +256,10 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
     def on_index_progress(self, message: IndexProgress) -> None:
         if self.state.indexing:
             self.state.indexing = f"indexing {100 * message.done // max(message.total, 1)}% (Esc stops)"
-            self.update_status()
 
     def on_index_done(self, message: IndexDone) -> None:
         if message.session is None:
             self.state.indexing = f"indexing stopped ({message.error}): showing the end of the file"
-            self.update_status()
             return
         self.state.indexing = ""
         old = self.state.session
@@ -276,7 +284,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         return k if k < new.tree.count else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self._closing or self._closed or self._pruning:  # a view being torn down: its widgets are going
+        if not self.is_attached or self not in self.app.screen_stack:  # popped: its widgets are going
             return False
         if action == "back":  # in the first view, q is the app's: quit
             return services(self).can_go_back
@@ -326,7 +334,6 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
             self.state.following = event.entry == (rows.shown_entry(leaf) if rows is not None and leaf >= 0 else leaf)
             if self.state.following:
                 self.state.new_entries = 0
-            self.update_status()
         if self._detail_timer is not None:
             self._detail_timer.stop()
         delay = DETAIL_DELAY_LIVE if self.state.moved_by_tail else DETAIL_DELAY
@@ -473,7 +480,6 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         if self.state.following:
             self.state.new_entries = 0
             self.action_go_leaf()
-        self.update_status()
 
     def action_open_subagent(self) -> None:
         """Open the transcript of the sub-agent the selected call spawned."""
