@@ -31,7 +31,7 @@ from ..session.live_state import GONE, IDLE_AFTER, live_state
 from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.writer_liveness import Probe
-from ..usage.over_time import last_context
+from ..usage.over_time import last_response, window_at
 from ..usage.prices import context_window, provider_for
 from ..usage.totals import session_usage
 
@@ -122,7 +122,11 @@ def observe(
         doing = _doing(session, first.entry, first.call_id, first.tool)
     kept = _kept(session, mask)
     usage = session_usage(session)
-    context = last_context(session, leaf)
+    last = last_response(session, leaf)
+    if last is not None:  # (its window: the one its client counts against, else its model's)
+        window = window_at(session, last[0], kept.model)
+    else:
+        window = context_window(kept.model, provider_for(None, session.format.name)) if kept.model else None
     return Observation(
         state=AgentState(live.state),
         since=live.since,
@@ -135,8 +139,8 @@ def observe(
         model=kept.model,
         input_tokens=usage.sent,
         output_tokens=usage.output,
-        context_tokens=context,
-        context_window=context_window(kept.model, provider_for(None, session.format.name)) if kept.model else None,
+        context_tokens=last[1] if last is not None else None,
+        context_window=window,
         failed_in_a_row=_failed_in_a_row(session, leaf),
         compacted_at=_compacted_at(session, leaf),
         problems=kept.problems,

@@ -310,6 +310,12 @@ class Format:
         token_count after it); None: the view's ``tokens``."""
         return None
 
+    def client_window(self, session: Session, entry: int) -> int | None:
+        """The context window the client counts the response at ``entry``
+        against, where it says so itself (recorded with the response, or its
+        own fixed limit); None: the model's in the price table."""
+        return None
+
     #: the responses are found entry by entry (``entry_response``): a file that grew adds to what was found
     responses_by_entry = True
 

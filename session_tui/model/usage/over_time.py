@@ -72,7 +72,10 @@ def context_over_time(session: Session, should_stop: Callable[[], bool] | None =
             (out.compactions if kind == "compaction" else out.branch_points).append(index)
     if responses and responses[-1].model:
         last = responses[-1]
-        out.model, out.window = last.model, context_window(last.model, provider_for(last.provider, session.format.name))
+        out.model = last.model
+        out.window = session.format.client_window(session, last.entry) or context_window(
+            last.model, provider_for(last.provider, session.format.name)
+        )
     return out
 
 
@@ -89,19 +92,34 @@ def last_response(session: Session, leaf: int) -> tuple[int, int] | None:
 
     node, seen = leaf, 0
     while node >= 0 and seen < LOOK_BACK:
-        if session.tree.shape[node] & Shape.ROLE_MASK == Shape.ASSISTANT:
+        shape = session.tree.shape[node]
+        if shape & Shape.ROLE_MASK == Shape.ASSISTANT:
             usage = entry_tokens(session, node)
             if usage:
                 uncached, _, cache_read, cache_write = response_counts(usage)
                 if uncached + cache_read + cache_write:
                     return node, uncached + cache_read + cache_write
+        elif shape & Shape.QUIET:  # a record beside the messages that holds a response's usage (Copilot, opencode)
+            found = session.format.entry_response(session, node)
+            if found is not None and found[1].context:
+                return node, found[1].context
         node, seen = session.tree.parent[node], seen + 1
     return None
 
 
-def last_context(session: Session, leaf: int) -> int | None:
-    found = last_response(session, leaf)
-    return found[1] if found is not None else None
+def window_at(session: Session, entry: int, model: str | None = None) -> int | None:
+    """The context window of the response at ``entry``: the one its client
+    counts against where it says (``Format.client_window``), else its model's
+    (the response's, or ``model``) in the price table."""
+    fmt = session.format
+    recorded = fmt.client_window(session, entry)
+    if recorded:
+        return recorded
+    found = fmt.entry_response(session, entry)
+    response = found[1] if found is not None else None
+    name = (response.model if response is not None else None) or model
+    provider = response.provider if response is not None else None
+    return context_window(name, provider_for(provider, fmt.name)) if name else None
 
 
 def context_fill(session: Session) -> str | None:
@@ -113,8 +131,7 @@ def context_fill(session: Session) -> str | None:
     found = last_response(session, leaf) if leaf >= 0 else None
     if found is None:
         return None
-    model = model_named(session.record(found[0]), ("model",))
-    window = context_window(model, provider_for(None, session.format.name)) if model else None
+    window = window_at(session, found[0], model_named(session.record(found[0]), ("model",)))
     used = human_tokens(found[1])
     return f"ctx {used}/{human_tokens(window)}" if window else f"ctx {used}"
 

@@ -3,6 +3,7 @@ agents write them (tests/model/fleet/builders.py) and from the samples."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 
@@ -139,10 +140,52 @@ def test_three_failed_results_in_a_row_raise_an_error_alert(tmp_path, now, fmt):
     assert seen.failed_in_a_row == 3 and "error" in alerts_of(seen, now)
 
 
-@pytest.mark.parametrize("fmt", ["claude", "pi"])
-def test_a_context_over_ninety_percent_full_alerts(tmp_path, now, fmt):
-    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=20).answer("Done.", ago=10, usage=190_000).written(10)
+#: (format, the last response's context, the window): the price table's (Claude Code, pi), the one the
+#: client records with each response (Qwen Code's contextWindowSize, Copilot CLI's maxPromptTokens in its
+#: usage record) or its own fixed limit (Gemini CLI 0.61's tokenLimit(): the table knows no gemini-2.5-pro)
+FULL = [
+    ("claude", 190_000, 200_000),
+    ("pi", 190_000, 200_000),
+    ("qwen", 950_000, 1_000_000),
+    ("copilot", 900_000, 922_000),
+    ("gemini", 1_000_000, 1_048_576),
+]
+
+
+@pytest.mark.parametrize(("fmt", "used", "window"), FULL)
+def test_a_context_over_ninety_percent_full_alerts(tmp_path, now, fmt, used, window):
+    w = Writer(tmp_path / "s.jsonl", fmt, now).prompt("Run", ago=20).answer("Done.", ago=10, usage=used).written(10)
     seen = state_of(w.path, now)
+    assert (seen.context_tokens, seen.context_window) == (used, window)
+    assert "context" in alerts_of(seen, now)
+    w = Writer(tmp_path / "t.jsonl", fmt, now).prompt("Run", ago=20).answer("Done.", ago=10, usage=1000).written(10)
+    assert "context" not in alerts_of(state_of(w.path, now), now)
+
+
+def test_an_opencode_context_is_its_last_assistant_messages_tokens(tmp_path, now):
+    """opencode keeps a response's tokens on its message row (a quiet record):
+    the fill is read there, the window by the model and provider it names."""
+    import sqlite3
+
+    sid = "ses_dc486f233ffeZIh7BHTlbpc31f"
+    for suffix in ("", "-wal", "-shm"):
+        source = SAMPLES / "opencode" / f"opencode.db{suffix}"
+        if source.exists():
+            shutil.copy(source, tmp_path / source.name)
+    name = f"{tmp_path / 'opencode.db'}#{sid}"
+    with open_session(name) as session:
+        assert observe(session, now, STUCK_AFTER, 900.0, cannot_tell).context_tokens == 2743  # (not null)
+    db = sqlite3.connect(tmp_path / "opencode.db")
+    for row_id, data in db.execute("select id, data from message where session_id = ?", (sid,)).fetchall():
+        found = json.loads(data)
+        if found.get("role") == "assistant":
+            found["tokens"] = {"input": 190_000, "output": 10, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+            found.update(modelID="claude-sonnet-4-5", providerID="anthropic")
+            db.execute("update message set data = ? where id = ?", (json.dumps(found), row_id))
+    db.commit()
+    db.close()
+    with open_session(name) as session:
+        seen = observe(session, now, STUCK_AFTER, 900.0, cannot_tell)
     assert (seen.context_tokens, seen.context_window) == (190_000, 200_000)
     assert "context" in alerts_of(seen, now)
 

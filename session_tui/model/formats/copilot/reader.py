@@ -297,6 +297,13 @@ class CopilotFormat(SentMessages, Format):
                 return EntryView(kind="system", role="system", text=f"[{kind}] {value}", **fields)
         return EntryView(kind="system", role="system", text=f"[{kind}]", **fields)
 
+    def client_window(self, session: Session, entry: int) -> int | None:
+        """The ``maxPromptTokens`` a ``session.usage_record`` records: the
+        prompt Copilot CLI lets the model's context grow to."""
+        usage = _data(session.record(entry)).get("usage")
+        found = _int(usage.get("maxPromptTokens")) if isinstance(usage, dict) else 0
+        return found or None
+
     def entry_response(
         self, session: Session, entry: int, record: dict[str, Any] | None = None
     ) -> tuple[str | int, Response] | None:

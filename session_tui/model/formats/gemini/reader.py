@@ -51,6 +51,8 @@ from .history import (
 )
 
 CLIENT_TITLE = CLIENT.title
+#: the context window Gemini CLI 0.61 counts a Gemini model's context against (``tokenLimit()``)
+TOKEN_LIMIT = 1_048_576
 #: what Gemini CLI adds on resume after a function response the model never answered
 INTERRUPTED = "[The previous response was interrupted before it completed.]"
 
@@ -235,6 +237,12 @@ class GeminiFormat(LinearFile):
                 time=record.get("timestamp") if is_str(record.get("timestamp")) else None,
             )
         return list(found.values())
+
+    def client_window(self, session: Session, entry: int) -> int | None:
+        """Gemini CLI 0.61 records no window: it counts every Gemini model's
+        context against its own ``tokenLimit()``, 1,048,576."""
+        model = session.record(entry).get("model")
+        return TOKEN_LIMIT if isinstance(model, str) and model.startswith("gemini-") else None
 
     # -- view ------------------------------------------------------------------------
     def view(self, record: dict[str, Any]) -> EntryView:

@@ -4,7 +4,7 @@ opencode keeps its sessions in SQLite (``opencode.db``, WAL mode): a
 ``session`` row, ``message`` rows (``data``: role, model, tokens, cost, time)
 and ``part`` rows (``data.type``: ``text``, ``reasoning``, ``tool`` {callID,
 tool, state{status: pending|running|completed|error, input, output, error,
-metadata}}, ``step-start``, ``step-finish``). ``reading/opencode_db.py``
+metadata}}, ``step-start``, ``step-finish``). ``database.py``
 presents one session as JSONL: a ``opencode.session`` header, then each
 message followed by its parts, each record the child of the one before.
 

@@ -245,6 +245,11 @@ class QwenFormat(SentMessages, Format):  # (its own resume: Qwen answers a call 
         text = f"[{subtype}]" if isinstance(subtype, str) else ""
         return EntryView(kind="system", role="system", text=text, **fields)
 
+    def client_window(self, session: Session, entry: int) -> int | None:
+        """The ``contextWindowSize`` Qwen Code records with each response."""
+        found = session.record(entry).get("contextWindowSize")
+        return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else None
+
     def unsearched(self, record: dict[str, Any]) -> bool:
         """Qwen Code's ``ui_telemetry`` (an API response's or a call's figures
         as events): never sent, and hit as a "system message" by any word."""
