@@ -168,9 +168,9 @@ MODELS = {"-model-gpt-5.4": "gpt-5.4", "-model-gpt-5.5": "gpt-5.5"}  # (another 
 
 
 def test_a_resume_at_another_leaf_leads_each_client_to_the_context_there():
-    """``resume --leaf B --dry-run``: the fork (Claude Code, Codex, Qwen Code) or the leaf move (pi) the
+    """``resume --leaf B --dry-run``: the fork (Claude Code, Codex, Qwen Code, Gemini CLI) or the leaf move (pi) the
     resume writes makes the real client send session-tui's context at B (the parametrized test checks
     the steps). opencode and Copilot CLI sessions are not forked by session-tui (refused)."""
     leaves = {d["format"]: d for d in (json.loads(g.read_text()) for g in GOLDENS) if d.get("leaf")}
-    assert set(leaves) == {"claude", "codex", "pi", "qwen"}
+    assert set(leaves) == {"claude", "codex", "pi", "qwen", "gemini"}
     assert all(d["accepted"] and d["agrees"] for d in leaves.values())

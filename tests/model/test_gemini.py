@@ -343,3 +343,38 @@ def test_a_fork_is_a_new_session_gemini_cli_resumes(tmp_path):
     assert list(snap) == ["$set"] and _steps(fork) == _steps(source)
     recorded = json.loads((REPO / "tests" / "golden" / "gemini" / "session-fork-7164c6cb.json").read_text())
     assert recorded["accepted"] and recorded["steps"] == _steps(fork)
+
+
+def test_a_fork_at_a_leaf_of_a_file_0_61_refuses_leaves_out_what_it_sends_twice(tmp_path):
+    """``resume --leaf B`` of a file Gemini CLI wrote (0.61 resumes it with
+    each function response twice: a 400) forks at B in the form ``fix``
+    appends: one snapshot without the repeated ``user`` records. The real
+    client accepted that fork and sent exactly the context at B (its dry-run
+    golden, ``-leaf-``); the context at a row before the end is that fork's."""
+    from session_tui.model.formats.gemini.history import fold
+    from session_tui.model.formats.gemini.reader import twice_sent
+    from session_tui.store import edits
+
+    source = tmp_path / WORK.name
+    shutil.copyfile(WORK, source)
+    leaf_id = "af788358-3520-409a-aa82-79554234d9e0"
+    with open_session(source) as session:
+        leaf = edits.resolve_entry(session, leaf_id)
+        assert leaf != session.active_leaf()
+        repeated = {session.record(entry)["id"] for entry, _ in twice_sent(session, leaf)}
+        folded = len(fold(session, leaf).messages)
+        assert len(repeated) == 10  # (each step's user record of responses, up to B)
+        at_leaf = golden_form(context_steps("gemini", orjson.loads(export(session, "json", leaf, context=True))))
+    done = run_cli("fork", str(source), leaf_id)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (fork,) = [p for p in tmp_path.glob("session-2*.jsonl") if p != source]
+    header, snap = (orjson.loads(line) for line in fork.read_bytes().splitlines())
+    messages = snap["$set"]["messages"]
+    assert header["sessionId"] != HEADER["sessionId"] and messages[-1]["id"] == leaf_id
+    assert not repeated & {m["id"] for m in messages} and len(messages) == folded - len(repeated)
+    assert _steps(fork) == at_leaf  # (and nothing 0.61 would send twice: it accepts the fork)
+    with open_session(fork) as opened:
+        assert twice_sent(opened) == []
+    golden = REPO / "tests" / "golden" / "dry-run" / f"gemini-{WORK.stem}-leaf-{leaf_id}.json"
+    recorded = json.loads(golden.read_text())
+    assert recorded["accepted"] and recorded["agrees"] and recorded["steps"] == at_leaf

@@ -5,8 +5,9 @@ client loads the snapshot as the conversation. ``fix`` (``--close``)
 writes the one it resumes: the conversation without the ``user`` records
 that repeat the function responses their ``gemini`` message already
 carries (0.61 sends both and the API answers 400). A call Gemini CLI did
-not finish is not in the file, so there is no call to close; forks and
-leaf moves are not written (Gemini CLI resumes the end of the file)."""
+not finish is not in the file, so there is no call to close. A leaf move
+is a fork (Gemini CLI resumes the end of the file): a new file of a header
+and that same snapshot, of the conversation up to the leaf."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ class GeminiForm(Form):
         source = session.header or {}
         header = {"sessionId": new_id, "projectHash": source.get("projectHash", ""), "startTime": stamp}
         header |= {"lastUpdated": stamp, "kind": "main"}
-        messages = [record for _, record in fold(session, entry).messages.values()]
+        found = without_twice_sent(session, entry)  # (with them 0.61 answers 400, as on the original)
+        messages = found[0] if found is not None else [record for _, record in fold(session, entry).messages.values()]
         data = b"".join(
             json_text.dumps(record).encode() + b"\n"
             for record in (header, {"$set": {"messages": messages, "lastUpdated": stamp}})

@@ -23,6 +23,9 @@ file cut there: ``convertSessionToClientHistory`` (thoughts, the text, a
 the synthetic ``thoughtSignature``), and the ``<tool>__`` prefix Gemini CLI
 puts on call ids in its file taken off. A kill during a call leaves no
 trace of it: the ``gemini`` record stays as first written, without calls.
+At a row before the file's end the context is the fork session-tui writes
+to resume there (``store/forms/gemini.py``): a snapshot without the ``user``
+records 0.61 would send a second time (``twice_sent``).
 """
 
 from __future__ import annotations
@@ -131,7 +134,10 @@ class GeminiFormat(LinearFile):
         if leaf < 0:
             return []
         out: list[tuple[int, dict[str, Any]]] = []
-        for entry, record in fold(session, leaf, should_stop).messages.values():
+        items = list(fold(session, leaf, should_stop).messages.values())
+        if leaf != self.active_leaf(session):  # (resumed there through a fork: the form 0.61 accepts)
+            items = _without(items, {entry for entry, _ in _twice_sent_in(items)})
+        for entry, record in items:
             for turn in history(record):
                 sent = cleaned(turn)
                 if sent is not None:
@@ -342,11 +348,14 @@ def twice_sent(session: Session, leaf: int | None = None) -> list[tuple[int, lis
     answers 400: "the number of function response parts is equal to the
     number of function call parts")."""
     leaf = session.tree.count - 1 if leaf is None else leaf
-    if leaf < 0:
-        return []
+    return _twice_sent_in(list(fold(session, leaf).messages.values())) if leaf >= 0 else []
+
+
+def _twice_sent_in(items: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, list[str]]]:
+    """``twice_sent`` of a folded conversation's (entry, message) items."""
     out: list[tuple[int, list[str]]] = []
     previous: dict[str, Any] | None = None
-    for entry, record in fold(session, leaf).messages.values():
+    for entry, record in items:
         if previous is not None and is_responses(record):
             answered = {str(c.get("id")) for c in calls_of(previous) if c.get("result")}
             ids = [str(p["functionResponse"].get("id")) for p in record["content"]]
@@ -357,12 +366,18 @@ def twice_sent(session: Session, leaf: int | None = None) -> list[tuple[int, lis
     return out
 
 
-def without_twice_sent(session: Session) -> tuple[list[dict[str, Any]], int] | None:
-    """The conversation as a ``$set`` ``messages`` snapshot that Gemini CLI
-    0.61 resumes (each repeated ``user`` record of function responses left
-    out), and how many were left out; None when there is none."""
-    found = {entry for entry, _ in twice_sent(session)}
+def _without(items: list[tuple[int, dict[str, Any]]], entries: set[int]) -> list[tuple[int, dict[str, Any]]]:
+    return [(entry, record) for entry, record in items if entry not in entries] if entries else items
+
+
+def without_twice_sent(session: Session, leaf: int | None = None) -> tuple[list[dict[str, Any]], int] | None:
+    """The conversation up to ``leaf`` (None: all of it) as a ``$set``
+    ``messages`` snapshot that Gemini CLI 0.61 resumes (each repeated
+    ``user`` record of function responses left out), and how many were left
+    out; None when there is none."""
+    leaf = session.tree.count - 1 if leaf is None else leaf
+    items = list(fold(session, leaf).messages.values()) if leaf >= 0 else []
+    found = {entry for entry, _ in _twice_sent_in(items)}
     if not found:
         return None
-    kept = [record for entry, record in fold(session, session.tree.count - 1).messages.values() if entry not in found]
-    return kept, len(found)
+    return [record for _, record in _without(items, found)], len(found)
