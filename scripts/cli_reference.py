@@ -69,7 +69,11 @@ def render() -> str:
         "```",
     ]
     for verb in VERBS:
-        parts += ["", f"## session-tui {verb}", "", "```text", _help(_sub(verb)), "```"]
+        parser = _sub(verb)
+        parts += ["", f"## session-tui {verb}", "", "```text", _help(parser), "```"]
+        for inner in (a for a in parser._actions if isinstance(a, argparse._SubParsersAction)):
+            for name, sub in inner.choices.items():  # (a verb of its own verbs: archive init, archive push)
+                parts += ["", f"### session-tui {verb} {name}", "", "```text", _help(sub), "```"]
     return "\n".join(parts) + "\n"
 
 

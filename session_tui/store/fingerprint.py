@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 
 from ..model.reading.source import is_url
-from .refusals import REMOTE_READ_ONLY, Refused
+from .refusals import Refused, remote_refusal
 
 TAIL_WINDOW = 1 << 16  # bytes read back for the last line
 
@@ -22,7 +22,7 @@ class Fingerprint:
     @classmethod
     def of(cls, path: str) -> Fingerprint:
         if is_url(path):
-            raise Refused(f"{path}: {REMOTE_READ_ONLY}")
+            raise Refused(remote_refusal(path))
         st = os.stat(path)
         return cls(st.st_size, st.st_ino, st.st_mtime_ns, hashlib.sha256(last_line(path, st.st_size)).hexdigest())
 
@@ -31,7 +31,7 @@ class Fingerprint:
         """The file as a session read it: its first ``size`` bytes (what an
         agent appended since is not part of it, see ``grown_into``)."""
         if is_url(path):
-            raise Refused(f"{path}: {REMOTE_READ_ONLY}")
+            raise Refused(remote_refusal(path))
         st = os.stat(path)
         if inode is not None and st.st_ino != inode:
             raise Refused(f"{path}: the file changed since it was read: reload it and plan again")

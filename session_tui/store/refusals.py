@@ -9,6 +9,14 @@ REMOTE_READ_ONLY = (
 )
 
 
+def remote_refusal(path: str) -> str:
+    """Why the file at ``path`` (a URL) is not written here, in one line: a
+    session of the team archive lives on the machine that pushed it."""
+    from ..model.reading.archived import archive_refusal
+
+    return archive_refusal(path) or f"{path}: {REMOTE_READ_ONLY}"
+
+
 class Refused(Exception):
     """A write that must not happen now; ``str()`` says why, in one line."""
 

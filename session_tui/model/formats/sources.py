@@ -6,6 +6,7 @@ picker's first frame stats its rows through here)."""
 from __future__ import annotations
 
 from ..errors import SessionError
+from ..reading.archived import ArchivedFile, is_archive_url
 from ..reading.remote import RemoteFile
 from ..reading.source import JoinedFiles, LocalFile, Source, is_url
 from .codex.thread import thread_files
@@ -15,6 +16,8 @@ from .opencode.database import OpencodeSession, database_refusal, split_name
 def open_source(name: str) -> Source:
     """A RemoteFile for a URL (connecting: raises SessionError); the files
     of a session its client wrote over several files, joined; else a LocalFile."""
+    if is_archive_url(name):
+        return ArchivedFile(name)  # (a session of the team archive: DB_URL#MACHINE/PATH)
     if is_url(name):
         return RemoteFile(name)
     path = name.removeprefix("file://")

@@ -20,7 +20,7 @@ from typing import Any
 from ..entries.tree import NeedsIds, SessionTree
 from ..errors import Cancelled as Cancelled
 from ..errors import SessionError as SessionError
-from ..formats import DEFAULT, detect, get_format
+from ..formats import DEFAULT, READERS, detect, get_format
 from ..formats.base import Format
 from ..formats.sources import open_source
 from ..memo import Memo
@@ -205,7 +205,8 @@ class Session:
         only = None
         if not objs and whole and b"\n" not in (head := source.read(0, min(size, 1 << 20))):
             only = head  # one torn line: a session's first, being written, decided when it completes
-        fmt = detect(objs, self.path, only)  # (the picker's detection: one reason, said the same)
+        told = getattr(source, "format", None)  # (the archive's: detected where the file's sidecars are)
+        fmt = get_format(told) if told in READERS else detect(objs, self.path, only)  # (the picker's detection)
         if isinstance(fmt, str):
             raise SessionError(f"{self.path}: {fmt}")
         self._set_format(fmt, guessed=not objs)

@@ -1,0 +1,163 @@
+"""``session-tui archive init|push DB_URL``: the team archive on PostgreSQL
+(``model/archive``; docs/guide/archive.md).
+
+``init`` creates or migrates the schema; ``push`` sends this machine's
+session files, each from where the last push stopped. One line per file
+sent, then a summary; an archive that cannot be reached, or has no schema,
+is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ..model.errors import SessionError
+from ..model.sanitize import inert_line
+from ..model.words import plural
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.archive.push import Pushed
+    from ..model.settings import Settings
+    from .options import Commands
+
+EXIT_OK, EXIT_NOTHING, EXIT_ERROR = 0, 1, 2
+URL_HELP = (
+    "the database, as a libpq URL (postgresql://USER@HOST:PORT/DB?sslmode=…); its password best in "
+    "~/.pgpass or $PGPASSWORD, and the PG* variables fill in what it leaves out"
+)
+
+
+def add_parser(commands: Commands) -> None:
+    archive = commands.add_parser(
+        "archive",
+        help="a team's sessions in one PostgreSQL database: init, push",
+        description="Keep the sessions of every machine in one PostgreSQL database. `init` creates (or "
+        "migrates) its tables; `push` sends this machine's session files, each from where the last push "
+        "stopped. A session in the archive is read back by every reading verb as DB_URL#MACHINE/PATH.",
+        epilog="Exit status: 0 done, 2 error.",
+    )
+    verbs = archive.add_subparsers(dest="archive_verb", metavar="VERB", required=True)
+    init = verbs.add_parser(
+        "init",
+        help="create or migrate the archive's tables (no superuser needed)",
+        description="Create the archive's tables in the database, or bring them to this version's schema "
+        "(versioned migrations, in one transaction). Needs CREATE on the current schema, not a superuser. "
+        "Creates the pg_trgm extension when the role may; else says what a DBA runs.",
+        epilog="Exit status: 0 done, 2 error.",
+    )
+    init.add_argument("url", metavar="DB_URL", help=URL_HELP)
+    push = verbs.add_parser(
+        "push",
+        help="send this machine's session files to the archive (only what is new)",
+        description="Send every session file under the paths (default: the known session folders) to the "
+        "archive, labelled with the machine, its path, format and size. A grown file sends only its new "
+        "lines; a replaced or truncated one is sent again; a push killed mid-way is finished by the next. "
+        "Secrets are masked before they leave the machine unless --no-redact.",
+        epilog="Exit status: 0 done, 2 error (the archive unreachable or without its tables, a file unreadable).",
+    )
+    push.add_argument("url", metavar="DB_URL", help=URL_HELP)
+    push.add_argument("paths", nargs="*", metavar="PATH", help="session files or folders (default: the known ones)")
+    push.add_argument("--machine", metavar="NAME", help="the machine's name in the archive (default: the host name)")
+    push.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="send the files as they are, secrets included (by default each is replaced by its mark)",
+    )
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..model.reading.archived import is_archive_url, shown_url
+
+    if not is_archive_url(args.url) or "#" in args.url:
+        print(
+            f"session-tui archive: {inert_line(shown_url(args.url))}: not a database URL (postgresql://…)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    try:
+        if args.archive_verb == "init":
+            return run_init(args.url)
+        return run_push(args.url, args.paths, args.machine, not args.no_redact)
+    except SessionError as exc:
+        print(f"session-tui archive {args.archive_verb}: {inert_line(exc)}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def run_init(url: str) -> int:
+    from ..model.archive.schema import migrate
+    from ..model.reading.archived import connect, describe, shown_url
+
+    conn = connect(url, application="session-tui archive init")
+    try:
+        done = migrate(conn, url)
+    except SessionError:
+        raise
+    except Exception as exc:  # a denied CREATE, a dropped connection
+        raise SessionError(describe(url, exc)) from None
+    finally:
+        conn.close()
+    where = shown_url(url)
+    if done.before == done.after:
+        print(f"{where}: the archive's schema is current (version {done.after})")
+    elif done.before == 0:
+        print(f"{where}: archive created (schema version {done.after})")
+    else:
+        print(f"{where}: archive migrated from schema version {done.before} to {done.after}")
+    if done.trigram_missing:
+        print(f"note: {done.trigram_missing}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def _said(done: Pushed) -> None:
+    path = inert_line(done.path)
+    if done.how == "unchanged":
+        return
+    if done.failed:
+        print(f"session-tui archive push: {path}: {done.how.removeprefix('failed: ')}", file=sys.stderr)
+        return
+    if not done.sent:
+        print(f"skipped {path}: {done.how.removeprefix('skipped: ')}")
+        return
+    what = f"{done.format}, {plural(done.lines, 'line')}, {_bytes(done.bytes)}"
+    if done.stored is not None:
+        what += f"; archived as {inert_line(done.stored)}"
+    if done.how == "new":
+        print(f"new {path} ({what})")
+    elif done.how == "grown":
+        print(f"grown {path} (+{what})")
+    else:
+        print(f"again {path} ({done.how.removeprefix('sent again: ')}; {what})")
+
+
+def run_push(url: str, paths: list[str], machine: str | None, redact: bool) -> int:
+    from ..model.archive.push import push
+    from ..model.catalog.known import default_paths
+    from ..model.reading.source import is_url
+
+    remote = [p for p in paths if is_url(p)]
+    if remote:
+        raise SessionError(f"{remote[0]}: only this machine's files are pushed (run the push where they are)")
+    totals = push(url, paths or default_paths(), machine, redact, _said)
+    for note in totals.notes:
+        print(f"session-tui archive push: {note}", file=sys.stderr)
+    rate = f" ({_bytes(int(totals.bytes / totals.seconds))}/s)" if totals.seconds > 0 and totals.bytes else ""
+    others = [
+        f"{totals.unchanged} unchanged" if totals.unchanged else "",
+        f"{totals.skipped} skipped" if totals.skipped else "",
+        f"{totals.failed} failed" if totals.failed else "",
+    ]
+    more = ", ".join(filter(None, others))
+    print(
+        f"pushed {plural(totals.files, 'file')}{f' ({more})' if more else ''} as machine {inert_line(totals.machine)}: "
+        f"{plural(totals.lines, 'line')}, {_bytes(totals.bytes)} in {totals.seconds:.1f} s{rate}"
+    )
+    return EXIT_ERROR if totals.failed or totals.notes else EXIT_OK
