@@ -233,8 +233,6 @@ def _apply(plan: Plan, force: bool, stuck_after: float | None) -> Done:
         return Done(plan, apply_database_edit(plan.database), None)
     plan = _as_rewrite(plan)
     store = Store(plan.path, force=force, stuck_after=stuck_after)
-    if force:  # the state our edit must leave as it was, asked before the lock (a racing writer waits for none of it)
-        store.note_state()
     created: list[str] = []
     for other in plan.also:  # refuse before writing anything, not half way
         Store(other.path).verify(other.fingerprint)
@@ -243,6 +241,7 @@ def _apply(plan: Plan, force: bool, stuck_after: float | None) -> Done:
             with store.locked():  # saved aside before the file changes: a kill in between loses nothing
                 store.check_quiet()
                 store.verify(plan.fingerprint, grown_ok=plan.rewrite is not None)
+                store.note_forced()
                 st = os.stat(plan.path)
                 stamp = utc_stamp()
                 saves = [(kind, data) for kind, data, _ in plan.aside]

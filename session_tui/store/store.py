@@ -105,18 +105,14 @@ class Store:
         finally:
             os.close(fd)
 
-    def agent_state(self, ask_writer: bool = True) -> LiveState | None:
+    def agent_state(self) -> LiveState | None:
         """The session's live state now (``model.session.live_state``), or
         None when it cannot be read as a session (``verify`` says what is
-        wrong, if anything). ``ask_writer=False``: without asking the OS
-        whether its writer lives (the time rule)."""
+        wrong, if anything)."""
         from ..model.session.session import open_session  # (only for a write)
-        from ..model.session.writer_liveness import cannot_tell
 
         try:
             with open_session(self.path) as session:
-                if not ask_writer:
-                    return live_state(session, stuck_after=self.stuck_after, probe=cannot_tell)
                 return live_state(session, stuck_after=self.stuck_after)
         except (SessionError, OSError):
             return None
@@ -127,9 +123,7 @@ class Store:
         without a result may then still be running. Unless forced (then
         asked all the same, for the state our write must leave as it was,
         but not refused: a racing writer's next line is not waited for)."""
-        if self.force:  # asked before the lock (note_state): a forced edit waits for nothing under it
-            if self._agent_written is _UNSET:
-                self.note_state()
+        if self.force:  # not refused: the state is noted once the file is verified (note_forced)
             return
         live = self.note_state()
         if live is None or not live.may_write:
@@ -145,15 +139,19 @@ class Store:
 
     def note_state(self) -> LiveState | None:
         """What the agent is doing now, remembered as the state our write must
-        leave as it was (``_remember``). Forced, the writer is not asked (a
-        walk of /proc, while a racing writer goes on): what is remembered is
-        the kind of tail it left, and whether its writer lives is asked again
-        whenever the state is read (``live_state``)."""
-        live = self.agent_state(ask_writer=not self.force)
+        leave as it was (``_remember``)."""
+        live = self.agent_state()
         if live is not None:
             self._agent_written, self._state_before = live.written, live.activity.value
             self._tool_before = live.tools() or None
         return live
+
+    def note_forced(self) -> None:
+        """A forced edit's state before it, noted once the file is verified:
+        asked earlier, a racing writer's lines made the plan stale (refused)
+        while it was asked."""
+        if self.force and self._agent_written is _UNSET:
+            self.note_state()
 
     def _before_write(self) -> tuple[os.stat_result, own_writes.OwnWrite | None] | None:
         """The file as it is just before a write of ours (cheap: a stat and the ledger)."""
@@ -279,6 +277,7 @@ class Store:
         with self.locked():
             self.check_quiet()
             self.verify(expected)
+            self.note_forced()
             fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND)
             try:
                 newline = b""
@@ -361,6 +360,7 @@ class Store:
                 self.verify(expected, grown_ok=True)  # what was appended since the plan is carried over
                 self.check_writable()
                 self.check_no_open_writer()
+                self.note_forced()
                 before = self._before_write()
                 done = self._swap(temp, expected)
                 self._remember(before, done.after.size, done.after.inode, backup=done.backup)
