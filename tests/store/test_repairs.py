@@ -365,16 +365,27 @@ def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
     work = tmp_path / "work"
     work.mkdir()
     seen = set()
-    for trial in range(20):
-        target = work / f"t{trial}.jsonl"
-        target.write_bytes(original)
-        old(target)
-        proc = subprocess.Popen(
+
+    def start(target):
+        return subprocess.Popen(
             [sys.executable, "-c", KILLABLE, str(REPO), "fix", str(target), *[a for step in steps for a in step]],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(rng.uniform(0.05, 0.6))
+
+    # the kills are spread over a whole run's time as this machine takes it now (a loaded one is slower)
+    whole = work / "whole.jsonl"
+    whole.write_bytes(original)
+    old(whole)
+    began = time.monotonic()
+    start(whole).wait()
+    took = time.monotonic() - began
+    for trial in range(20):
+        target = work / f"t{trial}.jsonl"
+        target.write_bytes(original)
+        old(target)
+        proc = start(target)
+        time.sleep(rng.uniform(0.2, 1.6) * took)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         data = target.read_bytes()
