@@ -164,8 +164,8 @@ def test_no_line_lost_or_doubled_when_a_writer_races_every_edit(tmp_path, append
             outcomes["copied over"] += 1  # lines the writer put in the old file, kept in the new one
         shutil.rmtree(where)
     print(outcomes)
-    # most trials race a writer of 300-1000 lines/s that starts within 4 ms of the edit: a forced edit first
-    # notes the agent's state (so that our write leaves it as it was), and under load one in five is done
+    # most trials race a writer of 300-1000 lines/s that starts within 4 ms of the edit: quiet, about two in
+    # three are done; on a loaded machine one in three to one in eight (a refusal is safe: the file as it was)
     assert outcomes["done"] > len(trials) // 8 and outcomes["refused"] > 0
     assert outcomes["copied over"] > 0
     assert held_outcomes == {"done", "refused"}
