@@ -226,6 +226,7 @@ def test_two_machines_with_the_same_path_are_kept_apart(db_url, tmp_path):
     assert bad.returncode == 2 and "no '/'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_push_killed_mid_way_is_finished_by_the_next(pg: Cluster, tmp_path):
     """SIGKILL a push of a big file between two of its transactions: the
     archive holds a prefix of whole lines; the next push makes it what one
@@ -235,8 +236,8 @@ def test_a_push_killed_mid_way_is_finished_by_the_next(pg: Cluster, tmp_path):
     init(clean_url)
     session = tmp_path / "big.jsonl"
     with open(session, "wb") as f:
-        for k in range(0, 60_000, 1000):
-            f.write(tree_lines(1000, start=k, text="x" * 700))  # ~50 MB: several batches
+        for k in range(0, 36_000, 1000):
+            f.write(tree_lines(1000, start=k, text="x" * 700))  # ~30 MB: four batches
     size = session.stat().st_size
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     argv = [sys.executable, "-m", "session_tui", "archive", "push", killed_url, str(session), "--machine", "m"]
