@@ -15,9 +15,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..model.reading.source import is_url
-from ..model.sanitize import inert
 from . import keys
-from .masking import mask_of
+from .masking import inert_shown, mask_of
 from .messages import OpenSession
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,11 +68,6 @@ class SessionApp(App):
             self.set_keymap(dict(settings.keys))
         if settings.theme:
             self.theme = settings.theme
-        self._redacting_before: bool | None = None
-        if redact:  # file names and every inert text too (the secret patterns load only then: ~80 ms)
-            from ..model.privacy.redact import redact_shown
-
-            self._redacting_before = redact_shown(True)
         # The collector's full passes stop every thread, for longer the more
         # objects live (0.3 s with 100,000 picker rows): collect less often (the picker also freezes its rows).
         gc.set_threshold(*GC_THRESHOLDS)
@@ -104,12 +98,6 @@ class SessionApp(App):
 
         return FilesScreen(self.picker_paths, mask_of(self))
 
-    def on_unmount(self) -> None:
-        if self._redacting_before is not None:
-            from ..model.privacy.redact import redact_shown
-
-            redact_shown(self._redacting_before)
-
     def notify(
         self,
         message: str,
@@ -120,10 +108,11 @@ class SessionApp(App):
         markup: bool = False,
     ) -> None:
         """Every notice, from every screen, as plain inert text: they quote
-        file names, entry ids and refusal reasons taken from session files."""
+        file names, entry ids and refusal reasons taken from session files
+        (their secrets masked when the app masks everything)."""
         super().notify(
-            inert(str(message)),
-            title=inert(str(title), keep_newlines=False),
+            inert_shown(self, str(message)),
+            title=inert_shown(self, str(title), keep_newlines=False),
             severity=severity,
             timeout=timeout,
             markup=False,

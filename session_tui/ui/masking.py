@@ -29,7 +29,7 @@ def mask_of(app: Any) -> Mask | None:
     return masked_text
 
 
-def shown(app: Any, text: str, keep_newlines: bool = True) -> str:
+def inert_shown(app: Any, text: str, keep_newlines: bool = True) -> str:
     """``text`` as the app shows it: its secrets masked when it masks
     everything (``--redact``), then inert (``model.sanitize.inert``)."""
     return inert(masked(text, redacting(app)), keep_newlines=keep_newlines)

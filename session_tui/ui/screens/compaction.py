@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.binding import Binding
 
-from ...model.sanitize import inert
 from ...model.words import human_tokens
+from ..masking import inert_shown
 from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +55,6 @@ class CompactionScreen(LineListScreen):
                 line = self.session.line_of(used.entry)
                 label = row_label(line)
                 label.append(f"{kind:<9}", style="bold")
-                label.append(inert(used.text, keep_newlines=False))
+                label.append(inert_shown(self.app, used.text, keep_newlines=False))
                 out.append((line, label))
         return out

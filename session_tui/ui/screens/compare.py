@@ -29,7 +29,7 @@ from ...model.sanitize import inert
 from ...model.session import branches as model
 from ...model.session.branches import Branch, Comparison, Side
 from ..cells import cell
-from ..masking import masked, redacting
+from ..masking import inert_shown, masked, redacting
 from ..widgets.detail import DetailPane
 
 MAX_STEPS = 5_000  # per side: a compare of longer branches shows their first steps
@@ -215,7 +215,8 @@ class CompareScreen(Screen):
             text += f" · the first {MAX_STEPS:,} steps of each side"
         self.query_one("#heading", Static).update(Text(text))
         for name, side, widget in (("A", result.a, "#side-a"), ("B", result.b, "#side-b")):
-            self.query_one(widget, Static).update(Text(inert(f"{name} " + self._summary(side), keep_newlines=True)))
+            summary = inert_shown(self.app, f"{name} " + self._summary(side), keep_newlines=True)
+            self.query_one(widget, Static).update(Text(summary))
         self.view.show(result)
 
     def _summary(self, side: Side) -> str:

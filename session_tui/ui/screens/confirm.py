@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ...model.sanitize import inert
+from ..masking import inert_shown
 
 CHROME_ROWS = 11  # border, padding, title and its margin, the buttons and their margin, and a row to spare
 
@@ -49,11 +49,11 @@ class ConfirmScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(inert(self.title_text, keep_newlines=False)), id="title", markup=False)
+            yield Static(Text(inert_shown(self.app, self.title_text, keep_newlines=False)), id="title", markup=False)
             with VerticalScroll(id="plan", can_focus=False):
-                yield Static(Text(inert(self.body)), markup=False)
+                yield Static(Text(inert_shown(self.app, self.body)), markup=False)
             if self.warning:
-                yield Static(Text(inert(self.warning)), id="warning", markup=False)
+                yield Static(Text(inert_shown(self.app, self.warning)), id="warning", markup=False)
             with Horizontal():
                 for choice_id, label in self.choices:
                     yield Button(label, id=choice_id, variant="warning" if choice_id != "cancel" else "default")

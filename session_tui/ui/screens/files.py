@@ -34,6 +34,7 @@ from ...model.sanitize import Mask, inert
 from ...model.words import plural
 from ..app_services import services
 from ..cells import tilde
+from ..masking import inert_shown
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
 
@@ -124,7 +125,7 @@ class FilesScreen(Screen):
         self.table.focus()
         refused = refusal()
         if refused is not None:  # (stderr is not seen under the screen)
-            self.notify(inert(refused, keep_newlines=False), severity="warning", markup=False)
+            self.notify(inert_shown(self.app, refused, keep_newlines=False), severity="warning", markup=False)
         self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
         self._refilter()
         if self.infos:
@@ -163,7 +164,7 @@ class FilesScreen(Screen):
         if self.catalog.unreadable:  # (passed over)
             skipped = self.catalog.unreadable
             more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
-            first = inert(tilde(skipped[0]), keep_newlines=False)
+            first = inert_shown(self.app, tilde(skipped[0]), keep_newlines=False)
             self.app.call_from_thread(self.notify, f"passing over {first}{more}: permission denied", markup=False)
         gc.freeze()  # the rows live as long as the picker: the collector's passes need not walk them
         found = {info.path: info for info in listed}
@@ -300,7 +301,7 @@ class FilesScreen(Screen):
         self.refresh_bindings()
 
     def _update_heading(self) -> None:
-        where = ", ".join(inert(tilde(root), keep_newlines=False) for root in self.roots)
+        where = ", ".join(inert_shown(self.app, tilde(root), keep_newlines=False) for root in self.roots)
         shown, total = len(self.table.rows), len(self.infos)
         count = f"{total:,} session files" if shown == total else f"{shown:,} of {total:,} session files"
         text = f"{count} in {where} · sorted by {SORTS[self.sort][0]} (ctrl+s)"
@@ -316,7 +317,7 @@ class FilesScreen(Screen):
         if self.search_state:
             line.append(self.search_state + "  ", "bold")
         if info is not None:
-            line.append(inert(tilde(info.path), keep_newlines=False))
+            line.append(inert_shown(self.app, tilde(info.path), keep_newlines=False))
         else:
             line.append(
                 "no session files match"
@@ -576,7 +577,7 @@ class FilesScreen(Screen):
         shown = inert(message.text, keep_newlines=False)
         self.searching = not message.finished
         if message.error:
-            self.search_state = inert(message.error, keep_newlines=False)
+            self.search_state = inert_shown(self.app, message.error, keep_newlines=False)
             return
         if message.finished:
             verb = "contains" if len(message.found) == 1 else "contain"

@@ -15,13 +15,13 @@ from ...model.fleet.alerts import NoticeGate
 from ...model.fleet.fleet import Agent, Fleet
 from ...model.fleet.observe import AgentState
 from ...model.fleet.watch import SNAPSHOT, follow
-from ...model.sanitize import inert, inert_line
+from ...model.sanitize import inert
 from ...model.session.live_state import ago
 from ...model.words import human_tokens
 from .. import cells
 from ..app_services import services
 from ..cells import cell, tilde
-from ..masking import masked, redacting
+from ..masking import inert_shown, masked, redacting
 from ..widgets.row_table import NAV_KEYS, RowTable
 
 #: the states that need the user, first in the summary line
@@ -100,7 +100,8 @@ class FleetTable(RowTable):
         kind = ("└ " if depth else "") + agent.format
         line = cell(Text(kind, dim), 7) + Text(" ")
         if project:
-            line += cell(Text(inert_line(tilde(seen.cwd)) if seen.cwd else "", dim), project) + Text(" ")
+            cwd = inert_shown(self.app, tilde(seen.cwd), keep_newlines=False) if seen.cwd else ""
+            line += cell(Text(cwd, dim), project) + Text(" ")
         title = Text(("  " if depth else "") + (inert(masked(seen.title, hide), keep_newlines=False) or "(no title)"))
         doing = inert(masked(seen.doing, hide), keep_newlines=False)
         if doing_width:
@@ -200,7 +201,7 @@ class FleetScreen(Screen):
     def _tell(self, agent: Agent, alerts: list[str]) -> None:
         """A bell, a desktop notice where the terminal shows one (OSC 9 and
         OSC 777), and a notice here."""
-        title = inert_line(agent.observed.title or tilde(agent.path))[:80]
+        title = inert_shown(self.app, agent.observed.title or tilde(agent.path), keep_newlines=False)[:80]
         text = f"{', '.join(alerts)}: {title}"
         self.app.bell()
         safe = "".join(ch for ch in text if ch.isprintable() and ch not in ";")  # (no byte may end the sequence)

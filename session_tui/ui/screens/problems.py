@@ -8,8 +8,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 
-from ...model.sanitize import inert
 from ...model.words import plural
+from ..masking import inert_shown
 from .line_list import LineListScreen, row_label
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +36,7 @@ class ProblemsScreen(LineListScreen):
 
     def heading(self) -> str:
         found = plural(len(self.problems), "problem")
-        return f"{found} · {inert(self.resume, keep_newlines=False)}" if self.resume else found
+        return f"{found} · {inert_shown(self.app, self.resume, keep_newlines=False)}" if self.resume else found
 
     def rows(self) -> list[tuple[int, Text]]:
         theme = self.app.get_css_variables()  # the theme's colours, not fixed ones
@@ -46,6 +46,6 @@ class ProblemsScreen(LineListScreen):
             label = row_label(p.line)
             severity = colours["error" if p.severity == "error" else "warning"]
             label.append(f"{p.severity:<8}{p.kind.words:<20} ", style=severity)
-            label.append(inert(p.message, keep_newlines=False))
+            label.append(inert_shown(self.app, p.message, keep_newlines=False))
             out.append((p.line, label))
         return out

@@ -12,7 +12,7 @@ from textual.widgets.text_area import Selection
 from ...model.entries.view import content_text
 from ...model.reading import json_text
 from ...model.sanitize import inert
-from ..masking import masked, redacting
+from ..masking import inert_shown, masked, redacting
 
 
 class ReadingText(TextArea):
@@ -56,7 +56,7 @@ class TextViewScreen(Screen):
 
     def __init__(self, title: str, body: str, at_end: bool = False) -> None:
         super().__init__()
-        self.title_text = inert(title, keep_newlines=False)
+        self.title_text = inert_shown(self.app, title, keep_newlines=False)
         self.body = inert(body)
         self.at_end = at_end
         self.query_text = ""

@@ -15,8 +15,8 @@ from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
 from ...model.errors import Cancelled
-from ...model.sanitize import inert
 from ...model.words import human_seconds, human_tokens, plural
+from ..masking import inert_shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.session.session import Session
@@ -74,14 +74,16 @@ class UsageScreen(ModalScreen[None]):
             own = "?" if spent.own.cost_usd is None else f"${spent.own.cost_usd:,.2f}"
             parts.append(f"own {own}, {plural(len(spent.subagents), 'sub-agent')} apart")
         if over_time.last_fill:
-            parts.append(f"ctx {over_time.last_fill} ({inert(over_time.model or '?', keep_newlines=False)})")
+            parts.append(
+                f"ctx {over_time.last_fill} ({inert_shown(self.app, over_time.model or '?', keep_newlines=False)})"
+            )
         self.query_one("#usage-heading", Static).update(" · ".join(parts))
         self._plot(over_time)
         table = self.query_one(DataTable)
         table.add_columns("tool", "calls", "errors", "time", "output")
         for stats in tools:
             table.add_row(
-                inert(stats.name, keep_newlines=False),
+                inert_shown(self.app, stats.name, keep_newlines=False),
                 str(stats.calls),
                 str(stats.errors),
                 human_seconds(stats.seconds),

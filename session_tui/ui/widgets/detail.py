@@ -16,7 +16,7 @@ from ...model.reading.records import loads as json_loads
 from ...model.sanitize import inert, inert_line, strip_ansi
 from ...model.session.usage import entry_tokens, step_seconds
 from ...model.words import human_seconds
-from ..masking import masked, masked_record, redacting
+from ..masking import inert_shown, masked, masked_record, redacting
 
 MAX_LINES = 2000
 MAX_CHARS = 200_000
@@ -164,9 +164,9 @@ class DetailPane(Vertical):
             kind, seconds = step
             header.append(f" · {'model took' if kind == 'model' else 'tool ran'} {human_seconds(seconds)}")
         if view.id:
-            header.append(f"\nid {inert(str(view.id), keep_newlines=False)}")
+            header.append(f"\nid {inert_shown(self.app, str(view.id), keep_newlines=False)}")
         if view.parent_id:
-            header.append(f"\nparent {inert(str(view.parent_id), keep_newlines=False)}")
+            header.append(f"\nparent {inert_shown(self.app, str(view.parent_id), keep_newlines=False)}")
         fold = None
         if self.raw:
             header.append("\nraw JSON (r: readable view)", style="italic")

@@ -25,12 +25,11 @@ from textual.strip import Strip
 from ...model.entries.readable import command_of
 from ...model.entries.view import EntryView, role_label
 from ...model.reading.segment import Shape
-from ...model.sanitize import inert
 from ...model.session.live_state import clock
 from ...model.session.rows import Row, RowFlag, RowLayout
 from .. import cells
 from ..labels import one_line, short_args
-from ..masking import masked_record, redacting
+from ..masking import inert_shown, masked_record, redacting
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...model.session.session import Session
@@ -250,7 +249,8 @@ class EntryTree(ScrollView, can_focus=True):
             if node < 0:
                 break
             if tree.shape[node] & Shape.CALLS:
-                for call in session.format.view(session.record(node)).tool_calls:
+                record = masked_record(session.record(node), redacting(self.app))  # (masked before a row cuts it)
+                for call in session.format.view(record).tool_calls:
                     self._tool_names[call.id] = call.name
                 if call_id in self._tool_names:
                     return self._tool_names[call_id]
@@ -281,11 +281,13 @@ class EntryTree(ScrollView, can_focus=True):
         agent = self.subagents.get(entry)
         if agent:  # first, so a narrow pane still shows it
             name = os.path.basename(agent).removesuffix(".jsonl")
-            text.append(f"⤷ sub-agent {inert(name, keep_newlines=False)} (s) ", styles("entry-tree--call"))
+            text.append(
+                f"⤷ sub-agent {inert_shown(self.app, name, keep_newlines=False)} (s) ", styles("entry-tree--call")
+            )
         command = command_of(view)
         if command is not None:  # a command run in Claude Code itself: as typed, its output, its caveat
             if command.kind == "command":
-                text.append(f"❯ {inert(command.line, keep_newlines=False)}", styles("entry-tree--call"))
+                text.append(f"❯ {inert_shown(self.app, command.line, keep_newlines=False)}", styles("entry-tree--call"))
             elif command.kind == "caveat":
                 text.append(command.line, styles("entry-tree--lineno"))
             else:

@@ -14,7 +14,7 @@ from ...model.catalog.session_info import SessionInfo
 from ...model.sanitize import inert
 from .. import cells
 from ..cells import age, cell, entries_text, human_size
-from ..masking import masked, redacting
+from ..masking import inert_shown, masked, redacting
 from .row_table import NAV_KEYS, RowTable
 
 #: (heading, width, right-aligned) of the columns after the title
@@ -164,13 +164,14 @@ class PickerTable(RowTable):
         if info.known and info.title:
             title = Text(inert(masked(info.title, redacting(self.app)), keep_newlines=False))
         else:  # not read yet, or nothing names it
-            title = Text(inert(self.display_path(info.path), keep_newlines=False), dim)
+            title = Text(inert_shown(self.app, self.display_path(info.path), keep_newlines=False), dim)
         if info.subagent:
             title = Text("⤷ ", dim) + title
         if info.fork:
             title = Text("⋔ ", dim) + title
         if info.known and info.title in self.repeated:  # rows of the same title told apart by their file
-            title = Text.assemble(Text(inert(short_name(info.path), keep_newlines=False), dim), "  ", title)
+            name = inert_shown(self.app, short_name(info.path), keep_newlines=False)
+            title = Text.assemble(Text(name, dim), "  ", title)
         stuck = self.stuck_after
         problems = info.problems(at, stuck)
         badge = info.badge(at, stuck)

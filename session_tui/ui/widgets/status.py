@@ -11,6 +11,7 @@ from textual.widget import Widget
 
 from ...model.sanitize import inert
 from ...model.words import plural
+from ..masking import inert_shown
 
 
 def _cut(text: str, limit: int) -> str:
@@ -99,9 +100,10 @@ class StatusLine(Widget):
         text.append(f"  {facts.format or '?'}")
         if title:
             text.append(f"  “{inert(_cut(title, 40), keep_newlines=False)}”", style="italic")
-        text.append(f"  {inert(facts.path, keep_newlines=False)}", style="bold")
+        text.append(f"  {inert_shown(self.app, facts.path, keep_newlines=False)}", style="bold")
         if origin:
             text.append(
-                f"  ⑂ fork of {inert(_cut(origin, 60), keep_newlines=False)}", style=self._style("status--quiet")
+                f"  ⑂ fork of {inert_shown(self.app, _cut(origin, 60), keep_newlines=False)}",
+                style=self._style("status--quiet"),
             )
         return text
