@@ -46,37 +46,18 @@ def _placeholder(match: re.Match[str]) -> str:
     return f"<{code:04X}>"  # bidi controls such as RLO (<202E>), ZWSP (<200B>)
 
 
-_masker: Callable[[str], str] | None = None  # set while every shown text is masked (``privacy.redact.redact_shown``)
-
-
-def mask_shown(masker: Callable[[str], str] | None) -> Callable[[str], str] | None:
-    """From now on, ``inert`` also passes what it returns through ``masker``
-    (None: no more); returns the one it replaces. ``privacy.redact`` sets
-    its secret masking here, so this module needs nothing above it."""
-    global _masker
-    before, _masker = _masker, masker
-    return before
-
-
 def inert(text: str, *, keep_newlines: bool = True) -> str:
     """``text`` with every control character (ESC, BEL, C1 CSI, bidi
     overrides and isolates, zero-width characters, …) replaced by a visible
     placeholder, so no escape sequence can act on a terminal nor anything
     reorder or hide what is read. Tabs and, unless ``keep_newlines`` is
-    false, newlines are kept. Secrets are masked too while ``redact_shown(True)`` holds."""
-    if _masker is not None:
-        text = _masker(text)
+    false, newlines are kept. Nothing is masked here: what shows session
+    text under ``--redact`` masks it first, with the ``Mask`` it is handed
+    (``masked_cut``, ``ui.masking.shown``, the one writer ``inert_output``)."""
     text = _CONTROL.sub(_placeholder, text)
     if not keep_newlines:
         text = text.replace("\n", "\u240a").replace("\t", " ")
     return text
-
-
-def shown_masked(text: str) -> str:
-    """``text`` with its secrets masked while ``redact_shown(True)`` holds
-    (else as it is): what cuts a text short (a title, a preview) masks it
-    first, so no cut secret escapes the patterns that would find it whole."""
-    return text if _masker is None else _masker(text)
 
 
 Mask = Callable[[str], str]  # a text with its secrets masked (``privacy.redact.masked_text``), handed down

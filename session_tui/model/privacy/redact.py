@@ -17,7 +17,6 @@ import orjson
 
 from ..reading import json_text
 from ..reading.records import loads as json_loads
-from ..sanitize import mask_shown
 from .secrets import Secret, candidate_lines, find_in_strings, find_secrets, has_candidate, mark
 
 
@@ -178,9 +177,6 @@ def masked_text(text: str) -> str:
     return Redactor().text(text)
 
 
-_mask = masked_text
-
-
 def masked_printed(text: str) -> str:
     """``text`` with each secret replaced by its mark, as the one writer of
     the command line masks what it prints (``inert_output``): the text may
@@ -215,10 +211,3 @@ def masked_printed(text: str) -> str:
 
 # the placeholders ``inert`` shows for the characters that hide a secret's (``secrets._INVISIBLE_CHARS``), and ␊
 _SHOWN_HIDING = re.compile("<(?:AD|061C|180E|200[B-F]|202[A-E]|206[0-46-9]|FEFF)>|\u240a")
-
-
-def redact_shown(on: bool) -> bool:
-    """From now on, ``inert`` also replaces each secret in what it returns
-    by its mark (``--redact``: every heading, file name, row and message a
-    command or the app shows); returns the setting it replaces."""
-    return mask_shown(_mask if on else None) is not None
