@@ -74,13 +74,14 @@ def test_a_piece_of_a_binary_is_refused_by_every_verb_with_the_picker_s_reason(t
         ("set-leaf", str(piece), "1"),
         ("fork", str(piece), "1"),
         ("resume", str(piece)),
+        ("archive", "push", "postgresql://127.0.0.1:1/none", str(piece)),
     ]
     for args in verbs:
         result = run_cli(*args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert result.stderr.strip().endswith(f"{piece}: {reason}"), (args, result.stderr)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-        assert result.stderr.startswith(f"session-tui {args[0]}: ") and "internal error" not in result.stderr
+        assert result.stderr.startswith(_said_by(args)) and "internal error" not in result.stderr
     opened = run_cli(str(piece))  # the session view: refused before the screen
     assert opened.returncode == 2 and opened.stderr.strip() == f"session-tui: {piece}: {reason}"
 
@@ -113,7 +114,13 @@ def _verbs(path: str) -> list[tuple[str, ...]]:
         ("export", path, "--to", "md"),
         ("serve", path, "--port", "1"),
         ("mcp", path),
+        ("archive", "push", "postgresql://127.0.0.1:1/none", path),  # the path is said before connecting
     ]
+
+
+def _said_by(args: tuple[str, ...]) -> str:
+    """How the verb of ``args`` starts its error line (``archive push``: its sub-verb too)."""
+    return f"session-tui {' '.join(args[:2]) if args[0] == 'archive' else args[0]}: "
 
 
 def test_every_verb_has_a_case_here():
@@ -129,7 +136,7 @@ def test_a_missing_path_is_an_error_in_every_verb(tmp_path):
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, (args, result.stderr)
         assert f"{missing}: no such file" in result.stderr, (args, result.stderr)
-        assert result.stderr.startswith(f"session-tui {args[0]}: "), (args, result.stderr)
+        assert result.stderr.startswith(_said_by(args)), (args, result.stderr)
         assert "internal error" not in result.stderr and result.stdout == "", (args, result.stdout, result.stderr)
 
 

@@ -142,10 +142,13 @@ def run_push(url: str, paths: list[str], machine: str | None, redact: bool) -> i
     from ..model.archive.push import push
     from ..model.catalog.known import default_paths
     from ..model.reading.source import is_url
+    from .paths import say_path_problems
 
     remote = [p for p in paths if is_url(p)]
     if remote:
         raise SessionError(f"{remote[0]}: only this machine's files are pushed (run the push where they are)")
+    if say_path_problems("archive push", paths):  # before connecting: a wrong path is said as in every verb
+        return EXIT_ERROR
     totals = push(url, paths or default_paths(), machine, redact, _said)
     for note in totals.notes:
         print(f"session-tui archive push: {note}", file=sys.stderr)
