@@ -111,6 +111,7 @@ def test_bad_urls_and_refused_connections_are_one_line_and_exit_2(pg: Cluster, t
     from .postgres import free_port
 
     port = free_port()  # (nobody listens there)
+    (tmp_path / "s.jsonl").write_bytes((SAMPLES / "tree" / "branched-summary.jsonl").read_bytes())
     refused = push(f"postgresql://someone:hunter2-secret@127.0.0.1:{port}/db", str(tmp_path))
     assert refused.returncode == 2
     assert refused.stderr.count("\n") == 1 and "cannot connect" in refused.stderr
