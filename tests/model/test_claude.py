@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 import orjson
+import pytest
 
 from session_tui.model.session.context import context_at, context_items, resume_items, tool_issues
 from session_tui.model.session.problems import find_notes, find_problems
@@ -344,3 +345,83 @@ def test_progress_records_are_asides_not_forks():
         assert len(s.tree.children(call)) == 2 and s.tree.child_count(call) == 1
     (rep,) = check_json(BRANCHED)
     assert rep["branch_points"] == 1 and rep["leaves"] == 2  # the rewind is a real fork
+
+
+def _attachment_session(path, upto=None, model="claude-opus-5-5"):
+    """A prompt with attachments (a date the client promotes, an attribution
+    it keeps as user text), a call, its result and a reminder after it."""
+
+    def rec(uid, parent, typ="user", **kw):
+        return {"type": typ, "uuid": uid, "parentUuid": parent, "sessionId": "s", "isSidechain": False, **kw}
+
+    call = [{"type": "tool_use", "id": "T", "name": "Bash", "input": {}}]
+    lines = [
+        rec("p", None, message={"role": "user", "content": "go"}),
+        rec("d", "p", "attachment", attachment={"type": "date", "date": "2026-12-02"}, renderedRole="system"),
+        rec(
+            "a",
+            "d",
+            "attachment",
+            attachment={"type": "remote_session_change", "commit": "C", "pr": "P"},
+            renderedRole="user",
+        ),
+        rec("c", "a", "assistant", message={"id": "m", "role": "assistant", "model": model, "content": call}),
+        rec(
+            "r",
+            "c",
+            message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "T", "content": "ok"}]},
+        ),
+        rec("s", "r", "attachment", attachment={"type": "silent_turn_reminder", "text": "Say something."}),
+    ]
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines[:upto]))
+    return path
+
+
+def test_system_turns_follow_the_model_claude_code_resumes_with():
+    from session_tui.model.formats.claude.resume import system_turns, wraps_system_turns
+
+    # (checked with dry runs of the pinned Claude Code 2.1.328, tests/golden/dry-run/claude-50a4beee-*)
+    for model in ("claude-opus-4-7", "claude-haiku-4-5", "claude-sonnet-4-5-20250929", "claude-sonnet-4-20250514"):
+        assert not system_turns(model), model
+    for model in ("claude-3-7-sonnet-20250219", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-opus-4-6[1m]"):
+        assert not system_turns(model), model
+    for model in ("claude-opus-4-8", "claude-opus-5-5", "claude-sonnet-5", "claude-opus-4-20250514", "claude-foo-9"):
+        assert system_turns(model), model
+    assert system_turns(None)  # (no model known: the client's own, its current Opus)
+    assert wraps_system_turns("claude-sonnet-5") and not wraps_system_turns("claude-opus-5-5")
+
+
+def test_attachments_go_as_system_messages_to_the_models_that_take_them(tmp_path):
+    path = _attachment_session(tmp_path / "s.jsonl")
+    attribution = "- End git commit messages with:\nC\n- End pull request descriptions with:\nP\n</system-reminder>\n"
+    with open_session(path) as s:  # resumed with the session's own model, claude-opus-5-5
+        sent = [(m["role"], m["content"]) for m in (item.message for item in resume_items(s))]
+        assert [role for role, _ in sent] == ["user", "system", "assistant", "user", "system", "assistant"]
+        assert sent[0][1][0]["text"].endswith(attribution) and sent[0][1][1] == {"type": "text", "text": "go"}
+        assert sent[1][1] == "Today's date is 2026-12-02."
+        assert sent[3][1] == [{"type": "tool_result", "tool_use_id": "T", "content": "ok"}]
+        assert sent[4][1] == "Say something."
+        assert sent[5][1][0]["text"] == "No response requested."  # (after the system message)
+        s.resume_model = "claude-sonnet-5"  # each reminder wrapped, in a system message
+        assert [m["content"] for m in context_at(s) if m["role"] == "system"] == [
+            "<system-reminder>\nToday's date is 2026-12-02.\n</system-reminder>",
+            "<system-reminder>\nSay something.\n</system-reminder>",
+        ]
+        s.resume_model = "claude-sonnet-4-5"  # user text: before the prompt, after the result's output
+        context = context_at(s)
+        assert [m["role"] for m in context] == ["user", "assistant", "user"]
+        assert context[0]["content"][0]["text"] == "<system-reminder>\nToday's date is 2026-12-02.\n</system-reminder>"
+        assert context[2]["content"][0]["content"] == "ok\n\n<system-reminder>\nSay something.\n</system-reminder>"
+
+
+@pytest.mark.parametrize(("upto", "model"), [(5, "claude-opus-5-5"), (4, "claude-opus-5-5"), (4, "claude-sonnet-4-5")])
+def test_a_context_extended_by_appended_attachments_is_the_one_built_afresh(tmp_path, upto, model):
+    path = _attachment_session(tmp_path / "s.jsonl", upto, model)
+    with open_session(path) as s:
+        context_at(s)  # (kept, then extended by what is appended)
+        _attachment_session(path, model=model)
+        s.refresh()
+        extended = context_at(s)
+    with open_session(path) as s:
+        assert extended == context_at(s)
+        assert (extended[-1] == {"role": "system", "content": "Say something."}) is (model == "claude-opus-5-5")

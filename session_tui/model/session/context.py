@@ -31,6 +31,7 @@ class KeptContext:
 
     refreshes: int = -1  # ``Session.refreshes`` when ``built`` was built
     leaf: int = -1
+    model: str | None = None  # ``Session.resume_model`` when it was built (the context can depend on it)
     built: Built | None = None
     entries: int = 0  # entries of the tree when it was built
     pairing: Pairing | None = None
@@ -62,10 +63,13 @@ def context_at(session: Session, leaf: int | None = None) -> list[dict[str, Any]
 def _context(session: Session, leaf: int, should_stop: Callable[[], bool] | None = None) -> Built:
     """(items, notes) at ``leaf``, built once per refresh."""
     kept = session.memo.of(KeptContext)
+    if kept.model != session.resume_model:
+        kept.built, kept.pairing, kept.light = None, None, None  # (built for another model)
     if kept.built is not None and kept.refreshes == session.refreshes and kept.leaf == leaf:
         return kept.built
     built = _extended(session, kept, leaf) or session.format.context_and_notes(session, leaf, should_stop)
     kept.refreshes, kept.leaf, kept.built, kept.entries = session.refreshes, leaf, built, session.tree.count
+    kept.model = session.resume_model
     return built
 
 

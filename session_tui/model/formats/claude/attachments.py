@@ -5,7 +5,10 @@ environment, the model, the tools and agents on offer, the tokens left, the
 date, the attribution to use) as ``attachment`` records chained after the
 user record they go with; on resume it sends each as a
 ``<system-reminder>`` block: before the prompt's text, or after the output
-of the tool result it follows. The wording is the client's own, read off
+of the tool result it follows. To a model that takes them
+(``resume.system_turns``: claude-opus-4-8 and later) it sends those it
+promotes (``promoted``: the record's ``renderedRole``) as one bare ``role:
+"system"`` message after that user message instead. The wording is the client's own, read off
 what Claude Code 2.1.328 sends (``../shared/oracle``): an attachment of
 another kind, or of a shape not seen there, is not rendered (``render``
 returns None) and the context view notes nothing for it.
@@ -125,15 +128,42 @@ _RENDER: dict[str, Callable[[dict[str, Any]], str | None]] = {
 }
 
 
-def render(attachment: object) -> str | None:
-    """The ``<system-reminder>`` block Claude Code sends for ``attachment``,
-    or None for one it sends nothing for, or one not known here."""
+def text_of(attachment: object) -> str | None:
+    """The text Claude Code sends for ``attachment`` (unwrapped), or None for
+    one it sends nothing for, or one not known here."""
     if not isinstance(attachment, dict):
         return None
     kind = attachment.get("type")
     make = _RENDER.get(kind) if isinstance(kind, str) else None
     text = make(attachment) if make else None
-    return OPEN + text + CLOSE if text else None
+    return text or None
+
+
+def render(attachment: object) -> str | None:
+    """The ``<system-reminder>`` block Claude Code sends for ``attachment``,
+    or None for one it sends nothing for, or one not known here."""
+    text = text_of(attachment)
+    return wrapped(text) if text else None
+
+
+def wrapped(text: str) -> str:
+    return OPEN + text + CLOSE
+
+
+#: the kinds rendered here that Claude Code 2.1.328 always sends as user text (its ``I3o``), whatever the model
+_USER_KINDS = frozenset({"remote_session_change"})
+
+
+def promoted(record: dict[str, Any]) -> bool:
+    """Whether Claude Code 2.1.328 sends the attachment ``record`` as a
+    ``role: "system"`` message to a model that takes them
+    (``system_turns``): as the record's ``renderedRole`` says
+    (``"system"``/``"user"``, written by 2.1.3xx), else by its kind."""
+    role = record.get("renderedRole")
+    if role in ("system", "user"):
+        return bool(role == "system")
+    attachment = record.get("attachment")
+    return isinstance(attachment, dict) and attachment.get("type") not in _USER_KINDS
 
 
 def with_reminder(message: dict[str, Any], reminder: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,9 +28,9 @@ from ...reading.records import BadLine, name_of
 from ...reading.segment import LineKind, Segment, Shape
 from ..anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
 from ..base import CONTINUED, Compacted, Format, Sent, Session, path_up
-from .attachments import render, with_reminder
+from .attachments import promoted, render, text_of, with_reminder, wrapped
 from .client import CLIENT
-from .resume import resume_model_of, same_response, sent_on_resume
+from .resume import resume_model_of, same_response, sent_on_resume, system_turns, wraps_system_turns
 
 CHAIN_TYPES = ("user", "assistant", "system", "progress", "attachment")
 COMPACT = "compact_boundary"
@@ -244,39 +244,61 @@ class ClaudeFormat(AnthropicMessages, Format):
             if tree.shape[path[k]] & Shape.SUMMARY:
                 start = k + 1
                 break
+        form = _reminder_form(session, path[start:])
         out: list[tuple[int, dict[str, Any]]] = []
         for n, entry in enumerate(path[start:]):
             check_stop(should_stop, n)
-            self._add_message(session, entry, out)
+            self._add_message(session, entry, out, form)
         return out
 
     def context_tail(self, session: Session, entries: list[int]) -> list[tuple[int, dict[str, Any]]] | None:
         if any(session.tree.shape[entry] & Shape.SUMMARY for entry in entries):
             return None  # a compaction starts the context again
+        form = _reminder_form(session, entries, entries[0] if entries else -1)
+        if session.resume_model is None and entries and form != _reminder_form(session, [], entries[0]):
+            return None  # a response of a model that takes its reminders otherwise: built again
         out: list[tuple[int, dict[str, Any]]] = []
         for entry in entries:
-            if not self._add_message(session, entry, out):
+            if not self._add_message(session, entry, out, form):
                 return None  # a reminder for a message before the tail: built again
         return out
 
     @staticmethod
-    def _add_message(session: Session, entry: int, out: list[tuple[int, dict[str, Any]]]) -> bool:
+    def _add_message(
+        session: Session, entry: int, out: list[tuple[int, dict[str, Any]]], form: tuple[bool, bool] = (False, False)
+    ) -> bool:
         """The message ``entry`` puts in the context, if any, added to
         ``out``; an attachment's reminder goes into the user message before
-        it (False: that message is not in ``out``)."""
+        it, or, where ``form`` (``_reminder_form``) says the model takes
+        system messages and the client promotes it, into a ``role:
+        "system"`` message after that user message (one for a run of them,
+        their texts a blank line apart, as Claude Code 2.1.328 sends them).
+        False: that message is not in ``out``."""
         shape = session.tree.shape[entry]
         if shape == Shape.OTHER | Shape.QUIET:  # (a record beside the messages: an attachment among them)
             record = session.record(entry)
-            reminder = render(record.get("attachment")) if record.get("type") == "attachment" else None
-            if reminder is None:
+            text = text_of(record.get("attachment")) if record.get("type") == "attachment" else None
+            if text is None:
                 return True
-            if not out or out[-1][1].get("role") != "user":
-                return not out
             at = len(out) - 1
+            system_turns, wrap = form
+            if system_turns and promoted(record):
+                if at >= 0 and out[at][1].get("role") == "system":
+                    joined = out[at][1]["content"] + "\n\n" + (wrapped(text) if wrap else text)
+                    out[at] = (out[at][0], {**out[at][1], "content": joined})
+                    return True
+                if at < 0 or out[at][1].get("role") != "user":
+                    return False  # (after a response, or before the context: not seen; left out)
+                out.append((entry, {"role": "system", "content": wrapped(text) if wrap else text}))
+                return True
+            while at >= 0 and out[at][1].get("role") == "system":
+                at -= 1  # (past the system message of the reminders promoted before it)
+            if at < 0 or out[at][1].get("role") != "user":
+                return False
             if not _has_result(out[at][1]):  # before a prompt: at the start of the run of user messages it ends
                 while at > 0 and out[at - 1][1].get("role") == "user" and not _has_result(out[at - 1][1]):
                     at -= 1  # (as Claude Code moves an attachment up, past user messages, to a result or a response)
-            out[at] = (out[at][0], with_reminder(out[at][1], reminder))
+            out[at] = (out[at][0], with_reminder(out[at][1], wrapped(text)))
             return at > 0 or _has_result(out[at][1])  # (a prompt run from the tail's start may begin before it)
         if shape & Shape.QUIET:
             return True
@@ -435,6 +457,33 @@ def _join_step(
         step_of[uid] = mid
         tail[mid] = uid
     return parent
+
+
+def _reminder_form(session: Session, entries: Sequence[int], above: int = -1) -> tuple[bool, bool]:
+    """(system turns, wrapped) for the model Claude Code resumes with
+    (``resume.system_turns``, ``resume.wraps_system_turns``): the one asked
+    for (``session.resume_model``), else the model of the last response among
+    ``entries``, else (``above``: an entry) of the last one on the path above
+    it, as ``resume_model_of`` finds it."""
+    model = session.resume_model
+    if not model:
+        tree = session.tree
+
+        def responses() -> Iterator[int]:
+            yield from reversed(entries)
+            if above >= 0:
+                yield from path_up(session, tree.parent[above])
+
+        for entry in responses():
+            if tree.shape[entry] & Shape.SUMMARY:
+                break  # (the context starts after a compaction)
+            if tree.shape[entry] & Shape.ROLE_MASK != Shape.ASSISTANT:
+                continue
+            found = _message(session.record(entry)).get("model")
+            if isinstance(found, str) and not found.startswith("<"):
+                model = found
+                break
+    return system_turns(model), wraps_system_turns(model)
 
 
 def _sent_aside(session: Session, entry: int) -> bool:

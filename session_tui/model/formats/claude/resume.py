@@ -48,6 +48,58 @@ def same_model(model: str | None) -> str | None:
     return _DATED.sub("", model) if isinstance(model, str) else None
 
 
+#: Claude Code 2.1.328's models, oldest first (its ``Fv``): one before
+#: claude-opus-4-8 gets no ``role: "system"`` message
+_MODELS = (
+    "claude-opus-4-0",
+    "claude-sonnet-4-0",
+    "claude-opus-4-1",
+    "claude-sonnet-4-5",
+    "claude-haiku-4-5",
+    "claude-opus-4-5",
+    "claude-opus-4-6",
+    "claude-sonnet-4-6",
+    "claude-opus-4-7",
+    "claude-opus-4-8",
+)
+#: the Opus models Claude Code replaces by its current Opus (first party; ``CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP``)
+_LEGACY_OPUS = ("claude-opus-4-0", "claude-opus-4-1")
+_PROVIDER = re.compile(r"^(?:[a-z0-9-]+\.)?anthropic\.|-v\d+(?::\d+)?$|@\d{8}$|-\d{8}$")
+
+
+def system_turns(model: str | None) -> bool:
+    """Whether Claude Code 2.1.328, resuming with ``model``, sends the
+    attachments it would promote (``attachments.promoted``) as ``role:
+    "system"`` messages rather than ``<system-reminder>`` user text: its
+    ``mid_conv_system`` rule (``yT``) without the user's overrides (the
+    ``CLAUDE_CODE_FORCE_MID_CONVERSATION_SYSTEM`` and capability variables,
+    a HIPAA organisation). Every model does but the claude-3 ones and those
+    before claude-opus-4-8 in its list; an unknown model does; None (no
+    model known: the client's own default, its current Opus) does. Checked
+    with dry runs: claude-opus-4-7, claude-haiku-4-5,
+    claude-sonnet-4-5(-20250929), claude-sonnet-4-20250514 and
+    claude-3-7-sonnet-20250219 get user text; claude-opus-4-8,
+    claude-sonnet-5, claude-opus-5-5, claude-opus-4-20250514 (resumed as the
+    current Opus) and an unknown claude-foo-9 get system messages."""
+    if model is None:
+        return True
+    name = _PROVIDER.sub("", _PROVIDER.sub("", model.lower().replace("[1m]", "")))
+    if re.fullmatch(r"claude-(?:opus|sonnet)-4", name):
+        name += "-0"  # (claude-sonnet-4-20250514: claude-sonnet-4-0)
+    if name in _LEGACY_OPUS:
+        return True
+    if "claude-3-" in name:
+        return False
+    return not (name in _MODELS and _MODELS.index(name) < _MODELS.index("claude-opus-4-8"))
+
+
+def wraps_system_turns(model: str | None) -> bool:
+    """Whether Claude Code 2.1.328 keeps each attachment's
+    ``<system-reminder>`` wrapping inside the system message (its ``Qpr``:
+    claude-sonnet-5 only)."""
+    return model is not None and _PROVIDER.sub("", model.lower().replace("[1m]", "")) == "claude-sonnet-5"
+
+
 def resume_model_of(session: Session, items: list[tuple[int, dict[str, Any]]]) -> str | None:
     """The model Claude Code 2.1.328 resumes with: the one asked for
     (``session.resume_model``, its ``--model``), else the model of the last
@@ -89,8 +141,8 @@ def _close_calls(fmt: AnthropicMessages, out: list[Sent], text: str) -> None:
     saying ``text`` for each of its calls no later user message answered
     (INTERRUPTED at the end of the conversation, MISSING inside it)."""
     k = len(out) - 1
-    while k >= 0 and out[k].message.get("role") == "user":
-        k -= 1
+    while k >= 0 and out[k].message.get("role") in ("user", "system"):
+        k -= 1  # (past results, prompts and the system messages of attachments)
     if k < 0:
         return
     calls = [
@@ -170,7 +222,7 @@ def sent_on_resume(fmt: AnthropicMessages, session: Session, items: list[tuple[i
                 _close_calls(fmt, out, MISSING)
                 out.append(Sent(entry, message))
         else:
-            if not fmt.tool_result_ids(message):
+            if not fmt.tool_result_ids(message) and message.get("role") != "system":
                 _close_calls(fmt, out, MISSING)
             out.append(Sent(entry, message))
         if session.tree.shape[entry] & Shape.ROLE_MASK != Shape.SYSTEM:  # a user/assistant record
@@ -180,7 +232,7 @@ def sent_on_resume(fmt: AnthropicMessages, session: Session, items: list[tuple[i
         at = last_turn + 1
         while at < len(out) and out[at].added_by is not None:
             at += 1
-        if out[at - 1].message.get("role") == "user":
+        if out[at - 1].message.get("role") in ("user", "system"):  # (after the system message of attachments too)
             out.insert(
                 at,
                 Sent(
