@@ -184,14 +184,20 @@ _ESCAPED_ASCII = r"\\u00[2-7][0-9a-fA-F]"
 # before a string is scanned; a line holding one (raw or ``\u``-escaped) is a candidate.
 _INVISIBLE_CHARS = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _INVISIBLE = re.compile("[" + _INVISIBLE_CHARS + "]")
+# (two searches: the raw characters' bytes are past ASCII, looked for only
+# in data that is not all ASCII; the escapes start with a literal, found fast)
+_INVISIBLE_ESCAPED = re.compile(
+    rb"\\u(?:00[aA][dD]|061[cC]|180[eE]|200[b-fB-F]|202[a-eA-E]|206[0-46-9]|[fF][eE][fF][fF])"
+)
 _INVISIBLE_BYTES = re.compile(
     b"\xc2\xad|\xd8\x9c|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
-    rb"|\\u(?:00[aA][dD]|061[cC]|180[eE]|200[b-fB-F]|202[a-eA-E]|206[0-46-9]|[fF][eE][fF][fF])"
 )
 PREFILTERS: tuple[Pattern[bytes], ...] = (
     *(re.compile(regex.encode()) for regex in [*_SEARCHES, _ESCAPED_ASCII]),
+    _INVISIBLE_ESCAPED,
     _INVISIBLE_BYTES,
 )
+_ASCII_PREFILTERS = PREFILTERS[:-1]  # (what may match data that is all ASCII)
 TEXT_PREFILTERS: tuple[Pattern[str], ...] = tuple(re.compile(regex) for regex in _SEARCHES)
 _NEEDLES_AT = {**{first: tuple(needles) for first, needles in _FIRST.items()}}
 for _needle in _REFINED:
@@ -200,7 +206,7 @@ for _needle in _REFINED:
 
 def has_candidate(raw: bytes) -> bool:
     """Whether a raw line may hold a secret (False: it certainly holds none)."""
-    return any(prefilter.search(raw) for prefilter in PREFILTERS)
+    return any(prefilter.search(raw) for prefilter in (_ASCII_PREFILTERS if raw.isascii() else PREFILTERS))
 
 
 def candidate_lines(data: bytes, start: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
@@ -208,7 +214,9 @@ def candidate_lines(data: bytes, start: int = 0, stop: int | None = None) -> lis
     secret, in order (``end``: before its newline); lines end at ``\n``, as
     JSONL lines do."""
     stop = len(data) if stop is None else stop
-    hits = sorted({found.start() for prefilter in PREFILTERS for found in prefilter.finditer(data, start, stop)})
+    plain = (data if start == 0 and stop == len(data) else data[start:stop]).isascii()
+    prefilters = _ASCII_PREFILTERS if plain else PREFILTERS
+    hits = sorted({found.start() for prefilter in prefilters for found in prefilter.finditer(data, start, stop)})
     lines: list[tuple[int, int]] = []
     for hit in hits:
         if lines and hit <= lines[-1][1]:

@@ -218,3 +218,31 @@ def test_an_unreadable_folder_under_a_root_is_passed_over_with_one_notice(tmp_pa
         assert done.files == 2 and len(said) == 1 and str(locked) in said[0] and "passed over" in said[0]
     finally:
         locked.chmod(0o700)
+
+
+def test_every_kind_of_secret_among_plain_records_is_masked_in_the_index(tmp_path):
+    """The reader masks only the lines the detector's byte prefilter flags
+    in a block: each planted secret, between plain records, is still found
+    and kept out of the index."""
+    from session_tui.model.search_index.database import open_database
+    from session_tui.model.search_index.indexer import catch_up
+    from session_tui.model.search_index.query import parse
+    from session_tui.model.search_index.search import run_query
+    from tests.secret_samples import PLANTED
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    w = Writer(folder / "many.jsonl", "pi", time.time())
+    ago = 10_000.0
+    for kind, _, text in PLANTED:
+        w.prompt("plain words before it, nothing to see", ago=ago)
+        w.prompt(f"planted {kind}: {text}", ago=ago - 1)
+        ago -= 2
+    db = open_database(str(tmp_path / "cache"))
+    try:
+        catch_up(db, [str(folder)])
+        found = run_query(db, parse("planted secret:"), [str(folder)], limit=10_000)
+        assert found.total == len(PLANTED)
+        assert run_query(db, parse("plain secret:"), [str(folder)]).total == 0
+    finally:
+        db.close()
