@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -222,7 +223,8 @@ async def test_after_our_own_edit_the_dialog_does_not_say_the_agent_just_wrote_t
         await pilot.press("j", "a")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the second move's dialog")
         warning = pilot.app.screen.warning
-        assert ("The agent wrote this file 0 s ago" in warning) is not ledger, warning
+        # without the ledger our own write of a moment ago (0-2 s under load) is taken for the agent's
+        assert (re.search(r"The agent wrote this file [0-2] s ago", warning) is not None) is not ledger, warning
         await pilot.press("escape")
 
 
