@@ -7,7 +7,9 @@ import time
 from session_tui.ui.screens.session import SessionScreen
 
 
-async def wait_for(pilot, predicate, timeout: float = 5.0, what: str = "condition"):
+async def wait_for(pilot, predicate, timeout: float = 20.0, what: str = "condition"):
+    """Until ``predicate()`` holds; an AssertionError naming ``what`` after ``timeout`` s. The deadline
+    only ends a test that fails: a CI run on two loaded cores took over 5 s to show a palette's notice."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
