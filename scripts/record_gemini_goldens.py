@@ -7,7 +7,7 @@ tests/data/live-2026-12-03/gemini, as goldens in tests/golden/gemini.
 Runs the oracle's ``resume.py gemini FILE --body`` (the real client, against
 its fake API on 127.0.0.1) and keeps, per file: whether the API accepted the
 request, the kinds of rule it broke, and its steps (digests, no text), in the
-form tests/model/test_gemini_goldens.py compares with session-tui's context.
+form tests/model/formats/test_gemini.py compares with session-tui's context.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ hand, are of the fork ``fix --close`` writes for a call dangling inside the
 branch). For each run this writes OUT_DIR/<format>-<name>-<orig|fixed|fork>.json: the file (relative to the
 repository), whether the client's request was accepted, the model it resumed
 with, and the steps it sent (the oracle's digest form: no text is copied), which
-tests/model/test_client_goldens.py compares with session-tui's context.
+tests/model/formats/test_client_goldens.py compares with session-tui's context.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 
 def check_json(*paths: Path | str, usage: bool = False, agent: bool = False) -> list[dict]:
     """The reports of ``check --json``; their ``usage`` (tests/model/usage) and ``agent`` (the live state, which
-    depends on the time: tests/model/test_agent_state.py) left out unless asked for."""
+    depends on the time: tests/model/session/test_agent_state.py) left out unless asked for."""
     result = run_cli("check", "--json", *map(str, paths))
     assert result.returncode in (0, 1), result.stderr
     reports = [json.loads(line) for line in result.stdout.splitlines()]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from tests.model.helpers import chain
+from tests.builders.tree import chain
 from tests.support import REPO, SAMPLES, run_cli
 
 UNDECODABLE = b"b\x9b\x9d.jsonl"  # not UTF-8: a CSI and an OSC terminator as raw bytes

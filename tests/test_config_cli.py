@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.model.helpers import call, chain, fresh
+from tests.builders.tree import call, chain, fresh
 from tests.support import run_cli
 
 

@@ -18,7 +18,7 @@ from session_tui.model.sanitize import inert
 from session_tui.model.session.context import context_at, context_items
 from session_tui.model.session.session import open_session
 from session_tui.ui.app import SessionApp
-from tests.model.helpers import header, message, result, summary
+from tests.builders.tree import header, message, result, summary
 from tests.support import SAMPLES, run_cli
 from tests.ui.pilot_support import session_screen, wait_for
 

@@ -14,7 +14,7 @@ import pytest
 from session_tui.actions.export import TARGETS
 from session_tui.commands.serve import app_command
 from session_tui.model.privacy.secrets import mark
-from tests.model.helpers import header, message
+from tests.builders.tree import header, message
 from tests.secret_samples import PLANTED
 from tests.support import SAMPLES, run_cli
 

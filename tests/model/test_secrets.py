@@ -14,7 +14,7 @@ from session_tui.model.privacy.redact import Redactor
 from session_tui.model.privacy.secret_scan import line_secrets, scan_blocks, session_secrets
 from session_tui.model.privacy.secrets import KINDS, PREFILTERS, find_secrets, has_candidate, mark, preview
 from session_tui.model.session.session import open_session
-from tests.model.helpers import header, message
+from tests.builders.tree import header, message
 from tests.secret_samples import PLANTED, TRAPS
 from tests.support import SAMPLES
 

@@ -13,7 +13,7 @@ import pytest
 
 from session_tui.commands.check import report
 from session_tui.model.session.session import Session, open_session
-from tests.model.helpers import chain, message
+from tests.builders.tree import chain, message
 from tests.support import REPO, SAMPLES
 
 ONE_OF_EACH = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 from session_tui.ui.app import SessionApp
-from tests.model.helpers import chain, message
+from tests.builders.tree import chain, message
 from tests.support import SAMPLES
 from tests.ui.pilot_support import cursor_line, picker_read, session_screen, tail_armed, wait_for
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from tests.model.helpers import chain
+from tests.builders.tree import chain
 from tests.support import run_cli
 
 HOLD_LOCK = r"""

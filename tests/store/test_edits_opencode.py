@@ -18,8 +18,7 @@ import pytest
 from session_tui.model.session.session import open_session
 from session_tui.store.edits import apply, plan_close
 from session_tui.store.refusals import Refused
-
-from ..support import REPO, run_cli
+from tests.support import REPO, run_cli
 
 RUNS = REPO / "tests" / "data" / "live-2026-12-03" / "opencode"
 CRASH_ID = "ses_dc486f233ffeZIh7BHTlbpc31f"

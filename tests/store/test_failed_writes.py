@@ -21,7 +21,7 @@ import pytest
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, Store, edits
-from tests.model.helpers import call, chain, header, message
+from tests.builders.tree import call, chain, header, message
 from tests.support import REPO
 
 

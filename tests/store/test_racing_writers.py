@@ -25,7 +25,7 @@ import pytest
 
 from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, edits
-from tests.model.helpers import call, header, message
+from tests.builders.tree import call, header, message
 from tests.store.appender import line
 from tests.support import REPO
 

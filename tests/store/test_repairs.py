@@ -197,7 +197,7 @@ def test_salvage_keeps_whole_records_only(raw, kept):
 
 
 def test_a_record_bad_as_a_whole_is_dropped_not_kept(tmp_path):
-    from tests.model.helpers import chain, message
+    from tests.builders.tree import chain, message
 
     no_id = b'{"type":"message","parentId":"m1","message":{"role":"user","content":"x"}}\n'
     path = write(tmp_path / "s.jsonl", chain(2) + no_id + message("m2", "m1"))
@@ -210,7 +210,7 @@ def test_a_record_bad_as_a_whole_is_dropped_not_kept(tmp_path):
 def test_every_part_at_once_bad_line_call_inside_and_torn_tail(tmp_path):
     """Drop-bad rewrites, close forks (the file untouched), drop-torn cuts:
     our own writes a moment ago are no live agent."""
-    from tests.model.helpers import call, chain, message
+    from tests.builders.tree import call, chain, message
 
     path = write(
         tmp_path / "s.jsonl",
@@ -240,7 +240,7 @@ def test_a_dry_run_of_several_parts_previews_the_first_and_refuses_nothing(tmp_p
 
 
 def test_a_torn_tail_is_not_cut_from_a_file_that_grew_since_it_was_read(tmp_path):
-    from tests.model.helpers import chain
+    from tests.builders.tree import chain
 
     path = write(tmp_path / "s.jsonl", chain(2) + b'{"type":"message","id":"m9","pa')
     with open_session(path) as s:
@@ -299,7 +299,7 @@ def test_close_inside_a_linked_file_forks_with_the_results_inserted(tmp_path, fm
 
 
 def test_close_inside_a_tree_rechains_the_next_entry_onto_the_results(tmp_path):
-    from tests.model.helpers import call, chain, message, result
+    from tests.builders.tree import call, chain, message, result
 
     path = write(
         tmp_path / "s.jsonl",

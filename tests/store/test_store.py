@@ -17,7 +17,7 @@ from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.store import Fingerprint, Refused, Store, TreeSessionStore
 from session_tui.store.safe_files import create_exclusive
-from tests.model.helpers import chain, fresh, message
+from tests.builders.tree import chain, fresh, message
 from tests.support import REPO
 
 HOLD_LOCK = r"""

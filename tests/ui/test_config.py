@@ -11,7 +11,7 @@ from session_tui.model.settings import load
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.help import HelpScreen, screen_rows
 from session_tui.ui.widgets.status import StatusLine
-from tests.model.helpers import call, chain
+from tests.builders.tree import call, chain
 
 from .pilot_support import session_screen, wait_for
 

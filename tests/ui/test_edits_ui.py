@@ -118,7 +118,7 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
 
 
 async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_path):
-    from tests.model.helpers import call, chain, message, result
+    from tests.builders.tree import call, chain, message, result
 
     path = tmp_path / "inside.jsonl"
     path.write_bytes(

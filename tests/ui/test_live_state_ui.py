@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
 from session_tui.ui.widgets.status import StatusLine
-from tests.model.helpers import call, chain
+from tests.builders.tree import call, chain
 
 from .pilot_support import session_screen, wait_for
 

@@ -10,7 +10,7 @@ import pytest
 from session_tui.model.session.rows import RowFlag
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.session import view as session_module
-from tests.model.helpers import chain, fresh, message
+from tests.builders.tree import chain, fresh, message
 from tests.support import SAMPLES
 
 from .pilot_support import cursor_line, session_screen, tail_armed, wait_for
@@ -241,7 +241,7 @@ async def test_an_opencode_session_follows_its_database_wal(tmp_path):
 
     import orjson
 
-    from tests.model.test_opencode import CRASH_ID, _copy
+    from tests.model.formats.test_opencode import CRASH_ID, _copy
 
     db = _copy("crash", tmp_path)
     async with SessionApp(f"{db}#{CRASH_ID}").run_test(size=(120, 30)) as pilot:

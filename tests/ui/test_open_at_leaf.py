@@ -11,7 +11,7 @@ import shutil
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.session import SessionScreen
 from session_tui.ui.screens.session import view as session_module
-from tests.model.helpers import chain, message
+from tests.builders.tree import chain, message
 from tests.support import REPO, SAMPLES
 
 from .pilot_support import session_screen, tail_armed, wait_for

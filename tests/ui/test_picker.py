@@ -15,7 +15,7 @@ import pytest
 
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.files import FilesScreen
-from tests.model.helpers import message
+from tests.builders.tree import message
 from tests.support import SAMPLES
 
 from .pilot_support import session_screen, wait_for

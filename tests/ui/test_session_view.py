@@ -205,7 +205,7 @@ async def test_codex_rolled_back_turn_is_greyed():
 
 async def test_problems_list_with_two_problems_on_one_line(tmp_path):
     """The most common crashed run: one response with two parallel calls and no result."""
-    from tests.model.helpers import chain, message
+    from tests.builders.tree import chain, message
 
     calls = [{"id": f"c{n}", "type": "function", "function": {"name": "run", "arguments": "{}"}} for n in (1, 2)]
     path = tmp_path / "crash.jsonl"

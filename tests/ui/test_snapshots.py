@@ -181,7 +181,7 @@ def running_call(tmp_path, monkeypatch):
     import os
     from datetime import UTC, datetime
 
-    from tests.model.helpers import call, chain
+    from tests.builders.tree import call, chain
 
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "300")
     made = datetime.fromtimestamp(FIXED_NOW - 12, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

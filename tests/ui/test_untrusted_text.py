@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from session_tui.ui.app import SessionApp
-from tests.model.helpers import header
+from tests.builders.tree import header
 
 from .pilot_support import detail_caught_up, session_screen, visible_text, wait_for
 

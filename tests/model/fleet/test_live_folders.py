@@ -106,7 +106,7 @@ def test_an_opencode_session_written_through_the_wal_joins_the_fleet(tmp_path):
 
     import orjson
 
-    from tests.model.test_opencode import _copy
+    from tests.model.formats.test_opencode import _copy
 
     db = _copy("work", tmp_path)
     conn = sqlite3.connect(db, isolation_level=None)

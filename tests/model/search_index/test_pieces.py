@@ -94,9 +94,9 @@ def test_case_beyond_ascii_is_ignored_for_words_and_kept_for_phrases(db, roots):
 def _vocabulary_is_whole(db):
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, words, row)")
     index = {t for (t,) in db.execute("SELECT term FROM temp.v") if not (BASE <= ord(t[0]) < BASE + 0x100)}
-    kept = {t for (t,) in db.execute("SELECT term FROM terms")}
+    kept = vocabulary.words(db)
     grams = db.execute("SELECT count(*) FROM term_grams WHERE term_grams MATCH 'abc' OR term_grams MATCH 'xyz'")
-    return index == kept and grams.fetchone()[0] >= 0 and not vocabulary.stale(db)
+    return len(kept) == len(set(kept)) and index == set(kept) and grams.fetchone()[0] >= 0 and not vocabulary.stale(db)
 
 
 def test_an_append_and_a_new_file_bring_their_words_into_the_vocabulary_at_once(db, tmp_path, roots):
@@ -119,7 +119,8 @@ def test_an_append_and_a_new_file_bring_their_words_into_the_vocabulary_at_once(
 def test_a_build_killed_before_its_vocabulary_is_made_whole_still_finds_pieces(db, roots):
     catch_up(db, roots)
     db.execute("INSERT OR REPLACE INTO meta VALUES('vocabulary', 'stale')")  # (as if killed mid-build)
-    db.execute("DELETE FROM terms")
+    db.execute("DELETE FROM term_blocks")
+    db.execute("DELETE FROM hex_blocks")
     assert len(run_query(db, parse("arserErr"), roots).hits) == 1  # (before a catch-up: the piece left to the check)
     catch_up(db, roots)
     assert _vocabulary_is_whole(db) and len(found(db, "arserErr", roots)) == 1
@@ -163,3 +164,23 @@ def test_a_phrase_whose_ends_are_in_many_words_is_still_found(db, tmp_path):
     roots = [str(folder)]
     assert len(found(db, '"zork tailw"', roots)) == 1 and len(found(db, '"headword quu"', roots)) == 1
     assert len(found(db, '"ork tailword and headword qu"', roots)) == 1 and found(db, '"zork headword"', roots) == []
+
+
+def test_long_hex_words_are_found_by_any_piece_without_trigrams(db, roots):
+    catch_up(db, roots)
+    assert HASH in vocabulary.words(db)  # (kept whole, apart from the trigram-indexed blocks)
+    assert vocabulary.holding(db, HASH[9:21], False, False) == [HASH]
+    assert vocabulary.holding(db, HASH[:7], True, False) == [HASH]
+    assert vocabulary.holding(db, HASH[-6:], False, True) == [HASH]
+    assert vocabulary.holding(db, HASH[3:9], True, False) == []
+    for piece in (HASH[9:21], HASH[:7].upper(), f'"{HASH[5:30]}"', f'"out {HASH[:10]}"'):
+        assert len(found(db, piece, roots)) == 1, piece
+
+
+def test_a_word_holding_a_piece_twice_is_found_by_either_end(db, tmp_path, roots):
+    Writer(tmp_path / "sessions" / "twice.jsonl", "pi", time.time()).prompt("ababab xyzabcxyz")
+    catch_up(db, roots)
+    assert vocabulary.holding(db, "bab", False, True) == ["ababab"]
+    assert vocabulary.holding(db, "xyz", False, True) == ["xyzabcxyz"]
+    assert vocabulary.holding(db, "xyz", True, False) == ["xyzabcxyz"]
+    assert len(found(db, '"abcxyz"', roots)) == 1 and len(found(db, "zabcx", roots)) == 1

@@ -128,7 +128,7 @@ def test_the_tree_can_be_read_in_a_thread_while_the_tail_adds_forks(tmp_path):
     the live tail adds to them: no "dictionary changed size"."""
     import threading
 
-    from tests.model.helpers import chain, message
+    from tests.builders.tree import chain, message
 
     path = tmp_path / "live.jsonl"
     path.write_bytes(chain(2))

@@ -6,8 +6,6 @@ context built."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import orjson
 import pytest
 
@@ -15,8 +13,8 @@ from session_tui.commands.check import report
 from session_tui.model.errors import SessionError
 from session_tui.model.session.context import context_items
 from session_tui.model.session.session import open_session
+from tests.support import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"
 FILES = sorted(p for p in SAMPLES.rglob("*.jsonl") if p.stat().st_size < 40_000)
 WRONG = ([], ["x"], {"x": 1}, 7, None, True)
 

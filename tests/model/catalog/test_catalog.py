@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import orjson
 import pytest
@@ -16,9 +15,8 @@ from session_tui.model.catalog.session_info import LIVE_SECONDS
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from tests.builders.claude import line, user_record
-from tests.support import SAMPLES
-
-from .helpers import call, chain, fresh, header, message, result
+from tests.builders.tree import call, chain, fresh, header, message, result
+from tests.support import REPO, SAMPLES
 
 
 def write(path, data: bytes) -> str:
@@ -451,7 +449,7 @@ def test_a_fork_and_the_last_entry_time(tmp_path):
 GEMINI_FILES = sorted(
     str(p)
     for root in ("sample_sessions/gemini", "tests/data/live-2026-12-03/gemini")
-    for p in (Path(__file__).parents[2] / root).glob("*.jsonl")
+    for p in (REPO / root).glob("*.jsonl")
 )
 
 

@@ -8,9 +8,8 @@ import pytest
 
 from session_tui.model.session import parallel
 from session_tui.model.session.session import Session
-
-from .helpers import chain, message, pointer
-from .test_properties import snapshot
+from tests.builders.tree import chain, message, pointer
+from tests.model.session.test_properties import snapshot
 
 
 @pytest.fixture

@@ -21,9 +21,7 @@ from session_tui.model.formats.gemini.client import CLIENT
 from session_tui.model.formats.gemini.reader import INTERRUPTED
 from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.session import open_session
-from tests.support import golden_form
-
-from ..support import REPO, check_json, run_cli
+from tests.support import REPO, check_json, golden_form, run_cli
 
 DATA = REPO / "tests" / "data" / "live-2026-12-03" / "gemini"
 GOLDENS = sorted((REPO / "tests" / "golden" / "gemini").glob("*.json"))

@@ -5,8 +5,7 @@ from __future__ import annotations
 from session_tui.model.session.context import context_at
 from session_tui.model.session.problems import find_notes, find_problems
 from session_tui.model.session.session import open_session
-
-from .helpers import chain, header, message, pointer, summary
+from tests.builders.tree import chain, header, message, pointer, summary
 
 
 def write(tmp_path, *lines: bytes):

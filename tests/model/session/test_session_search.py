@@ -5,9 +5,8 @@ from __future__ import annotations
 from session_tui.model.entries.pairing import partner
 from session_tui.model.session.search import find_text
 from session_tui.model.session.session import open_session
+from tests.builders.tree import call, chain, header, message, result
 from tests.support import SAMPLES
-
-from .helpers import call, chain, header, message, result
 
 
 def test_find_text_forward_backward_and_wrapping():
@@ -68,7 +67,7 @@ def test_a_search_polls_should_stop_between_blocks_and_stops(tmp_path):
     from session_tui.model.errors import Cancelled
     from session_tui.model.session.search import find_all
     from session_tui.model.session.session import open_session
-    from tests.model.helpers import chain
+    from tests.builders.tree import chain
 
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(40_000))  # several MiB: several blocks

@@ -17,9 +17,8 @@ from session_tui.actions.export import export
 from session_tui.model.reading.segment import LineKind
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
-
-from ..support import REPO, check_json
-from .helpers import call, chain, header, message, result
+from tests.builders.tree import call, chain, header, message, result
+from tests.support import REPO, check_json
 
 NEWER = REPO / "tests" / "data" / "newer-writers"
 SAMPLES = REPO / "sample_sessions"

@@ -5,16 +5,15 @@ response's tokens counted once."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from session_tui.model.session.branches import branches, details, label
 from session_tui.model.session.session import open_session
 from session_tui.model.usage.totals import session_usage
-from tests.support import check_json, run_cli
+from tests.support import REPO, check_json, run_cli
 
-LIVE = Path(__file__).resolve().parent.parent / "data" / "live-runs"
+LIVE = REPO / "tests" / "data" / "live-runs"
 RUNS = sorted(LIVE.glob("*/*.jsonl"))
 
 

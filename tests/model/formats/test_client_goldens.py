@@ -23,9 +23,7 @@ from session_tui.model.formats.codex.thread import thread_files
 from session_tui.model.resume.steps import context_steps
 from session_tui.model.session.context import context_items, resume_items
 from session_tui.model.session.session import open_session
-from tests.support import golden_form
-
-from ..support import REPO, check_json, run_cli
+from tests.support import REPO, check_json, golden_form, run_cli
 
 GOLDENS = sorted((REPO / "tests" / "golden").glob("*.json"))
 #: the model the oracle resumes each client with when a golden does not say

@@ -5,8 +5,7 @@ from __future__ import annotations
 from session_tui.model.session.context import context_at, tool_issues
 from session_tui.model.session.problems import find_notes, find_problems
 from session_tui.model.session.session import open_session
-
-from .helpers import call, header, message, result, summary
+from tests.builders.tree import call, header, message, result, summary
 
 
 def write(tmp_path, *lines: bytes, name="s.jsonl"):
@@ -135,8 +134,7 @@ def test_context_and_problems_can_be_stopped(tmp_path):
     import pytest
 
     from session_tui.model.errors import Cancelled
-
-    from .helpers import chain
+    from tests.builders.tree import chain
 
     path = tmp_path / "long.jsonl"
     path.write_bytes(chain(20_000))

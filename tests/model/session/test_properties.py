@@ -17,8 +17,7 @@ from session_tui.model.reading import segment
 from session_tui.model.session.context import context_at
 from session_tui.model.session.problems import find_notes, find_problems
 from session_tui.model.session.session import Session
-
-from .helpers import call, header, message, pointer, result, summary
+from tests.builders.tree import call, header, message, pointer, result, summary
 
 
 @st.composite

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from session_tui.model.session.rows import RowFlag, RowLayout
 from session_tui.model.session.session import open_session
+from tests.builders.tree import chain, header, message, pointer
 from tests.support import SAMPLES
-
-from .helpers import chain, header, message, pointer
 
 
 def layout_of(tmp_path, *lines: bytes):

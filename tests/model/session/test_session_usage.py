@@ -109,9 +109,8 @@ def test_totals_kept_while_indexing_equal_those_read_from_the_records(tmp_path):
 
     from session_tui.model.session.session import open_session
     from session_tui.model.usage.totals import session_usage
+    from tests.builders.tree import chain, message
     from tests.support import SAMPLES
-
-    from .helpers import chain, message
 
     live = tmp_path / "mixed.jsonl"
     live.write_bytes(

@@ -17,11 +17,10 @@ from session_tui.model.session.live_state import Activity, ago, clock, last_writ
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.model.session.writer_liveness import cannot_tell
-from tests.support import SAMPLES, run_cli
+from tests.builders.tree import call, chain, fresh, message, result
+from tests.support import REPO, SAMPLES, run_cli
 
-from .helpers import call, chain, fresh, message, result
-
-LIVE = Path(__file__).resolve().parent.parent / "data" / "live-crashes"
+LIVE = REPO / "tests" / "data" / "live-crashes"
 
 
 HOLD = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"

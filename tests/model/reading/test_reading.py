@@ -8,8 +8,7 @@ import os
 from session_tui.model.reading.segment import LineKind
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import Session, open_session
-
-from .helpers import chain, header, message
+from tests.builders.tree import chain, header, message
 
 
 def append(path, data: bytes) -> None:

@@ -18,9 +18,9 @@ from session_tui.model.formats.codex.thread import thread_files
 from session_tui.model.reading.source import JoinedFiles
 from session_tui.model.session.branches import branches
 from session_tui.model.session.session import open_session
-from tests.support import check_json, run_cli
+from tests.support import REPO, check_json, run_cli
 
-REWIND = Path(__file__).resolve().parent.parent / "data" / "live-rewinds" / "codex"
+REWIND = REPO / "tests" / "data" / "live-rewinds" / "codex"
 FIRST, SEGMENT = sorted(REWIND.glob("*.jsonl"))  # the segment's name is the later: `…<thread>_<segment>.jsonl`
 
 

@@ -21,8 +21,7 @@ from session_tui.model.formats.opencode.database import session_ids
 from session_tui.model.session.context import tool_issues
 from session_tui.model.session.live_state import live_state
 from session_tui.model.session.session import open_session
-
-from ..support import REPO, check_json, run_cli
+from tests.support import REPO, check_json, run_cli
 
 RUNS = REPO / "tests" / "data" / "live-2026-12-03" / "opencode"
 CRASH_ID = "ses_dc486f233ffeZIh7BHTlbpc31f"
@@ -259,7 +258,7 @@ def test_a_tool_part_is_its_calls_result_and_only_an_open_one_has_none(tmp_path)
 def test_the_terminal_ui_opens_a_session_of_a_database_and_lists_the_database(tmp_path):
     """``session-tui opencode.db#ID`` opens the session's view; the folder
     holding the database opens the picker with the session as a row."""
-    from ..terminal import Terminal
+    from tests.terminal import Terminal
 
     db = _copy("crash", tmp_path)
     with Terminal(f"{db}#{CRASH_ID}", "--no-watch") as term:
