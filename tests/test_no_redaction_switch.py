@@ -13,7 +13,7 @@ from session_tui.cli import main
 from session_tui.model.privacy.secrets import mark
 from session_tui.model.sanitize import inert
 from session_tui.ui.app import SessionApp
-from tests.test_secrets_cli import ANTHROPIC, secret_session
+from tests.commands.test_secrets_cli import ANTHROPIC, secret_session
 
 from .ui.pilot_support import detail_caught_up, session_screen, visible_text
 

@@ -10,9 +10,9 @@ from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.text_view import TextViewScreen
 from session_tui.ui.widgets.detail import FOLD_LINES
 from tests.builders.claude import session_with_commands
+from tests.commands.test_export import HOSTILE
+from tests.commands.test_secrets_cli import ANTHROPIC, ANTHROPIC_TEXT
 from tests.support import REPO
-from tests.test_export import HOSTILE
-from tests.test_secrets_cli import ANTHROPIC, ANTHROPIC_TEXT
 
 from .pilot_support import detail_caught_up, session_screen, visible_text, wait_for
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from session_tui.ui.app import SessionApp
-from tests.test_cli_paths import binary_piece
+from tests.commands.test_cli_paths import binary_piece
 
 from .pilot_support import picker_read, wait_for
 

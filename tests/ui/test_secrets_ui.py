@@ -7,7 +7,7 @@ from session_tui.model.privacy.secrets import mark
 from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.secrets import SecretsScreen
 from session_tui.ui.screens.text_view import TextViewScreen
-from tests.test_secrets_cli import ANTHROPIC, GITHUB, SECRETS, secret_session
+from tests.commands.test_secrets_cli import ANTHROPIC, GITHUB, SECRETS, secret_session
 
 from .pilot_support import cursor_line, detail_caught_up, session_screen, visible_text, wait_for
 

@@ -19,7 +19,7 @@ from session_tui.model.session.context import context_at, context_items
 from session_tui.model.session.session import open_session
 from session_tui.ui.app import SessionApp
 from tests.builders.tree import header, message, result, summary
-from tests.support import SAMPLES, run_cli
+from tests.support import REPO, SAMPLES, run_cli
 from tests.ui.pilot_support import session_screen, wait_for
 
 BRANCHED = SAMPLES / "tree" / "branched-summary.jsonl"
@@ -453,9 +453,7 @@ def test_the_html_page_reads_as_a_conversation():
     """A Claude Code run: each response one section, each result under its
     call with the tool's name and what it ran, failed results marked,
     thinking folded, a header with title, time, models, tokens, problems."""
-    live = (
-        Path(__file__).resolve().parent / "data" / "live-runs" / "claude" / "f754b62a-7bdd-4e42-bceb-db6fb1e1377f.jsonl"
-    )
+    live = REPO / "tests" / "data" / "live-runs" / "claude" / "f754b62a-7bdd-4e42-bceb-db6fb1e1377f.jsonl"
     with open_session(live) as session:
         page = export(session, "html")
         responses = len({session.format.view(session.record(e)).step for e in session.active_path()} - {None})

@@ -16,9 +16,9 @@ from session_tui.model.privacy.secrets import mark
 from session_tui.model.session.session import open_session
 from session_tui.model.session.usage import entry_tokens
 from tests.builders.claude import CAVEAT, command, session_with_commands, stdout
+from tests.commands.test_export import HOSTILE, RAW_CONTROLS, assert_only_our_markup
+from tests.commands.test_secrets_cli import ANTHROPIC, ANTHROPIC_TEXT
 from tests.support import REPO, run_cli
-from tests.test_export import HOSTILE, RAW_CONTROLS, assert_only_our_markup
-from tests.test_secrets_cli import ANTHROPIC, ANTHROPIC_TEXT
 
 #: written by Claude Code 2.1.328 in its interactive UI: /model opus, a prompt, !ls -1, /model sonnet, /context
 COMMANDS = REPO / "tests" / "data" / "commands" / "claude" / "50a4beee-fccb-40ea-8981-cf5c4b706f30.jsonl"
