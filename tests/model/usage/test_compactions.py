@@ -11,6 +11,9 @@ from session_tui.model.formats.base import CONTINUED
 from session_tui.model.session.session import open_session
 from session_tui.model.usage.compactions import compactions
 from tests.builders.claude import assistant_record, user_record
+from tests.builders.pi import call as pi_call
+from tests.builders.pi import entry as pi_entry
+from tests.builders.pi import header as pi_header
 from tests.model.usage.test_usage import write
 from tests.support import REPO, SAMPLES
 
@@ -81,25 +84,6 @@ def test_claude_a_continued_session_has_an_empty_span_that_says_so(tmp_path):
     )
     (only,) = found(path)
     assert only["span"] == {"first_line": None, "last_line": None, "entries": 0, "note": CONTINUED}
-
-
-def pi_entry(n, parent, kind="message", **fields):
-    return {"type": kind, "id": f"e{n}", "parentId": parent, "timestamp": f"2026-03-14T09:12:{n:02d}.000Z", **fields}
-
-
-def pi_call(n, parent, command):
-    message = {
-        "role": "assistant",
-        "content": [{"type": "toolCall", "id": f"c{n}", "name": "bash", "arguments": {"command": command}}],
-        "model": "claude-sonnet-4-5",
-        "provider": "anthropic",
-        "usage": {"input": 10, "output": 5, "cacheRead": 100, "cacheWrite": 0},
-    }
-    return pi_entry(n, parent, message=message)
-
-
-def pi_header(version):
-    return {"type": "session", "version": version, "id": "p-1", "timestamp": "2026-03-14T09:12:00.000Z", "cwd": "/w"}
 
 
 def test_pi_spans_end_before_first_kept_and_start_at_the_previous_ones_first_kept(tmp_path):
