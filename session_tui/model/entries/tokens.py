@@ -11,6 +11,11 @@ IN_KEYS = ("prompt_tokens", "input_tokens")
 OUT_KEYS = ("completion_tokens", "output_tokens")
 
 
+def int_or_none(value: object) -> int | None:
+    """``value`` if it is an integer (a bool is none), else None: a count as a record may hold it."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def first_count(usage: Mapping[str, object], keys: Iterable[str]) -> int:
     """The first of ``keys`` that ``usage`` holds a count under (a negative
     or non-integer count is none); 0 without one."""

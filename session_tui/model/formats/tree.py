@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..entries.tokens import int_or_none
 from ..entries.tree import path_of_runs
 from ..entries.view import EntryView
 from ..errors import STOP_EVERY, check_stop
@@ -246,16 +247,12 @@ class TreeFormat(OpenAIMessages, Format):
                 kind="summary",
                 role="summary",
                 text=text if isinstance(text, str) else "",
-                tokens_before=_int(record.get("tokensBefore")),
-                tokens_after=_int(record.get("tokensAfter")),
+                tokens_before=int_or_none(record.get("tokensBefore")),
+                tokens_after=int_or_none(record.get("tokensAfter")),
                 **fields,
             )
         message = record.get("message")
         return message_view(message if isinstance(message, dict) else {}, **fields)
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def build_context(

@@ -9,25 +9,23 @@ the record it compacted (``logicalParentUuid``) as a summary node, and the
 model's context starts after it; the lines of one response are merged into
 one message there, as Claude Code sends them. The active leaf is not stored: it is the
 newest non-sidechain user/assistant leaf. Files copied by resume/fork repeat
-earlier uuids: the first copy wins, quietly. Sub-agent transcripts live in
-``<session id>/subagents/agent-<id>.jsonl`` beside the file.
+earlier uuids: the first copy wins, quietly. Sub-agents and forks: links.py.
 """
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...entries.pairing import partner
+from ...entries.tokens import int_or_none
 from ...entries.view import EntryView, content_text
 from ...errors import check_stop
-from ...reading.records import BadLine, name_of
+from ...reading.records import name_of
 from ...reading.segment import LineKind, Segment, Shape
 from ..anthropic_messages import AnthropicMessages, failed_result, read_blocks, shape_of
 from ..base import CONTINUED, Compacted, Format, Sent, Session, path_up
+from . import links
 from .attachments import promoted, render, text_of, with_reminder, wrapped
 from .client import CLIENT
 from .resume import resume_model_of, same_response, sent_on_resume, system_turns, wraps_system_turns
@@ -60,8 +58,6 @@ TITLE_FIELDS: dict[Any, tuple[str, int]] = {
     "ai-title": ("aiTitle", 2),
     "summary": ("summary", 1),
 }
-SUBAGENT_SKIP = "agent-acompact-"  # internal compaction helpers, not spawned by a call
-_AGENT_IN_TEXT = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _USAGE_IN = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
@@ -75,15 +71,6 @@ class _LeafTimes:
     """The time each leaf's branch last spoke, by leaf: kept between calls."""
 
     seen: dict[int, tuple[int, str]] = field(default_factory=dict)
-
-
-@dataclass
-class _SubagentScan:
-    """Which results name which subagent transcript, scanned up to ``scanned``."""
-
-    wanted: dict[str, str] | None = None
-    scanned: int = 0
-    found: dict[int, str] = field(default_factory=dict)
 
 
 class ClaudeFormat(AnthropicMessages, Format):
@@ -340,8 +327,8 @@ class ClaudeFormat(AnthropicMessages, Format):
                 text=f"{record.get('content') or 'Conversation compacted'}"
                 + (f" ({trigger})" if isinstance(trigger, str) else "")
                 + ": the summary follows; the model's context starts there",
-                tokens_before=_int(meta.get("preTokens")),
-                tokens_after=_int(meta.get("postTokens")),
+                tokens_before=int_or_none(meta.get("preTokens")),
+                tokens_after=int_or_none(meta.get("postTokens")),
                 **fields,
             )
         if kind in ("user", "assistant"):
@@ -375,57 +362,10 @@ class ClaudeFormat(AnthropicMessages, Format):
 
     # -- sub-agents -----------------------------------------------------------------
     def subagents(self, session: Session) -> dict[int, str]:
-        """Sub-agent transcripts found beside the file, by the entry of the
-        Task/Agent call whose result names their agent id
-        (``toolUseResult.agentId`` or ``agentId: …`` in its text). Files no
-        result names are left out."""
-        folder = os.path.join(
-            os.path.dirname(session.path), os.path.basename(session.path).removesuffix(".jsonl"), "subagents"
-        )
-        try:
-            names = sorted(
-                n
-                for n in os.listdir(folder)
-                if n.startswith("agent-") and n.endswith(".jsonl") and not n.startswith(SUBAGENT_SKIP)
-            )
-        except OSError:
-            return {}
-        wanted = {n[len("agent-") : -len(".jsonl")]: os.path.join(folder, n) for n in names}
-        memo = session.memo.of(_SubagentScan)
-        if memo.wanted != wanted:  # new transcripts: look at every result again
-            memo.wanted, memo.scanned, memo.found = wanted, 0, {}
-        found = memo.found
-        tree = session.tree
-        for entry in range(memo.scanned, tree.count):  # only results added since the last call
-            if not tree.shape[entry] & Shape.RESULT:
-                continue
-            for agent_id in _agent_ids(session.record(entry)):
-                if agent_id in wanted:
-                    call = partner(session, entry)
-                    found[entry if call is None else call] = wanted[agent_id]
-        memo.scanned = tree.count
-        return dict(found)
+        return links.subagents(session)
 
     def origin(self, session: Session) -> str | None:
-        """A fork copies its source's records, each with ``forkedFrom``: the
-        last copied one names the record it was forked at (found by bisection:
-        the copies are a prefix of the file)."""
-
-        def forked(entry: int) -> dict[str, Any] | None:
-            try:
-                value = session.record(entry).get("forkedFrom")
-            except (BadLine, OSError):
-                return None
-            return value if isinstance(value, dict) and value.get("sessionId") else None
-
-        if not session.tree.count or forked(0) is None:
-            return None
-        low, high = 0, session.tree.count - 1  # forked(low) holds; find the last that does
-        while low < high:
-            mid = (low + high + 1) // 2
-            low, high = (mid, high) if forked(mid) is not None else (low, mid - 1)
-        last = forked(low)  # None only if the record could not be read again
-        return None if last is None else f"session {last.get('sessionId')} at {last.get('messageUuid')}"
+        return links.origin(session)
 
 
 def _side_file(session: Session) -> bool:
@@ -494,21 +434,6 @@ def _sent_aside(session: Session, entry: int) -> bool:
         return False
     record = session.record(entry)
     return record.get("type") == "attachment" and render(record.get("attachment")) is not None
-
-
-def _agent_ids(record: dict[str, Any]) -> list[str]:
-    found: list[str] = []
-    result = record.get("toolUseResult")
-    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
-        found.append(result["agentId"])
-    for block in _message(record).get("content") or ():
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            found.extend(_AGENT_IN_TEXT.findall(content_text(block.get("content"))))
-    return found
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _tokens(usage: object) -> dict[str, Any] | None:
