@@ -6,7 +6,7 @@ fields; ``words`` is a contentless FTS5 table of its words with their
 positions (``detail=full``: a phrase of common words is asked for as a
 phrase; without them the index is a third smaller, but "message message"
 was every record holding the word, each read back: 1.2 s, not 30 ms), and
-``terms`` and ``term_grams`` its vocabulary
+``term_blocks``, ``hex_blocks`` and ``term_grams`` its vocabulary
 and the trigrams of it, by which a piece inside a word is found
 (``vocabulary``); every candidate is checked against the record itself. A document's id
 is made from its time (``document_id``), so the index gives candidates
@@ -35,9 +35,10 @@ from .vocabulary import TOKENIZER
 T = TypeVar("T")
 
 NAME = "search.sqlite"
-SCHEMA = 7  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
+SCHEMA = 8  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
 # 4: words, not trigrams (pieces inside words through the vocabulary); 5: words with their positions;
-# 6: ``_`` cuts words; 7: a client's telemetry left out (``Format.unsearched``)
+# 6: ``_`` cuts words; 7: a client's telemetry left out (``Format.unsearched``); 8: the vocabulary in blocks
+# (of sorted words, trigrams per block, long hex words apart), no unique index of it
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(
@@ -49,7 +50,8 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     body, tokenize="{TOKENIZER}", content='', detail='full', columnsize=0);
-CREATE TABLE IF NOT EXISTS terms(id INTEGER PRIMARY KEY, term TEXT UNIQUE NOT NULL);
+CREATE TABLE IF NOT EXISTS term_blocks(id INTEGER PRIMARY KEY, terms TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hex_blocks(id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS term_grams USING fts5(
     term, tokenize='trigram case_sensitive 1', content='', detail='none', columnsize=0);
 """

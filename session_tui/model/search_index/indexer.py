@@ -268,9 +268,9 @@ def _index_file(
                     (path, batch.fmt, size, mtime_ns, plan.head),
                 )
                 file_id = cursor.lastrowid
-            _insert(db, [(file_id, *doc) for doc in batch.docs], batch.texts)
-            if words:
+            if words:  # (before the batch is in the index: its words the index did not hold are new)
                 vocabulary.add_texts(db, batch.texts)
+            _insert(db, [(file_id, *doc) for doc in batch.docs], batch.texts)
             done.documents += len(batch.docs)
             # (a big file: what is done committed, resumed from there if killed; -1: not done)
             reached = (batch.reached, batch.lines, batch.model, batch.calls)

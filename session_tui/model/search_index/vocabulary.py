@@ -15,15 +15,21 @@ ignoring case through the vocabulary below.
 
 A query's words match anywhere inside the text's (``Parser`` in
 ``JsonlParserError``, a hash's middle, a run of CJK text, which has no
-spaces and is one word): ``terms`` lists each word the index holds, once,
-and ``term_grams`` is a trigram index over them (lower-cased as Python
-does, as the check of a hit does), so the words holding a piece are found
-without reading the vocabulary through; the index is then asked for those
-words. The vocabulary is kept as current as the index: in the transaction
-that writes a batch's documents (its words read by a scratch FTS5 table of
-the same tokenizer), or, for a build of much at once, from the index's own
-list (``fts5vocab``) once at its end, the index marked ``stale`` meanwhile
-(a killed build's vocabulary is made whole by the next catch-up; a search
+spaces and is one word): the vocabulary keeps each word the index holds,
+once, in blocks of BLOCK words (``term_blocks``), and
+``term_grams`` is a trigram index over the blocks (lower-cased as Python
+does, as the check of a hit does), so the blocks that may hold a piece are
+found and read through, word by word, without reading the vocabulary
+through; the index is then asked for the words found. Long hex words
+(hashes, ids: a quarter of a real vocabulary, whose trigrams every block
+of them would hold) are kept apart (``hex_blocks``), out of the trigrams,
+and read through only for a piece of hex digits. The vocabulary is kept
+as current as the index: in the transaction that writes a batch's
+documents (its words read by a scratch FTS5 table of the same tokenizer,
+those the index does not hold yet written as new blocks), or, for a build
+of much at once, made anew from the index's own sorted list
+(``fts5vocab``) once at its end, the index marked ``stale`` meanwhile (a
+killed build's vocabulary is made whole by the next catch-up; a search
 meanwhile takes a piece as unconstrained, and reads more)."""
 
 from __future__ import annotations
@@ -60,34 +66,64 @@ def mark_stale(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES('vocabulary', 'stale')")
 
 
-_NEW_GRAMS = (  # (a word of ASCII is lower case already: the tokenizer folds it; the others are folded here)
-    "INSERT INTO term_grams(rowid, term) SELECT id, term FROM terms WHERE id > ? AND NOT term GLOB '*[^\x01-\x7f]*'"
-)
+BLOCK = 64  # words per block of the vocabulary, its trigrams indexed per block (128: 10 % smaller, twice the scan)
+HEX_BLOCK = 8192  # long hex words per block (never looked up by trigram: read through, as they are)
+_HEX = re.compile(r"[0-9a-f]{16,}")  # a long hex word (a hash, an id): its trigrams are every block's
+_HEX_PIECE = re.compile(r"[0-9a-f]+")
 
 
-def _add(db: sqlite3.Connection, terms: Iterable[str] | None = None) -> None:
-    """``terms`` (None: every word of the index) into the vocabulary, the
-    new ones' trigrams with them (in the caller's transaction). (Their ids
-    run on: the trigram index keeps the gaps between ids, small; a hash of
-    each word for its id, to keep the words without a second index of
-    them, made it four times bigger.)"""
-    last = db.execute("SELECT coalesce(max(id), 0) FROM terms").fetchone()[0]
-    if terms is None:
-        db.execute(
-            "INSERT OR IGNORE INTO terms(term) SELECT term FROM temp.words_vocab"
-            " WHERE NOT (length(term) = 3 AND unicode(term) BETWEEN ? AND ?)",
-            (BASE, BASE + 0xFF),
-        )
-    else:
-        db.executemany("INSERT OR IGNORE INTO terms(term) VALUES(?)", ((t,) for t in terms if not _mark(t)))
-    db.execute(_NEW_GRAMS, (last,))
-    beyond = db.execute("SELECT id, term FROM terms WHERE id > ? AND term GLOB '*[^\x01-\x7f]*'", (last,))
-    db.executemany("INSERT INTO term_grams(rowid, term) VALUES(?, ?)", [(k, t.lower()) for k, t in beyond])
+def _blocks(db: sqlite3.Connection, terms: Iterable[str]) -> None:
+    """``terms`` (new to the vocabulary, sorted) written as blocks: the long
+    hex words in ``hex_blocks``, the others in ``term_blocks`` with their
+    trigrams (lower-cased as Python does) in ``term_grams`` under the block's id."""
+    words: list[str] = []
+    hexes: list[str] = []
+    for term in terms:
+        if _mark(term):
+            continue
+        if _HEX.fullmatch(term):
+            hexes.append(term)
+            if len(hexes) >= HEX_BLOCK:
+                _write(db, "hex_blocks", hexes)
+                hexes = []
+        else:
+            words.append(term)
+            if len(words) >= BLOCK:
+                _write(db, "term_blocks", words)
+                words = []
+    _write(db, "term_blocks", words)
+    _write(db, "hex_blocks", hexes)
+
+
+def _write(db: sqlite3.Connection, table: str, terms: list[str]) -> None:
+    if not terms:
+        return
+    text = "\n".join(terms)
+    if table == "hex_blocks":  # (as they are: read through by bytes.find, no decompressing; zlib only halves them)
+        db.execute("INSERT INTO hex_blocks(terms) VALUES(?)", (text.encode("ascii"),))
+        return
+    block = db.execute(
+        "INSERT INTO term_blocks(terms) VALUES(?)", (text,)
+    ).lastrowid  # (zlib: half the size, 2x a lookup)
+    # (a word of ASCII is lower case already: the tokenizer folds it)
+    db.execute("INSERT INTO term_grams(rowid, term) VALUES(?, ?)", (block, text if text.isascii() else text.lower()))
+
+
+def _known(db: sqlite3.Connection, term: str) -> bool:
+    """Whether the index holds ``term`` (a first document of it found: no
+    list of its documents read through)."""
+    return (
+        db.execute("SELECT 1 FROM words WHERE words MATCH ? LIMIT 1", ('"' + term.replace('"', '""') + '"',)).fetchone()
+        is not None
+    )
 
 
 def add_texts(db: sqlite3.Connection, texts: list[str]) -> None:
-    """The words of ``texts`` (a batch just indexed) into the vocabulary, as
-    the index's tokenizer cuts them."""
+    """The words of ``texts`` (a batch about to be indexed, in the caller's
+    transaction) that the index does not hold yet into the vocabulary, as
+    the index's tokenizer cuts them. (Asked of the index itself before the
+    batch is written: no second list of the words, nor a unique index of
+    them, to keep them once.)"""
     if not texts:
         return
     scratch = sqlite3.connect(":memory:")
@@ -97,17 +133,22 @@ def add_texts(db: sqlite3.Connection, texts: list[str]) -> None:
         )
         scratch.execute("CREATE VIRTUAL TABLE v USING fts5vocab(b, row)")
         scratch.executemany("INSERT INTO b(rowid, body) VALUES(?, ?)", enumerate(texts, 1))
-        _add(db, (row[0] for row in scratch.execute("SELECT term FROM v")))
+        terms = [row[0] for row in scratch.execute("SELECT term FROM v")]
     finally:
         scratch.close()
+    _blocks(db, [t for t in terms if not _mark(t) and not _known(db, t)])
 
 
 def refresh(db: sqlite3.Connection) -> None:
-    """The vocabulary made whole from the index's own list of its words (one transaction)."""
+    """The vocabulary made anew from the index's own list of its words, in
+    order (one transaction)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_vocab USING fts5vocab(main, words, row)")
-        _add(db)
+        db.execute("DELETE FROM term_blocks")
+        db.execute("DELETE FROM hex_blocks")
+        db.execute("INSERT INTO term_grams(term_grams) VALUES('delete-all')")
+        _blocks(db, (row[0] for row in db.execute("SELECT term FROM temp.words_vocab")))
         db.execute("DELETE FROM meta WHERE key='vocabulary'")
         db.execute("COMMIT")
     except BaseException:
@@ -116,10 +157,23 @@ def refresh(db: sqlite3.Connection) -> None:
         raise
 
 
+def words(db: sqlite3.Connection) -> list[str]:
+    """Every word the vocabulary keeps, block by block (a test's and a
+    diagnostic's: each word once, the index's own words all there)."""
+    out: list[str] = []
+    for (block,) in db.execute("SELECT terms FROM term_blocks ORDER BY id"):
+        out += block.split("\n")
+    for (block,) in db.execute("SELECT terms FROM hex_blocks ORDER BY id"):
+        out += block.decode("ascii").split("\n")
+    return out
+
+
 def holding(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> list[str] | None:
     """The index's words that hold ``piece`` ignoring case (``starts``: that
     begin with it; ``ends``: that end with it; both: that are it); None:
-    too many of them to be worth asking for, or a piece too short to look up."""
+    too many of them to be worth asking for, or a piece too short to look up.
+    The blocks whose trigrams hold the piece's are read through, and the
+    long hex words too when the piece could be in one."""
     folded = piece.lower()
     if starts and ends and folded.isascii():
         return [folded]  # (the tokenizer folds ASCII as lower() does)
@@ -127,16 +181,55 @@ def holding(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> lis
         return None
     grams = list(dict.fromkeys(folded[k : k + GRAM] for k in range(len(folded) - GRAM + 1)))
     expression = " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
-    found = []
-    rows = db.execute(
-        "SELECT t.term FROM term_grams g JOIN terms t ON t.id = g.rowid WHERE term_grams MATCH ?", (expression,)
+    found: list[str] = []
+    blocks = db.execute(
+        "SELECT b.terms FROM term_grams g JOIN term_blocks b ON b.id = g.rowid WHERE term_grams MATCH ?", (expression,)
     )
-    for (term,) in rows:
+    for (block,) in blocks:
+        if not _scan(block, folded, starts, ends, found):
+            return None
+    if _HEX_PIECE.fullmatch(folded):
+        for (block,) in db.execute("SELECT terms FROM hex_blocks"):
+            if not _scan_hex(block, folded.encode("ascii"), starts, ends, found):
+                return None
+    return found
+
+
+def _scan_hex(text: bytes, piece: bytes, starts: bool, ends: bool, found: list[str]) -> bool:
+    """``_scan`` of a block of long hex words (ASCII, one a line)."""
+    at = text.find(piece)
+    while at >= 0:
+        begin = text.rfind(b"\n", 0, at) + 1
+        end = text.find(b"\n", at)
+        end = len(text) if end < 0 else end
+        if (not starts or text.startswith(piece, begin)) and (not ends or text.endswith(piece, begin, end)):
+            found.append(text[begin:end].decode("ascii"))
+            if len(found) > MANY:
+                return False
+        at = text.find(piece, end)  # (the next word: each word once)
+    return True
+
+
+def _scan(text: str, folded: str, starts: bool, ends: bool, found: list[str]) -> bool:
+    """The words of a block (``text``, one a line) holding ``folded`` onto
+    ``found``; False once there are more than MANY."""
+    if text.isascii():  # (lower case already: found in the block's text at once)
+        at = text.find(folded)
+        while at >= 0:
+            begin = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            if (not starts or text.startswith(folded, begin)) and (not ends or text.endswith(folded, begin, end)):
+                found.append(text[begin:end])
+                if len(found) > MANY:
+                    return False
+            at = text.find(folded, end)  # (the next word: each word once)
+        return True
+    for term in text.split("\n"):
         low = term.lower()
-        at = low.find(folded)
-        if at < 0 or (starts and not low.startswith(folded)) or (ends and not low.endswith(folded)):
+        if folded not in low or (starts and not low.startswith(folded)) or (ends and not low.endswith(folded)):
             continue
         found.append(term)
         if len(found) > MANY:
-            return None
-    return found
+            return False
+    return True
