@@ -11,7 +11,7 @@ was pushed with redaction on and is now pushed with it off (or the other
 way) is sent again from its start. A file whose size and time are those
 pushed is not read at all: two pushes of the same state change nothing.
 
-Every batch of a file (up to ``BATCH`` bytes of lines) is one transaction:
+Every batch of a file (up to ``lines.BATCH`` bytes of lines) is one transaction:
 its lines and the file's row saying how far it got. A push killed mid-way
 leaves each file a prefix of whole lines, which the next push finishes.
 Commits are asynchronous (``synchronous_commit = off``, the connection's
@@ -34,30 +34,24 @@ import os
 import re
 import socket
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 from ..catalog.cache import list_session_files
 from ..catalog.info_reader import read_info
 from ..errors import SessionError
 from ..formats.opencode.database import DB_NAME
-from ..privacy.redact import Redactor, redacted_name
+from ..privacy.redact import redacted_name
 from ..reading.archived import connect, describe, shown_url
 from ..reading.source import is_url
 from ..sanitize import inert_line
+from .lines import chunks, columns, redacted_lines, redacted_name_of_path, redacted_tail, signed
 from .schema import require
 
 HEAD = 4096  # bytes of a file's start that say it is still the same file
-BATCH = 8 << 20  # bytes of a file's lines per transaction
-JSONB_MAX = 64 << 20  # a longer line is kept as text only (jsonb has limits of its own)
-#: what may be the end of a secret cut in two, at the end of a torn line
-_LAST_WORD = re.compile(rb"[A-Za-z0-9_\-+/=.:~]+\Z")
 _BAD_MACHINE = re.compile(r"[/\x00-\x1f\x7f]")
 _LINES = "COPY lines (file_id, start, line_no, byte_offset, terminated, text, raw, record) FROM STDIN"
-_SIGNED = 1 << 63
 
 
 @dataclass
@@ -269,10 +263,10 @@ class Pusher:
         )
         how = "new" if row is None else ("grown" if again is None else f"sent again: {again}")
         done = Pushed(path, how, fmt, stored=stored if stored != path else None)
-        identity = (_signed(st.st_dev), _signed(st.st_ino))
+        identity = (signed(st.st_dev), signed(st.st_ino))
         file_id = row.id if row is not None else None
         first = True
-        for chunk, last in _chunks(fd, at.offset, size):
+        for chunk, last in chunks(fd, at.offset, size):
             with self.conn.transaction():
                 if first:
                     file_id = self._begin(file_id, stored, fmt, row, again, at)
@@ -346,11 +340,11 @@ class Pusher:
         raws = (complete + sep).split(b"\n")[:-1] if sep else []
         if not sep:
             rest = chunk
-        shown = self._redacted(complete, raws) if self.redact and raws else raws
+        shown = redacted_lines(complete, raws) if self.redact and raws else raws
         rows: list[tuple[Any, ...]] = []
         offset, line_no, stream = at.offset, at.line_no, at.stream
         for raw, line in zip(raws, shown, strict=True):
-            text, blob, record = _columns(line)
+            text, blob, record = columns(line)
             line_no += 1
             rows.append((file_id, stream, line_no, offset, True, text, blob, record))
             stream += len(line) + 1
@@ -360,9 +354,9 @@ class Pusher:
             at.tail_sha256 = hashlib.sha256(raws[-1]).digest()
         tail: bytes | None = None
         if last and rest:
-            tail = self._redacted_tail(rest) if self.redact else rest
+            tail = redacted_tail(rest) if self.redact else rest
             if tail:  # (under redaction, a torn line that was one word is not kept)
-                text, blob, record = _columns(tail)
+                text, blob, record = columns(tail)
                 rows.append((file_id, stream, line_no + 1, offset, False, text, blob, record))
             else:
                 tail = None
@@ -394,83 +388,12 @@ class Pusher:
         except psycopg.errors.DataError:
             return False
 
-    @staticmethod
-    def _redacted(complete: bytes, raws: list[bytes]) -> list[bytes]:
-        redactor = Redactor()
-        lines = redactor.jsonl(complete + b"\n").split(b"\n")[:-1]
-        if len(lines) == len(raws):
-            return lines
-        return [_redact_line(redactor, raw) for raw in raws]  # (never: a mark holds no newline)
-
-    @staticmethod
-    def _redacted_tail(tail: bytes) -> bytes:
-        line = _redact_line(Redactor(), tail)
-        try:
-            orjson.loads(line)
-            return line  # a whole record, only its newline missing
-        except orjson.JSONDecodeError:
-            return _LAST_WORD.sub(b"", line)
-
-
-def _redact_line(redactor: Redactor, raw: bytes) -> bytes:
-    if raw.endswith(b"\r"):
-        return redactor.line(raw[:-1]) + b"\r"
-    return redactor.line(raw)
-
-
-def redacted_name_of_path(path: str) -> str:
-    """``path`` with a secret in any of its parts masked as a file name is (``REDACTED-<kind>-<sha8>``)."""
-    return "/".join(redacted_name(part) if part else part for part in path.split("/"))
-
-
-def _columns(line: bytes) -> tuple[str | None, bytes | None, str | None]:
-    """(text, raw bytes, jsonb text) of one stored line: its text when it
-    is UTF-8 without NUL, else its bytes; its record where it parses as JSON
-    that jsonb accepts (no ``\\u0000``: jsonb refuses it)."""
-    if b"\x00" in line:
-        return None, line, None
-    try:
-        text = line.decode()
-    except UnicodeDecodeError:
-        return None, line, None
-    if len(line) > JSONB_MAX or b"\\u0000" in line or not line.lstrip(b" \t").startswith((b"{", b"[")):
-        return text, None, None
-    try:
-        orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return text, None, None
-    return text, None, text
-
-
-def _chunks(fd: int, start: int, size: int) -> Iterator[tuple[bytes, bool]]:
-    """The file's bytes from ``start`` to ``size`` in pieces of whole lines
-    (about BATCH bytes; a longer line whole), the last piece with what
-    follows the last newline; each with whether it is the last."""
-    pos = start
-    carry = b""
-    while pos < size or carry:
-        data = os.pread(fd, min(BATCH, size - pos), pos) if pos < size else b""
-        pos += len(data)
-        if not data and pos < size:  # (the file shrank while read: what was read is all there is)
-            size = pos
-        buf = carry + data
-        if pos >= size:
-            yield buf, True
-            return
-        cut = buf.rfind(b"\n")
-        if cut < 0:
-            carry = buf  # a line longer than a batch: read on
-            continue
-        carry = buf[cut + 1 :]
-        yield buf[: cut + 1], False
-    yield b"", True  # (nothing new: the row still says so)
-
 
 def _why_again(fd: int, row: _Row, size: int, identity: tuple[int, int], head: bytes, redact: bool) -> str | None:
     """Why a file pushed before must be sent again from its start (None: it grew, or is as it was)."""
     if size < row.size:
         return "it shrank"
-    if (row.device, row.inode) != (_signed(identity[0]), _signed(identity[1])):
+    if (row.device, row.inode) != (signed(identity[0]), signed(identity[1])):
         return "another file at its path"
     if len(head) < row.head_length or hashlib.sha256(head[: row.head_length]).digest() != row.head_sha256:
         return "its first bytes changed"
@@ -481,11 +404,6 @@ def _why_again(fd: int, row: _Row, size: int, identity: tuple[int, int], head: b
         if hashlib.sha256(last).digest() != row.tail_sha256:
             return "its last pushed line changed"
     return None
-
-
-def _signed(value: int) -> int:
-    """An unsigned 64-bit number (a device, an inode) as PostgreSQL's bigint holds it."""
-    return value - (1 << 64) if value >= _SIGNED else value
 
 
 def push(
