@@ -25,3 +25,21 @@ def human_seconds(seconds: float, second_digits: int = 1) -> str:
     if seconds < 3600:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def clock(seconds: float) -> str:
+    """``0:12``, ``12:05``, ``1:02:03``."""
+    total = max(0, int(seconds))
+    hours, rest = divmod(total, 3600)
+    return f"{hours}:{rest // 60:02}:{rest % 60:02}" if hours else f"{rest // 60}:{rest % 60:02}"
+
+
+def ago(seconds: float) -> str:
+    """``40 s``, ``25 min``, ``3 h``, ``12 days``."""
+    if seconds < 60:
+        return f"{int(seconds)} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 86400 * 2:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} days"

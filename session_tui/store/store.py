@@ -42,7 +42,8 @@ from typing import Any
 from ..model.errors import SessionError
 from ..model.reading import json_text, open_writers, own_writes
 from ..model.reading import records as records_io
-from ..model.session.live_state import LiveState, ago, live_state
+from ..model.session.live_state import LiveState, live_state
+from ..model.words import ago
 from .fingerprint import Fingerprint, last_line
 from .live_copy import copy_tail, settle
 from .refusals import LiveWriter, Refused, WriteFailed
@@ -202,7 +203,7 @@ class Store:
         after it (not to hold up the write): the last entry before our
         appended bytes, or the backup's, no later than the file's mtime then."""
         from ..model.entries.view import parse_time
-        from ..model.session.live_state import last_written
+        from ..model.session.last_write import last_written
         from ..model.session.session import open_session
 
         try:

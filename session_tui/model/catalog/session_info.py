@@ -42,7 +42,7 @@ class SessionInfo:
     @property
     def last_activity(self) -> float:
         """When the agent last wrote the session, as its live state tells it
-        (``model.session.live_state.last_written``): its last entry's time
+        (``model.session.last_write.last_written``): its last entry's time
         when earlier than the file's (a copied or touched file's mtime says
         nothing of that), the time before session-tui's own last edit while
         the file is as that left it; else its mtime."""
@@ -58,7 +58,7 @@ class SessionInfo:
             if ours:
                 return agent
         mtime = self.mtime_ns / 1e9
-        return min(mtime, self.last_time) if self.last_time else None  # (no entry time: as live_state.last_written)
+        return min(mtime, self.last_time) if self.last_time else None  # (no entry time: as last_write.last_written)
 
     def state(self, now: float | None = None, stuck_after: float | None = None) -> Decision:
         """The agent's state by the live state's one rule (``live_state.judge``,

@@ -27,7 +27,6 @@ cut off mid-answer or a torn last line left for TORN_QUIET seconds.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +39,8 @@ from ..reading import own_writes
 from ..reading.segment import Shape
 from ..sanitize import inert_line
 from ..settings import STUCK_AFTER
+from ..words import ago, clock
+from .last_write import file_written, last_written
 from .writer_liveness import (
     PROCESS_GONE,
     UNKNOWN,
@@ -192,24 +193,6 @@ class LiveState:
         }
 
 
-def clock(seconds: float) -> str:
-    """``0:12``, ``12:05``, ``1:02:03``."""
-    total = max(0, int(seconds))
-    hours, rest = divmod(total, 3600)
-    return f"{hours}:{rest // 60:02}:{rest % 60:02}" if hours else f"{rest // 60}:{rest % 60:02}"
-
-
-def ago(seconds: float) -> str:
-    """``40 s``, ``25 min``, ``3 h``, ``12 days``."""
-    if seconds < 60:
-        return f"{int(seconds)} s"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min"
-    if seconds < 86400 * 2:
-        return f"{int(seconds // 3600)} h"
-    return f"{int(seconds // 86400)} days"
-
-
 # -- the rule --------------------------------------------------------------------------------
 def decide(
     tail: Tail,
@@ -286,7 +269,7 @@ def live_state(
             awaited.append(Awaited(issue.entry, issue.call_id, tool, parse_time(view.time)))
     if leaf < 0:
         tail = Tail.EMPTY
-        written = _file_written(session)
+        written = file_written(session)
     elif awaited:
         tail = Tail.CALLS
     else:
@@ -298,7 +281,7 @@ def live_state(
         pass
     torn_at = None
     if session.lines.torn:
-        torn_at = _file_written(session, own=False)
+        torn_at = file_written(session, own=False)
         torn_at = float("-inf") if torn_at is None else torn_at
     started = min((a.since for a in awaited if a.since is not None), default=None)
     ours = None if session.remote else own_writes.own_write(session.files[-1])
@@ -370,52 +353,6 @@ def _turn_done(session: Session, entry: int) -> bool:
         return session.format.ends_turn(session.record(entry))
     except (OSError, SessionError):
         return False
-
-
-def _file_written(session: Session, own: bool = True) -> float | None:
-    """The file's mtime; ``own``: before session-tui's own last write when the file is as that left it."""
-    if session.remote:
-        return session.stat().mtime_ns / 1e9
-    try:
-        st = os.stat(session.files[-1])
-    except OSError:
-        return None
-    if own:
-        ours = own_writes.own_write(session.files[-1], st)
-        if ours is not None:
-            return ours.agent_written
-    return st.st_mtime_ns / 1e9
-
-
-def last_written(session: Session) -> float | None:
-    """When the agent last wrote the file, as far as it can be told: while
-    the file is as session-tui's own last write left it, when the agent had
-    written it before that (``reading.own_writes``); else its mtime, or its
-    last entry's time when that is earlier (a copy, a checkout or a touch
-    makes an old session look new; an agent writes its entries as they
-    happen), or when this session saw it grow. None for a file whose entries
-    record no time and that was not seen growing: its mtime alone cannot
-    tell an agent at work from a fresh copy."""
-    if not session.remote:
-        ours = own_writes.own_write(session.files[-1])
-        if ours is not None:
-            return ours.agent_written
-    seen = session.grew_at
-    mtime = session.stat().mtime_ns / 1e9
-    count = session.tree.count
-    stamp = None
-    if count:
-        try:
-            stamp = parse_time(session.format.view(session.record(count - 1)).time)
-        except (OSError, ValueError):
-            stamp = None
-    told = min(mtime, stamp) if stamp is not None else None
-    if seen is not None:
-        return max(seen, told) if told is not None else seen
-    return told
-
-
-# -- is its writer alive? ---------------------------------------------------------------------
 
 
 # -- the entries ------------------------------------------------------------------------------

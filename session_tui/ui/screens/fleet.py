@@ -16,8 +16,7 @@ from ...model.fleet.fleet import Agent, Fleet
 from ...model.fleet.observe import AgentState
 from ...model.fleet.watch import SNAPSHOT, follow
 from ...model.sanitize import inert
-from ...model.session.live_state import ago
-from ...model.words import human_tokens
+from ...model.words import ago, human_tokens
 from .. import cells
 from ..app_services import services
 from ..cells import cell, tilde

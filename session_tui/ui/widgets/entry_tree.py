@@ -25,8 +25,8 @@ from textual.strip import Strip
 from ...model.entries.readable import command_of
 from ...model.entries.view import EntryView, role_label
 from ...model.reading.segment import Shape
-from ...model.session.live_state import clock
 from ...model.session.rows import Row, RowFlag, RowLayout
+from ...model.words import clock
 from .. import cells
 from ..labels import one_line, short_args
 from ..masking import inert_shown, masked_record, redacting

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.session.live_state import Activity, ago, clock, last_written, live_state
+from session_tui.model.session.last_write import last_written
+from session_tui.model.session.live_state import Activity, live_state
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.model.session.writer_liveness import cannot_tell
+from session_tui.model.words import ago, clock
 from tests.builders.tree import call, chain, fresh, message, result
 from tests.support import REPO, SAMPLES, run_cli
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ....model.session.live_state import ago
+from ....model.words import ago
 from ....store import Fingerprint, LiveWriter, NothingToDo, Refused, WriteFailed
 from ...app_services import settings_of
 from ...messages import OpenSession
