@@ -30,7 +30,6 @@ from ..reading.records import BOM, BadLine, first_objects, is_blank, line_start_
 from ..reading.remote import RemoteFile
 from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
 from ..reading.source import Source, SourceStat, is_url
-from ..sanitize import Mask, masked_cut
 from . import parallel
 
 SNIFF_RECORDS = 5
@@ -397,28 +396,6 @@ class Session:
             return None
         obj = read_object_file(path)
         return (path, obj) if obj is not None else None
-
-    def other_records(self, limit: int, mask: Mask | None = None) -> list[tuple[int, str]]:
-        """(1-based line, one-line description) of the first ``limit`` lines
-        that are records but not entries: header, metadata, pointers, kinds
-        the format does not know. ``mask`` (``--redact``): each line's
-        secrets masked before it is cut."""
-        kinds = bytes(self.lines.line_kinds)
-        wanted = {LineKind.HEADER, LineKind.META, LineKind.POINTER, LineKind.UNKNOWN}
-        out: list[tuple[int, str]] = []
-        for line, kind in enumerate(kinds):
-            if kind in wanted:
-                raw = self.raw_line(line)
-                try:
-                    obj = parse_object(raw)
-                except BadLine:
-                    continue
-                label = obj.get("type") or obj.get("role") or "record"
-                rest = masked_cut(raw[:8192].decode("utf-8", "replace"), 160, mask)
-                out.append((line + 1, f"{label}: {rest}{' …' if len(raw) > 160 else ''}"))
-                if len(out) >= limit:
-                    break
-        return out
 
     # -- views --------------------------------------------------------------------
     @property

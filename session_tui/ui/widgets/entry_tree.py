@@ -1,10 +1,8 @@
 """The entry tree: a virtualized Line-API view over the model's RowLayout.
 
-Only the visible rows are rendered; each reads its entry back from disk
-(through a small cache), so a session of millions of entries costs the same
-to draw as one of ten. Session text is shown as plain ``Text`` after
-``inert()``: never markup, never a raw escape sequence.
-"""
+Only the visible rows are rendered, each read back from disk through a small
+cache: millions of entries cost what ten do to draw. Session text is shown
+as plain ``Text`` after ``inert()``: never markup, never a raw escape."""
 
 from __future__ import annotations
 

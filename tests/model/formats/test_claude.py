@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from session_tui.model.session.context import context_at, context_items, resume_items, tool_issues
+from session_tui.model.session.other_records import other_records
 from session_tui.model.session.problems import find_notes, find_problems
 from session_tui.model.session.session import Session, open_session
 from session_tui.model.usage.totals import session_usage
@@ -127,7 +128,7 @@ def test_summary_for_another_file_is_a_note_not_the_title():
     with open_session(DANGLING) as s:
         assert s.title() is None
         assert any("014c2f60" in text and "not in this file" in text for _, text in find_notes(s))
-        assert s.other_records(10)[0][0] == 1  # the summary line is listed as a metadata record
+        assert other_records(s, 10)[0][0] == 1  # the summary line is listed as a metadata record
     result = run_cli("check", str(DANGLING))
     assert "not in this file" in result.stdout
 
@@ -197,9 +198,9 @@ def test_subagent_attached_under_the_task_call(tmp_path):
 
 def test_metadata_records_are_kept_and_listed():
     with open_session(BRANCHED) as s:
-        kinds = [text.split(":")[0] for _, text in s.other_records(10)]
+        kinds = [text.split(":")[0] for _, text in other_records(s, 10)]
         assert kinds == ["file-history-snapshot", "ai-title"]
-        meta_lines = {line for line, _ in s.other_records(10)}
+        meta_lines = {line for line, _ in other_records(s, 10)}
         assert not meta_lines & {s.line_of(e) for e in range(s.entries)}  # not entries of the tree
 
 

@@ -510,9 +510,11 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         session metadata), one line each."""
         if self.state.session is None:
             return
+        from ....model.session.other_records import other_records
+
         listing = [
             f"line {line:>6}  {inert(text, keep_newlines=False)}"
-            for line, text in self.state.session.other_records(METADATA_LIMIT, mask_of(self.app))
+            for line, text in other_records(self.state.session, METADATA_LIMIT, mask_of(self.app))
         ]
         body = "\n".join(listing) if listing else "(no metadata records)"
         from ..text_view import TextViewScreen
