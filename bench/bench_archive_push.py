@@ -22,11 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import orjson
-
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
+from anchors import ENV, LOOP  # noqa: E402
 from gen_tree import generate, parse_size  # noqa: E402
 from gen_varied import generate_archive  # noqa: E402
 
@@ -34,14 +33,9 @@ from tests.archive.postgres import cluster, why_not  # noqa: E402
 
 
 def orjson_loop(paths: list[Path]) -> float:
+    """The shared anchor (bench/anchors.py: a fresh process parsing every line), its wall time."""
     began = time.perf_counter()
-    for path in paths:
-        with open(path, "rb") as f:
-            for line in f:
-                try:
-                    orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    pass
+    subprocess.run([sys.executable, "-c", LOOP, *map(str, paths)], env=ENV, check=True)
     return time.perf_counter() - began
 
 
