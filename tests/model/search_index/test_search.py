@@ -278,7 +278,9 @@ def test_the_json_contract(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert set(out) == {"hits", "total", "took_ms", "indexed_files"}  # (and "total_exact": false past the budget)
+    # "total_exact": false only when counting the hits past those shown outran its 15 ms (a loaded CI run)
+    assert set(out) - {"total_exact"} == {"hits", "total", "took_ms", "indexed_files"}
+    assert out.get("total_exact", False) is False
     sessions = len(list(SAMPLES.rglob("*.jsonl"))) + len(session_ids(str(SAMPLES / "opencode" / "opencode.db")))
     assert len(out["hits"]) == 2 and out["total"] >= 2 and out["indexed_files"] == sessions
     assert all(set(h) == {"file", "line", "entry", "role", "kind", "time", "snippet"} for h in out["hits"])
