@@ -40,7 +40,7 @@ def dry_runs(out: Path, args: list[str]) -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from session_tui.model.resume.steps import request_steps
-    from tests.support import golden_form
+    from tests.support import copy_session, golden_form
 
     parser = argparse.ArgumentParser(prog="record_goldens.py --dry-run OUT")
     parser.add_argument("--fixed", action="store_true")
@@ -104,22 +104,6 @@ def dry_runs(out: Path, args: list[str]) -> None:
         text = json.dumps(golden)[:-1] + ', "steps": [\n' + ",\n".join(map(json.dumps, steps)) + "\n]}\n"
         (out / f"{name}.json").write_text(text)
         print(f"{name}: accepted {report['accepted']}, agrees {report['agrees']} {report['differences'][:3]}")
-
-
-def copy_session(source: Path, folder: Path) -> Path:
-    """``source`` copied into ``folder`` (an opencode ``opencode.db#ID``: the
-    database's files; a Copilot CLI ``events.jsonl``: its whole folder)."""
-    database, sep, _ = source.name.partition("#")
-    if sep:
-        for suffix in ("", "-wal", "-shm"):
-            if (source.parent / (database + suffix)).exists():
-                shutil.copyfile(source.parent / (database + suffix), folder / (database + suffix))
-        return folder / source.name
-    if source.name == "events.jsonl":
-        shutil.copytree(source.parent, folder / source.parent.name)
-        return folder / source.parent.name / source.name
-    shutil.copyfile(source, folder / source.name)
-    return folder / source.name
 
 
 def golden_stem(source: Path) -> str:

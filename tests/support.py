@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,36 @@ def _lines(fd: int, count: int, timeout: float = 60) -> bytes:
 def golden_form(steps) -> list[list]:
     """Resume steps as the goldens in tests/golden store them (JSON lists)."""
     return [[list(v) if isinstance(v, tuple) else v for v in step.key()] for step in steps]
+
+
+#: a process that opens its file for appending, says so, and keeps it open
+HOLD_OPEN = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
+
+
+@contextlib.contextmanager
+def held_open(path):
+    """A process holding ``path`` open for writing (as Codex holds its rollout) while the block runs;
+    killed at its end (the block may kill it sooner)."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def copy_session(source: Path, folder: Path) -> Path:
+    """``source`` copied into ``folder`` (an opencode ``opencode.db#ID``: the
+    database's files; a Copilot CLI ``events.jsonl``: its whole folder)."""
+    database, sep, _ = source.name.partition("#")
+    if sep:
+        for suffix in ("", "-wal", "-shm"):
+            if (source.parent / (database + suffix)).exists():
+                shutil.copyfile(source.parent / (database + suffix), folder / (database + suffix))
+        return folder / source.name
+    if source.name == "events.jsonl":
+        shutil.copytree(source.parent, folder / source.parent.name)
+        return folder / source.parent.name / source.name
+    shutil.copyfile(source, folder / source.name)
+    return folder / source.name

@@ -15,7 +15,6 @@ compacted first, ``compacted``: that request's history is what is compared).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import orjson
@@ -26,7 +25,7 @@ from session_tui.model.formats.opencode.database import list_sessions
 from session_tui.model.resume.steps import context_steps, request_steps
 from session_tui.model.session.session import open_session
 from session_tui.store import edits
-from tests.support import REPO, golden_form, run_cli
+from tests.support import REPO, copy_session, golden_form, run_cli
 
 GOLDENS = sorted((REPO / "tests" / "golden" / "dry-run").glob("*.json"))
 CLIENTS = ("claude", "codex", "pi", "qwen", "gemini", "copilot", "opencode")
@@ -88,20 +87,6 @@ def _oracle(data: dict, path: Path) -> Path | None:
     return found if found.exists() else None
 
 
-def _copy(source: Path, folder: Path) -> Path:
-    database, sep, _ = source.name.partition("#")
-    if sep:
-        for suffix in ("", "-wal", "-shm"):
-            if (source.parent / (database + suffix)).exists():
-                shutil.copyfile(source.parent / (database + suffix), folder / (database + suffix))
-        return folder / source.name
-    if source.name == "events.jsonl":
-        shutil.copytree(source.parent, folder / source.parent.name)
-        return folder / source.parent.name / source.name
-    shutil.copyfile(source, folder / source.name)
-    return folder / source.name
-
-
 @pytest.mark.parametrize("golden", GOLDENS, ids=[g.stem for g in GOLDENS])
 def test_the_dry_run_capture_agrees_with_the_context_and_the_oracle(golden, tmp_path):
     data = json.loads(golden.read_text())
@@ -109,7 +94,7 @@ def test_the_dry_run_capture_agrees_with_the_context_and_the_oracle(golden, tmp_
     source = REPO / data["file"]
     path = source
     if data.get("repaired"):
-        path = _copy(source, tmp_path)
+        path = copy_session(source, tmp_path)
         fixed = run_cli("fix", str(path), "--close", "--drop-torn", "--force")
         assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     with open_session(path, data["format"]) as session:

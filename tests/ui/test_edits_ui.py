@@ -6,8 +6,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 
 import pytest
@@ -17,7 +15,7 @@ from session_tui.ui.app import SessionApp
 from session_tui.ui.screens.confirm import ConfirmScreen
 from session_tui.ui.widgets.status import StatusLine
 from tests.store.test_store import old
-from tests.support import SAMPLES
+from tests.support import SAMPLES, held_open
 
 from .pilot_support import cursor_line, session_screen, wait_for
 
@@ -89,18 +87,7 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
     os.utime(path, (old, old))  # quiet: its call is stuck, a problem to repair
     async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
-        holder = subprocess.Popen(  # its writer comes back: it holds the file open (as Codex does)
-            [
-                sys.executable,
-                "-c",
-                "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)",
-            ]
-            + [str(path)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        with held_open(path):  # its writer comes back: it holds the file open (as Codex does)
             status = screen.query_one(StatusLine)
             await wait_for(pilot, lambda: "running" in status.text.plain, what="its call running again")
             await pilot.press("t")
@@ -112,9 +99,6 @@ async def test_a_live_writer_needs_a_second_confirmation(tmp_path, monkeypatch):
             )
             await pilot.click("#force")
             await wait_for(pilot, lambda: tool_issues(screen.state.session) == ([], []), what="the forced close")
-        finally:
-            holder.kill()
-            holder.wait()
 
 
 async def test_repair_inside_the_branch_of_a_tree_forks_and_opens_the_fork(tmp_path):

@@ -24,7 +24,7 @@ from session_tui.model.session.session import open_session
 from tests.model.fleet import builders
 from tests.model.fleet.builders import Writer
 from tests.model.fleet.test_live_json import lines_of, wait_for
-from tests.support import REPO, SAMPLES, check_json, run_cli
+from tests.support import REPO, SAMPLES, check_json, held_open, run_cli
 
 CLIENT = r"""
 import os, sys, time
@@ -205,22 +205,8 @@ def test_a_file_held_open_for_writing_stays_running(tmp_path, monkeypatch):
     monkeypatch.setenv("SESSION_TUI_STUCK_AFTER", "1")
     path = tmp_path / "rollout-2026-12-02T10-00-00-019cebe5-7fec-77d8-9548-5cabe223553b.jsonl"
     Writer(path, "codex", time.time()).prompt("Run", ago=2).calls_made("Bash", ago=2)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)",
-        ]
-        + [str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    with held_open(path):
         agent = agent_of(path)
-    finally:
-        holder.kill()
-        holder.wait()
     assert (agent["state"], agent["inferred"]) == ("tool", "writer open"), agent
     gone = agent_of(path)  # (a fresh look: the writer is gone; no codex runs it)
     assert gone["state"] == "crashed" and gone["inferred"] == "process gone", gone
@@ -244,23 +230,13 @@ def test_the_picker_says_what_check_says_of_a_file_held_open_and_of_its_writer_k
         decided = read_info(str(path)).state()
         return decided.activity.state, decided.inferred
 
-    hold = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", hold, str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    with held_open(path):
         agent = agent_of(path)
         assert (agent["state"], agent["inferred"]) == ("tool" if mid == "call" else "working", "writer open"), agent
         # (this process keeps a process table a moment: the picker may look again until it sees the holder)
         until(picker, lambda p: p == (agent["state"], agent["inferred"]), 10, "the picker to say what check says")
         info = read_info(str(path))
         assert info.live() and info.running() == (mid == "call")
-    finally:
-        holder.kill()
-        holder.wait()
     # the writer gone: each looks again until it sees it gone (a process table is kept a moment), then both agree
     gone = until(lambda: agent_of(path), lambda a: a["state"] == "crashed", 10, "check to see the crash")
     assert until(picker, lambda p: p[0] == "crashed", 10, "the picker to see the crash") == (
@@ -337,14 +313,8 @@ def test_the_fleet_asks_the_writer_as_the_session_view_does_and_says_a_crash_the
             seen, live = observe(session), live_state(session)
         return (seen.state.value, seen.inferred, seen.state_words()), (live.state, live.inferred, live.words())
 
-    hold = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
-    holder = subprocess.Popen([sys.executable, "-c", hold, str(path)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    with held_open(path):
         held = until(both, lambda b: b[1][1] == "writer open", 10, "the writer seen")
-    finally:
-        holder.kill()
-        holder.wait()
     assert held[0][:2] == ("tool", "writer open"), held  # not stuck by the time rule: its writer lives
     gone = until(both, lambda b: b[1][0] == "crashed", 10, "the crash seen")
     assert gone[0] == ("crashed", "process gone", "crashed (process gone)") and gone[1][2] == gone[0][2], gone

@@ -6,8 +6,6 @@ store's refusal of edits."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,12 +18,9 @@ from session_tui.model.session.session import open_session
 from session_tui.model.session.writer_liveness import cannot_tell
 from session_tui.model.words import ago, clock
 from tests.builders.tree import call, chain, fresh, message, result
-from tests.support import REPO, SAMPLES, run_cli
+from tests.support import REPO, SAMPLES, held_open, run_cli
 
 LIVE = REPO / "tests" / "data" / "live-crashes"
-
-
-HOLD = "import sys, time; f = open(sys.argv[1], 'a'); print('open', flush=True); time.sleep(60)"
 
 
 def until(look, done, timeout: float = 15.0):
@@ -127,13 +122,7 @@ def test_a_quiet_file_held_open_by_its_writer_keeps_its_call_running(tmp_path):
     """Codex keeps its rollout open while it runs: a long command in a quiet
     file is still running while the writer holds the file (Linux /proc)."""
     path = _crash(tmp_path)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    with held_open(path) as holder:
         _age(path, 301)
         with open_session(path) as session:
             state = until(lambda: live_state(session), lambda s: s.activity is Activity.RUNNING)
@@ -143,9 +132,6 @@ def test_a_quiet_file_held_open_by_its_writer_keeps_its_call_running(tmp_path):
             holder.wait()
             state = until(lambda: live_state(session), lambda s: s.activity is not Activity.RUNNING)
             assert (state.activity, state.inferred) == (Activity.STOPPED, "writer gone")  # seen holding it, now gone
-    finally:
-        holder.kill()
-        holder.wait()
     with open_session(path) as session:  # (a fresh look: no writer seen, its liveness unknown)
         assert live_state(session).activity is Activity.STUCK
 
