@@ -63,7 +63,8 @@ def sniff(objs: list[dict[str, Any]], path: str | None = None) -> Format | None:
     also look at a sidecar beside ``path``), or None."""
     if not objs:
         return None
-    for fmt in _all().values():
+    for name in READERS:  # each imported when its turn comes: a tree session loads no other reader
+        fmt = _load(name)
         if fmt.sniff(objs, path):
             return fmt
     return None

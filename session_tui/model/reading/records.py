@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,8 @@ def loads(raw: bytes | str | memoryview) -> Any:
         if "surrogate" not in str(exc):
             raise
         try:
+            import json  # (rare: a lone surrogate; not loaded before a first frame)
+
             return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw, parse_constant=_no_constant)
         except (ValueError, RecursionError):
             raise exc from None

@@ -30,7 +30,6 @@ from ..reading.records import BOM, BadLine, first_objects, is_blank, line_start_
 from ..reading.remote import RemoteFile
 from ..reading.segment import LineBlocks, LineKind, ScanTally, Segment, Shape, scan
 from ..reading.source import Source, SourceStat, is_url
-from . import parallel
 
 SNIFF_RECORDS = 5
 READ_AHEAD_MAX = 8 << 20  # appended bytes a tail's worker reads for the UI's refresh
@@ -239,6 +238,8 @@ class Session:
     ) -> None:
         far = None
         if self.parallel_ok and not self.format.stateful and start == 0:
+            from . import parallel  # (its subprocess and pickle load with the first full index, after the first frame)
+
             far = parallel.start_far_scan(source, self.format.name, self.path, stop)
         try:
             if far:

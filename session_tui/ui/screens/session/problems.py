@@ -10,7 +10,6 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ....model.errors import Cancelled, SessionError
-from ....model.session.live_state import LiveState, live_state
 from ... import cells
 from ...app_services import settings_of
 from ...messages import ProblemsReady, UsageReady
@@ -21,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
     from ....model.entries.pairing import ToolIssue
+    from ....model.session.live_state import LiveState
     from ....model.session.problems import Problem
     from ....model.session.session import Session
 
@@ -152,6 +152,8 @@ class ProblemActions(SessionHost):
             or not session.checking.acquire(blocking=False)
         ):
             return
+        from ....model.session.live_state import live_state  # (loaded after the first frame)
+
         try:
             live = live_state(
                 session, now=cells.now(), dangling=self.state.dangling, stuck_after=settings_of(self).stuck_after
@@ -277,6 +279,7 @@ def _look(
     worker and of an append's check in the frame (its modules load after the
     first frame)."""
     from ....model.session.context import tool_issues
+    from ....model.session.live_state import live_state
     from ....model.session.problems import find_problems
 
     dangling = tool_issues(session, should_stop=stop)[0]

@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 from textual.worker import get_current_worker
 
 from ....model.errors import Cancelled, SessionError
-from ....model.resume.plan import FORK, SET_LEAF, ResumePlan, ResumeRefused, plan_resume
-from ....model.session.problems import ERROR, find_problems
 from ....store import LiveWriter, Refused, WriteFailed
 from ...app_services import settings_of
 from ...messages import OpenSession
@@ -25,9 +23,15 @@ from .host import SessionHost
 if TYPE_CHECKING:  # pragma: no cover
     from ....actions.dry_run import Report
     from ....actions.resume import Resume
+    from ....model.resume.plan import ResumePlan
+
+# The resume plan (every client's rules) and the problem finder load on the
+# first R or D, not before the view's first frame (~7 ms of imports).
 
 
 def plan_text(plan: ResumePlan, line: int, path: str) -> str:
+    from ....model.resume.plan import FORK, SET_LEAF, ResumeRefused
+
     client = plan.client
     out = [f"continue at line {line} with {client.title} ({client.program})"]
     out += [f"because {reason}" for reason in plan.reasons]
@@ -59,6 +63,8 @@ class ResumeActions(SessionHost):
         if self.state.indexing:
             self.notify("wait until the file is indexed", timeout=3)
             return None
+        from ....model.resume.plan import ResumeRefused, plan_resume
+
         try:
             return entry, plan_resume(session, entry, os.environ)
         except (ResumeRefused, SessionError) as exc:
@@ -71,6 +77,8 @@ class ResumeActions(SessionHost):
             return
         entry, plan = target
         session = self.state.session
+        from ....model.session.problems import ERROR, find_problems
+
         broken = [p for p in find_problems(session, stuck_after=settings_of(self).stuck_after) if p.severity == ERROR]
         warning = (
             f"{len(broken)} problem(s) the client may refuse (line {broken[0].line}: {broken[0].kind.words}): "
@@ -110,6 +118,7 @@ class ResumeActions(SessionHost):
             )
             return
         from ....actions.resume import make_ready, shell_line  # (at the first resume: not before the first frame)
+        from ....model.resume.plan import ResumeRefused
 
         try:
             ready = make_ready(session, plan, force=force, stuck_after=settings_of(self).stuck_after)
@@ -162,6 +171,7 @@ class ResumeActions(SessionHost):
 
         def run() -> None:
             from ....actions.dry_run import DryRunFailed, dry_run, remember_verdict  # (in the worker: ~15 ms)
+            from ....model.resume.plan import ResumeRefused
 
             worker = get_current_worker()
             slow = Slow(self, f"dry run: {plan.client.title} resumes a copy against a fake API… (Esc stops)")
@@ -182,6 +192,8 @@ class ResumeActions(SessionHost):
     def _show_report(self, report: Report, line: int) -> None:
         text = report.text()
         if not report.accepted and self.state.session is not None:
+            from ....model.session.problems import ERROR, find_problems
+
             broken = [
                 p
                 for p in find_problems(self.state.session, stuck_after=settings_of(self).stuck_after)
