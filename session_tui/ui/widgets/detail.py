@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static, TextArea
+from textual.widget import MountError
+from textual.widgets import Static
 
 from ...model.entries.pairing import partner, results_of
 from ...model.entries.readable import added_by_client, command_of, first_lines, response_usage, tokens_line
@@ -17,6 +20,9 @@ from ...model.sanitize import inert, inert_line, strip_ansi
 from ...model.session.usage import entry_tokens, step_seconds
 from ...model.words import human_seconds
 from ..masking import inert_shown, masked, masked_record, redacting
+
+if TYPE_CHECKING:  # pragma: no cover
+    from textual.widgets import TextArea
 
 MAX_LINES = 2000
 MAX_CHARS = 200_000
@@ -104,12 +110,31 @@ class DetailPane(Vertical):
     DetailPane #detail-header { height: auto; max-height: 6; padding: 0 1; background: $panel; }
     DetailPane TextArea { border: none; height: 1fr; }
     """
+    _body: TextArea | None = None
+    _body_text = ""  # what the body shows (before it is mounted: what it will show)
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header", markup=False)
-        yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="detail-body")
+
+    def mount_body(self) -> None:
+        """The body (a read-only TextArea: select, copy, scroll) is mounted
+        after the view's first frame: its modules, styles and first render
+        (~10 ms) are not what the first frame waits for. The text shown
+        before it came is loaded into it."""
+        if self._body is not None:
+            return
+        from textual.widgets import TextArea
+
+        body = TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="detail-body")
+        body.load_text(self._body_text)
+        try:
+            self.mount(body)
+        except MountError:  # (the app quit, or the view closed, before it came)
+            return
+        self._body = body
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self.mount_body)
         self.full_text = ""
         self.raw = False
         self.mask = False  # secrets shown as their marks (always when the app masks everything: --redact)
@@ -126,9 +151,10 @@ class DetailPane(Vertical):
         if cut or capped:
             shown += f"\n… {cut + capped:,} more lines — press o to read all"
         self.query_one("#detail-header", Static).update(header)
-        area = self.query_one("#detail-body", TextArea)
-        area.load_text(shown)
-        area.scroll_home(animate=False)
+        self._body_text = shown
+        if self._body is not None:
+            self._body.load_text(shown)
+            self._body.scroll_home(animate=False)
 
     def show_entry(self, session, entry: int, tool_name=None) -> None:
         if entry < 0:

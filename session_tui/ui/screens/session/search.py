@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual import events, work
+from textual.css.query import NoMatches
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
@@ -23,8 +24,18 @@ if TYPE_CHECKING:  # pragma: no cover
 class SearchActions(SessionHost):
     """Mixed into the session view."""
 
-    def action_search(self) -> None:
-        box = self.query_one("#search", Input)
+    async def search_box(self) -> Input:
+        """The search box, mounted on first use (after the first frame, or at
+        a ``/`` pressed before that)."""
+        try:
+            return self.query_one("#search", Input)
+        except NoMatches:
+            box = Input(placeholder="search entry text and ids; Enter to find, Esc to close", id="search")
+            await self.mount(box, before=self.query_one("#status"))
+            return box
+
+    async def action_search(self) -> None:
+        box = await self.search_box()
         box.add_class("shown")
         box.focus()
 
@@ -37,14 +48,17 @@ class SearchActions(SessionHost):
         self._search(backwards=False)
 
     def on_key(self, event: events.Key) -> None:
-        box = self.query_one("#search", Input)
+        try:
+            box = self.query_one("#search", Input)
+        except NoMatches:  # (a key before the box came, just after the first frame)
+            return
         if event.key == "escape" and box.has_focus:
             self._close_search()
             event.stop()
 
     def _close_search(self) -> None:
-        box = self.query_one("#search", Input)
-        box.remove_class("shown")
+        for box in self.query("#search"):
+            box.remove_class("shown")
         self.tree_widget.focus()
 
     def _search(self, backwards: bool) -> None:

@@ -12,7 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widget import MountError
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ....model.entries.pairing import partner
@@ -65,6 +66,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
     SessionScreen DetailPane { width: 2fr; }
     SessionScreen #search { dock: bottom; display: none; }
     SessionScreen #search.shown { display: block; }
+    SessionScreen #footer-slot { dock: bottom; height: 1; }
     """
 
     def __init__(
@@ -84,9 +86,23 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         with Horizontal(id="panes"):
             yield EntryTree(id="tree")
             yield DetailPane(id="detail")
-        yield Input(placeholder="search entry text and ids; Enter to find, Esc to close", id="search")
         yield StatusLine(id="status")
-        yield Footer(compact=True, show_command_palette=False)
+        yield Static(id="footer-slot")  # the footer's row, until the footer comes after the first frame
+
+    async def _after_first_frame(self) -> None:
+        """What the first frame does not wait for: the footer's keys and the
+        search box (the detail pane's body comes the same way): each a few
+        ms of modules, styles and rendering before the leaf's row is drawn."""
+        from textual.widgets import Footer
+
+        try:
+            slot = self.query_one("#footer-slot")
+            await self.search_box()
+            await self.mount(Footer(compact=True, show_command_palette=False), after=slot)
+        except (NoMatches, MountError):  # (the view closed, or the app quit, before it came)
+            return
+        await slot.remove()
+        self.refresh_bindings()  # (a footer mounted after the focus moved learns the keys from this)
 
     @property
     def tree_widget(self) -> EntryTree:
@@ -101,6 +117,7 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
         self.state.on_status = self._status_changed  # the status line follows the state from now on
         self.tree_widget.focus()
         self.tree_widget.live = self.watching
+        self.call_after_refresh(self._after_first_frame)
         if self.watching:
             self.set_interval(LIVE_TICK, self.tick_live_state)
         try:
