@@ -16,7 +16,8 @@ it, and a record's model (``model:``) the last one named up to it. Hits
 come newest first (ties: the later file and line first, as the index
 orders them), their snippets cut by ``search.cut_snippet``, line numbers
 those of the original file. Once the hits shown are found and
-``COUNT_BUDGET`` is spent, counting stops (``exact`` False) and only files
+``COUNT_BUDGET`` of checking is spent (from the first candidate: the
+server's own time, finding them, is not the check's), counting stops (``exact`` False) and only files
 written after the oldest hit shown are read on (an entry is not newer than
 its file's time).
 """
@@ -143,18 +144,20 @@ def _run(
     with conn.transaction(), conn.cursor(name="session_tui_search") as cur:
         cur.itersize = ITERSIZE
         cur.execute(sql, [*file_args, *term_args])
+        checking: float | None = None
         for file_id, machine, path, fmt, mtime_ns, start, line_no, offset, text in cur:
             if not counting and len(kept) >= limit:
                 oldest = kept[-1].doc.time
                 if oldest is None or (mtime_ns >= 0 and mtime_ns / 1e9 < oldest):
                     break  # (no entry of this file, nor of any after it, is newer than the hits shown)
+            checking = checking or time.perf_counter()
             hit = checker.check(file_id, machine, path, fmt, start, line_no, offset, text)
             if hit is None:
                 continue
             if counting:
                 found.total += 1
             kept = _newest([*kept, hit], limit)
-            if counting and len(kept) >= limit and time.perf_counter() - began > COUNT_BUDGET:
+            if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
                 counting, found.exact = False, False
     branches: dict[str, array[int] | None] = {}
     for hit in kept:
