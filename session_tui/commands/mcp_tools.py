@@ -127,6 +127,8 @@ class Tools:
             parsed = parse(query)
         except QueryError as exc:
             raise ToolRefused(str(exc)) from None
+        if parsed.machines:
+            raise ToolRefused("machine:NAME searches the team archive (session-tui search QUERY DB_URL), not files")
         roots = [self._folder_or_file(p) for p in paths] if paths else self.roots()
         limit = max(1, min(MAX_HITS, limit))
         redact = self._redactor().text if self.redact else None

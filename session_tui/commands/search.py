@@ -5,7 +5,6 @@ never older than the files)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -18,18 +17,24 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def run_search(args: Any, redact: bool = False) -> int:
-    from ..inert_output import print_rendered
     from ..model.errors import SessionError
-    from ..model.sanitize import inert_line, json_escape_invisible
+    from ..model.sanitize import inert_line
     from ..model.search_index.database import using_index
     from ..model.search_index.indexer import catch_up
     from ..model.search_index.query import QueryError, parse
     from ..model.search_index.search import run_query
+    from .search_archive import archive_roots, run_archive_search
 
+    text, archive = archive_roots(args.query, args.paths)
     try:
-        query = parse(args.query)
+        query = parse(text)
     except QueryError as exc:
-        print(f"session-tui search: {exc}", file=sys.stderr)
+        print(f"session-tui search: {inert_line(exc)}", file=sys.stderr)
+        return 2
+    if archive is not None:
+        return run_archive_search(args, archive, query, redact)
+    if query.machines:
+        print("session-tui search: machine:NAME searches the team archive: give its DB_URL", file=sys.stderr)
         return 2
     roots = args.paths or default_paths()
     if not roots:
@@ -58,32 +63,9 @@ def run_search(args: Any, redact: bool = False) -> int:
     except (SessionError, OSError) as exc:
         print(f"session-tui search: {inert_line(exc)}", file=sys.stderr)
         return 2
-    if args.json:
-        out = {
-            "hits": [hit.as_json() for hit in found.hits],
-            "total": found.total,
-            "took_ms": round(found.took_ms, 3),
-            "indexed_files": indexed,
-        }
-        if not found.exact:  # (counting stopped at its budget: at least that many)
-            out["total_exact"] = False
-        if redact:  # (the snippets are masked already; a file's name may hold a secret too)
-            from ..model.privacy.redact import Redactor
+    from .search_output import print_found
 
-            out = Redactor().value(out)
-        print_rendered(json_escape_invisible(json.dumps(out, ensure_ascii=False)))
-    else:
-        from ..model.entries.view import iso_time
-
-        for hit in found.hits:
-            off = "  (off the active branch)" if hit.active_branch is False else ""
-            when = (iso_time(hit.time) or "")[:19].replace("T", " ")
-            print(f"{when}  {inert_line(hit.file)}:{hit.line}  {hit.role} {hit.kind}{off}")
-            print(f"    {inert_line(hit.snippet)}")
-        shown = f"{len(found.hits)} of " if len(found.hits) < found.total else ""
-        hits = f"{'at least ' if not found.exact else ''}{found.total} hit{'s' if found.total != 1 else ''}"
-        print(f"{shown}{hits} in {indexed} indexed files ({found.took_ms:.0f} ms)")
-    return 0 if found.total else 1
+    return print_found(found, indexed, args.json, redact)
 
 
 def add_parser(commands: Commands) -> None:
@@ -94,11 +76,15 @@ def add_parser(commands: Commands) -> None:
         "(default: the known session folders), through an index in the cache dir that is first brought up to "
         'date with the files. Words match ignoring case; a "quoted phrase" matches exactly. Filters: '
         "role:user|assistant|tool|summary, tool:NAME, error: (failed results), path:SUBSTRING (tool calls "
-        "touching it), model:NAME, format:NAME, after:DATE, before:DATE, in:PATH, branch:active.",
+        "touching it), model:NAME, format:NAME, after:DATE, before:DATE, in:PATH, branch:active. A PATH may "
+        "be the team archive, DB_URL (or DB_URL#MACHINE/PATH for its sessions there), searched on its own "
+        "indexes (`search DB_URL QUERY` too), with machine:NAME.",
         epilog="Exit status: 0 hits, 1 none, 2 error.",
     )
     search.add_argument("query", metavar="QUERY")
-    search.add_argument("paths", nargs="*", default=[], metavar="PATH", help="folders, files or URLs")
+    search.add_argument(
+        "paths", nargs="*", default=[], metavar="PATH", help="folders, files or URLs; or DB_URL[#MACHINE/PATH]"
+    )
     json_option(search, "{hits, total, took_ms, indexed_files}")
     search.add_argument("--limit", type=int, default=20, help="hits shown (default 20)")
     redact_option(search)

@@ -23,6 +23,12 @@ Version 1 (docs/guide/archive.md, "The tables"):
   as JSON that PostgreSQL accepts (none for a bad or torn line). Only one
   index: the primary key (file, start), which reads a file back in order
   and serves a byte range; the search indexes come with search.
+
+Version 2 (search, docs/guide/archive.md "Search"): a pg_trgm GIN index
+over what each line says (``SEARCHED``: its record as jsonb prints it, else
+its text), made where the extension is there; a small index of the lines
+with no record whose text escapes a character (``\\u``), which every search
+reads (what it asks may be written escaped there).
 """
 
 from __future__ import annotations
@@ -73,6 +79,24 @@ CREATE TABLE lines (
 );
 """
 
+#: what search asks the trigram index (``search_index/archive_search.py`` writes the same expression): the
+#: line's record as jsonb prints it (its strings unescaped: no ``\u00e9``, no ``\/``), else its text
+SEARCHED = "coalesce(record::text, text)"
+TRIGRAMS = f"CREATE INDEX IF NOT EXISTS lines_trigrams ON lines USING gin (({SEARCHED}) gin_trgm_ops)"
+
+# Version 2 (search): the trigram index over what each line says, where pg_trgm is there (else
+# ``archive init`` creates it once a DBA has created the extension: ``schema.search_indexes``); and the
+# lines whose text alone says it (no record) but writes some character as ``\u…``, which a search
+# reads whatever it asks (a piece of text may be escaped there).
+V2 = f"""
+DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+        EXECUTE '{TRIGRAMS}';
+    END IF;
+END $$;
+CREATE INDEX lines_escaped ON lines (file_id) WHERE record IS NULL AND text IS NOT NULL AND strpos(text, '\\u') > 0;
+"""
+
 #: version n is MIGRATIONS[n - 1]
-MIGRATIONS: tuple[str, ...] = (V1,)
+MIGRATIONS: tuple[str, ...] = (V1, V2)
 LATEST = len(MIGRATIONS)

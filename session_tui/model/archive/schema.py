@@ -4,7 +4,7 @@ session-tui writes.
 
 No superuser is needed: the tables are made by the connecting role, in its
 current schema (the database's owner, or a role with CREATE on a schema).
-``pg_trgm`` (search by pieces of words, with search) is created when the role
+``pg_trgm`` (search by pieces of words) is created when the role
 may (it is a trusted extension: a database owner may); else ``init`` says
 in one line what a DBA runs.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import SessionError
 from ..reading.archived import NO_SCHEMA, shown_url
-from .migrations import LATEST, MIGRATIONS
+from .migrations import LATEST, MIGRATIONS, TRIGRAMS
 
 #: one lock for every init of a database (two at once: the second waits, then finds nothing to do)
 INIT_LOCK = 0x5E5510_0041
@@ -42,7 +42,9 @@ def version(conn: Any) -> int | None:
 
 def migrate(conn: Any, url: str) -> Migrated:
     """Apply every migration the database lacks, in one transaction (all of
-    them or none); ``url`` only names the database in what is said."""
+    them or none), pg_trgm created first where this role may (version 2
+    indexes with it); ``url`` only names the database in what is said."""
+    trigram_missing = _trigram(conn)
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (INIT_LOCK,))
         conn.execute(
@@ -59,7 +61,9 @@ def migrate(conn: Any, url: str) -> Migrated:
         for number in range(before + 1, LATEST + 1):
             conn.execute(MIGRATIONS[number - 1])
             conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (number,))
-    return Migrated(before, LATEST, _trigram(conn))
+        if trigram_missing is None:  # (a DBA created pg_trgm since the migration ran without it)
+            conn.execute(TRIGRAMS)
+    return Migrated(before, LATEST, trigram_missing)
 
 
 def _trigram(conn: Any) -> str | None:
@@ -76,7 +80,8 @@ def _trigram(conn: Any) -> str | None:
         database = conn.execute("SELECT current_database()").fetchone()[0]
         why = (exc.diag.message_primary or type(exc).__name__).rstrip(".")
         quoted = '"' + database.replace('"', '""') + '"'
-        return f"{why}: a DBA runs `CREATE EXTENSION {TRIGRAM};` in database {quoted} (search will need it)"
+        then = "search reads every line till then"
+        return f"{why}: a DBA runs `CREATE EXTENSION {TRIGRAM};` in database {quoted} ({then})"
 
 
 def require(conn: Any, url: str) -> None:

@@ -36,6 +36,8 @@ TOP = (1 << 63) - 1  # the largest id there can be (ids stay below it)
 def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterator[tuple[Any, ...]]:
     """Rows (path, format, line, offset, length, entry, role, kind, time, id), newest first (by id: by
     hour, and in an hour as indexed; ``run_query`` puts the hits of one hour in order)."""
+    if query.machines:
+        return  # (the machines are the team archive's: ``archive_search``; no local file is one's)
     where, args = _where(query)
     files_where, files_args = _files_where(query, roots)
     files = {

@@ -9,7 +9,9 @@
   ``after:DATE``, ``before:DATE`` (``2026-03-14``, or with a time),
   ``in:PATH`` (files under it), ``branch:active`` (entries on the active
   branch of their session), ``secret:`` (records that held a secret: the
-  index keeps them masked), ``secret:KIND`` (of that kind: ``aws-access-key``…).
+  index keeps them masked), ``secret:KIND`` (of that kind: ``aws-access-key``…);
+  ``machine:NAME`` (the sessions pushed from that machine: a search of the
+  team archive only; several: any of them).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from datetime import datetime
 
 from .marks import mark
 
-FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch", "secret")
+FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before", "in", "branch", "secret", "machine")
 ROLES = ("user", "assistant", "tool", "summary", "system")
 GRAM = 3  # a query needs a string of 3 characters or more (or a filter)
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
@@ -46,12 +48,14 @@ class Query:
     under: list[str] = field(default_factory=list)
     active_branch: bool = False
     secret: str | None = None  # "": any kind
+    machines: list[str] = field(default_factory=list)  # the archive's machines (any of them)
     _plain_terms: tuple[list[bytes], list[bytes]] | None = field(default=None, repr=False, compare=False)
 
     def filtered(self) -> bool:
         """Whether a filter narrows the documents (a query may be only filters)."""
         fields = (self.role, self.tool, self.model, self.format, self.after, self.before, self.secret)
-        return self.error or self.active_branch or bool(self.under) or any(v is not None for v in fields)
+        narrowed = self.error or self.active_branch or bool(self.under) or bool(self.machines)
+        return narrowed or any(v is not None for v in fields)
 
     def terms(self) -> list[str]:
         """Every string a hit must hold (the index is asked for their words)."""
@@ -161,6 +165,10 @@ def _filter(query: Query, key: str, value: str) -> None:
             if value not in KINDS:
                 raise QueryError(f"secret:{value}: not a kind of secret (one of {', '.join(KINDS)})")
         query.secret = value
+    elif key == "machine":
+        if not value:
+            raise QueryError("machine:NAME: give the machine's name")
+        query.machines.append(value)
     elif key == "branch":
         if value != "active":
             raise QueryError(f"branch:{value}: only branch:active")

@@ -102,8 +102,8 @@ def run_query(
     branches: dict[str, array[int] | None] = {}
     for hit in _newest(kept, limit):
         # masked before it is cut: a secret cut short or marked is no longer seen
-        snippet = _snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
-        on_branch = _on_active_branch(branches, hit.path, hit.line) if mark_branches else None
+        shown = cut_snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
+        on_branch = on_active_branch(branches, hit.path, hit.line) if mark_branches else None
         found.hits.append(
             Hit(
                 hit.path,
@@ -112,7 +112,7 @@ def run_query(
                 hit.role,
                 hit.kind,
                 hit.time,
-                snippet,
+                shown,
                 hit.format,
                 on_branch,
             )
@@ -187,10 +187,10 @@ def _checked(
             raw = _raw(sources, path, offset, length)
             if raw is None or not query.may_match(raw):
                 continue
-            parts = _strings(raw)
+            parts = record_strings(raw)
             if parts is None or not query.matches("\n".join(parts)):
                 continue
-            if query.active_branch and _on_active_branch(branches, path, line) is False:
+            if query.active_branch and on_active_branch(branches, path, line) is False:
                 continue
             yield _Hit(path, fmt, line, entry, role, kind, when, doc_id, parts)
     finally:
@@ -220,14 +220,14 @@ def _raw(sources: dict[str, Source], path: str, offset: int, length: int) -> byt
         return None  # changed since it was indexed: the next catch-up says how
 
 
-def _strings(raw: bytes) -> list[str] | None:
+def record_strings(raw: bytes) -> list[str] | None:
     try:
         return string_values(parse_object(raw))
     except BadLine:
         return None
 
 
-def _on_active_branch(branches: dict[str, array[int] | None], path: str, line: int) -> bool | None:
+def on_active_branch(branches: dict[str, array[int] | None], path: str, line: int) -> bool | None:
     """Whether the entry on 0-based ``line`` is on its session's active
     branch (None: not readable). Each session is read once per query, and
     its active path kept for the next queries while the file is unchanged
@@ -273,7 +273,7 @@ def _active_lines(path: str) -> array[int] | None:
     return found
 
 
-def _snippet(parts: list[str], query: Query) -> str:
+def cut_snippet(parts: list[str], query: Query) -> str:
     """The text around the first match, on one line, the match marked: cut
     from the longest of the record's strings that holds it (the message or
     output, not an id beside it), what follows it running on into the next."""

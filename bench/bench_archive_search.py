@@ -1,0 +1,140 @@
+"""Measure ``session-tui search`` over the team archive (issue 41, search):
+push time with and without the search indexes, their size, and ``took_ms``
+of the search bench's query mix, each query's hits against a search of the
+same files.
+
+    python bench/bench_archive_search.py [--size 50M] [--queries 60]
+
+A private PostgreSQL cluster (tests/archive/postgres.py: fsync off, as the
+tests run it); the varied archive of bench/gen_varied.py (four formats,
+300 KB results, sub-agents, needles). Pushed (``--no-redact``, a real
+process) into an empty archive of each schema variant: without the
+trigram index, with it (schema 2), and, for the record, with a ``tsvector``
+of the same text as an expression index or as a stored generated column
+(search does not ask it: see docs/guide/archive.md "Search"). Then the
+query mix through ``search --json`` on the archive (``took_ms``: the
+query, the process's start aside) and on the files (the local index,
+built first), and the needles' recall.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
+
+from bench_search import query_mix  # noqa: E402
+from gen_tree import parse_size  # noqa: E402
+from gen_varied import generate_archive  # noqa: E402
+
+from tests.archive.postgres import cluster, why_not  # noqa: E402
+
+WORDS = "to_tsvector('simple', left(coalesce(record::text, text), 500000))"  # (a tsvector holds at most 1 MB)
+VARIANTS = {
+    "no search index": "DROP INDEX lines_trigrams",
+    "trigram (schema 2)": "",
+    "trigram + tsvector index": f"CREATE INDEX lines_words ON lines USING gin (({WORDS}))",
+    "trigram + tsvector column": f"ALTER TABLE lines ADD COLUMN words tsvector GENERATED ALWAYS AS ({WORDS}) STORED; "
+    "CREATE INDEX lines_words ON lines USING gin (words)",
+}
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "session_tui", *args], capture_output=True, text=True, cwd=REPO)
+
+
+def sizes(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT pg_database_size(current_database()), pg_total_relation_size('lines'), "
+            "coalesce(pg_relation_size(to_regclass('lines_trigrams')), 0), "
+            "coalesce(pg_relation_size(to_regclass('lines_words')), 0)"
+        ).fetchone()
+    return "database {:.0f} MB, lines {:.0f} MB, trigram index {:.0f} MB, tsvector index {:.0f} MB".format(
+        *(v / 1e6 for v in rows)
+    )
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="50M")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    reason = why_not()
+    if reason:
+        sys.exit(f"bench_archive_search: {reason}")
+    with tempfile.TemporaryDirectory() as tmp, cluster() as pg:
+        root = Path(tmp) / "sessions"
+        planted = generate_archive(root, parse_size(args.size), args.seed)
+        total = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
+        print(f"archive: {total / 1e6:.1f} MB in {sum(1 for _ in root.rglob('*.jsonl'))} files")
+        searched = ""
+        for n, (name, ddl) in enumerate(VARIANTS.items()):
+            url = pg.fresh_database(f"bench_search_{n}")
+            assert cli("archive", "init", url).returncode == 0
+            if ddl:
+                import psycopg
+
+                with psycopg.connect(url, autocommit=True) as conn:
+                    conn.execute(ddl)
+            began = time.perf_counter()
+            done = cli("archive", "push", url, str(root), "--machine", "bench", "--no-redact")
+            took = time.perf_counter() - began
+            assert done.returncode == 0, done.stderr
+            print(f"push, {name}: {took:.1f} s ({total / 1e6 / took:.1f} MB/s); {sizes(url)}")
+            if name.startswith("trigram (schema 2)"):
+                searched = url
+        cache = Path(tmp) / "cache"
+        env_cache = {"SESSION_TUI_CACHE_DIR": str(cache)}
+        import os
+
+        os.environ.update(env_cache)
+        cli("search", "anything", str(root))  # (the local index built)
+        mix = query_mix(planted, args.queries, random.Random(args.seed))
+        by_kind: dict[str, list[float]] = {}
+        local_ms: list[float] = []
+        differ = []
+        for kind, query in mix:
+            remote = json.loads(cli("search", query, searched, "--json").stdout or "{}")
+            local = json.loads(cli("search", query, str(root), "--json").stdout or "{}")
+            if not remote or not local:
+                continue
+            by_kind.setdefault(kind, []).append(remote["took_ms"])
+            local_ms.append(local["took_ms"])
+            if remote["total"] != local["total"] and remote.get("total_exact", True) and local.get("total_exact", True):
+                differ.append((query, local["total"], remote["total"]))
+        every = [ms for values in by_kind.values() for ms in values]
+        print(
+            f"archive search took_ms over {len(every)} queries: p50 {statistics.median(every):.0f}, "
+            f"p99 {pct(every, 0.99):.0f} (local index: p50 {statistics.median(local_ms):.0f}, "
+            f"p99 {pct(local_ms, 0.99):.0f})"
+        )
+        for kind, values in by_kind.items():
+            print(f"  {kind}: p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms ({len(values)})")
+        print(f"counts differing from the local search (both exact): {differ or 'none'}")
+        needles = planted.placed()
+        found = sum(
+            1 for needle in needles if json.loads(cli("search", needle.query, searched, "--json").stdout)["total"]
+        )
+        print(f"needles found in the archive: {found} of {len(needles)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,305 @@
+"""A search of the team archive (``DB_URL``, ``DB_URL#MACHINE/PATH``): the
+database gives the candidate lines, and each is checked as a local search
+checks a candidate, with the same functions, so that the hits are those a
+search of the same files finds.
+
+The candidates are the lines meeting ``archive_terms.conditions`` (the
+trigram index answers them; without pg_trgm, a scan does) in the files the
+filters on a file name (``machine:``, ``format:``, ``in:``, the addresses
+given), newest file first. Each is then what ``search.run_query`` makes of
+a line: its record parsed (``records.parse_object``), passed over where its
+format does not search it, its strings checked (``Query.may_match``,
+``Query.matches``), its document made (``documents.document``: entry,
+role, kind, time) and the filters on it applied; a result's tool (for
+``tool:``) is that of the call it answers, looked up in the lines before
+it, and a record's model (``model:``) the last one named up to it. Hits
+come newest first (ties: the later file and line first, as the index
+orders them), their snippets cut by ``search.cut_snippet``, line numbers
+those of the original file. Once the hits shown are found and
+``COUNT_BUDGET`` of checking is spent (from the first candidate: the
+server's own time, finding them, is not the check's), counting stops (``exact`` False) and only files
+written after the oldest hit shown are read on (an entry is not newer than
+its file's time).
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..entries.view import model_named
+from ..errors import SessionError
+from ..formats import Format, get_format
+from ..reading.archived import describe, shown_url
+from ..reading.records import BOM, BadLine, parse_object
+from .archive_terms import ESCAPED, conditions, like_pattern, term_conditions
+from .documents import Document, document
+from .query import Query
+from .record_text import string_values
+from .search import COUNT_BUDGET, Found, Hit, cut_snippet, on_active_branch
+from .secrets_masked import masked
+
+ITERSIZE = 500  # candidate lines fetched at a time
+BACK = 200  # lines read back at a time looking for the model named last
+_NEVER = (1 << 63) - 1  # (a file mid-push has no time yet: newest)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass
+class Where:
+    """The archive and the sessions searched: the whole archive, or sessions
+    under the (machine, path) addresses given (a file, or a folder)."""
+
+    url: str  # the database's URL (its password kept: a hit's branch is read through it)
+    addresses: list[tuple[str, str]]
+
+
+@dataclass
+class _Hit:
+    address: str
+    machine: str
+    path: str
+    format: str
+    doc: Document
+    parts: list[str]
+
+
+def trigram_index(conn: Any) -> bool:
+    """Whether the archive has its trigram index (pg_trgm was there when it was migrated)."""
+    return bool(conn.execute("SELECT to_regclass('lines_trigrams') IS NOT NULL").fetchone()[0])
+
+
+def indexed_files(conn: Any) -> int:
+    return int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
+
+
+def _files_where(query: Query, where: Where) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if query.machines:
+        clauses.append("m.name = ANY(%s)")
+        args.append(query.machines)
+    if query.format:
+        clauses.append("f.format = %s")
+        args.append(query.format)
+    if query.under:
+        clauses.append("(" + " OR ".join("f.path = %s OR f.path LIKE %s" for _ in query.under) + ")")
+        for path in query.under:
+            args += [path, like_pattern(path.rstrip("/") + "/")[1:]]
+    if where.addresses:
+        each = "m.name = %s AND (f.path = %s OR f.path LIKE %s)"
+        clauses.append("(" + " OR ".join(each for _ in where.addresses) + ")")
+        for machine, path in where.addresses:
+            args += [machine, path, like_pattern(path.rstrip("/") + "/")[1:]]
+    return " AND ".join(clauses) or "TRUE", args
+
+
+def run_archive_query(
+    conn: Any,
+    where: Where,
+    query: Query,
+    limit: int = 50,
+    redact: Callable[[str], str] | None = None,
+    mark_branches: bool = True,
+) -> Found:
+    """Hits of ``query`` in the archive's sessions ``where`` (``conn``: a
+    connection to it), newest first, as ``search.run_query`` gives those
+    of local files (``file``: the session's ``DB_URL#MACHINE/PATH``, its
+    password shown as ``***``)."""
+    import psycopg
+
+    try:
+        checker = _Checker(conn, where.url, query)
+        for (name,) in conn.execute("SELECT DISTINCT format FROM files").fetchall():
+            checker.format(name)  # (its reader imported before the clock starts, as a local search's are)
+        return _run(conn, where, query, limit, redact, mark_branches, checker)
+    except psycopg.Error as exc:
+        raise SessionError(describe(where.url, exc)) from None
+
+
+def _run(
+    conn: Any,
+    where: Where,
+    query: Query,
+    limit: int,
+    redact: Callable[[str], str] | None,
+    mark_branches: bool,
+    checker: _Checker,
+) -> Found:
+    began = time.perf_counter()
+    terms, term_args, _ = conditions(query)
+    files, file_args = _files_where(query, where)
+    sql = (
+        "SELECT f.id, m.name, f.path, f.format, f.mtime_ns, l.start, l.line_no, l.byte_offset, l.text "
+        "FROM lines l JOIN files f ON f.id = l.file_id JOIN machines m ON m.id = f.machine_id "
+        f"WHERE l.text IS NOT NULL AND {files} AND {terms} "
+        f"ORDER BY (CASE WHEN f.mtime_ns < 0 THEN {_NEVER} ELSE f.mtime_ns END) DESC, f.id DESC, l.start DESC"
+    )
+    found = Found()
+    kept: list[_Hit] = []
+    counting = True
+    with conn.transaction(), conn.cursor(name="session_tui_search") as cur:
+        cur.itersize = ITERSIZE
+        cur.execute(sql, [*file_args, *term_args])
+        checking: float | None = None
+        for file_id, machine, path, fmt, mtime_ns, start, line_no, offset, text in cur:
+            if not counting and len(kept) >= limit:
+                oldest = kept[-1].doc.time
+                if oldest is None or (mtime_ns >= 0 and mtime_ns / 1e9 < oldest):
+                    break  # (no entry of this file, nor of any after it, is newer than the hits shown)
+            checking = checking or time.perf_counter()
+            hit = checker.check(file_id, machine, path, fmt, start, line_no, offset, text)
+            if hit is None:
+                continue
+            if counting:
+                found.total += 1
+            kept = _newest([*kept, hit], limit)
+            if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
+                counting, found.exact = False, False
+    branches: dict[str, array[int] | None] = {}
+    for hit in kept:
+        shown = cut_snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
+        on_branch = on_active_branch(branches, hit.address, hit.doc.line) if mark_branches else None
+        doc = hit.doc
+        found.hits.append(
+            Hit(
+                shown_url(hit.address),
+                doc.line + 1,
+                masked(doc.entry_id)[0],
+                doc.role,
+                doc.kind,
+                doc.time,
+                shown,
+                hit.format,
+                on_branch,
+            )
+        )
+    found.took_ms = (time.perf_counter() - began) * 1000
+    return found
+
+
+def _newest(hits: list[_Hit], limit: int) -> list[_Hit]:
+    """Newest first; of one time, the later file (machine, path) and line first, as the index gives them."""
+    ordered = sorted(hits, key=lambda h: (h.machine, h.path, h.doc.line), reverse=True)
+    return sorted(ordered, key=lambda h: (h.doc.time is None, -(h.doc.time or 0.0)))[:limit]
+
+
+class _Checker:
+    """Each candidate line checked as a local search checks a candidate."""
+
+    def __init__(self, conn: Any, url: str, query: Query) -> None:
+        self.conn = conn
+        self.url = url
+        self.query = query
+        self.formats: dict[str, Format | None] = {}
+        self.branches: dict[str, array[int] | None] = {}
+
+    def format(self, name: str) -> Format | None:
+        if name not in self.formats:
+            try:
+                self.formats[name] = get_format(name)
+            except ValueError:  # (pushed by a newer session-tui: a format this one does not know)
+                self.formats[name] = None
+        return self.formats[name]
+
+    def check(
+        self, file_id: int, machine: str, path: str, fmt_name: str, start: int, line_no: int, offset: int, text: str
+    ) -> _Hit | None:
+        query = self.query
+        raw = text.encode("utf-8", "surrogatepass")
+        if line_no == 1 and raw.startswith(BOM):
+            raw, offset = raw[len(BOM) :], offset + len(BOM)
+        fmt = self.format(fmt_name)
+        if fmt is None or not query.may_match(raw):
+            return None
+        try:
+            record = parse_object(raw)
+        except BadLine:
+            return None
+        if fmt.unsearched(record):
+            return None
+        parts = string_values(record)
+        if not query.matches("\n".join(parts)):
+            return None
+        try:
+            view = fmt.view(record)
+            tools: dict[str, str] = {}
+            if query.tool and view.result_for is not None and not view.tool_calls:
+                tools = self._tools(file_id, start, view.result_for, fmt)
+            doc = document(line_no - 1, offset, len(raw.rstrip(b"\r\n")), record, view, tools)
+        except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view: not indexed)
+            return None
+        if not self._fields(doc, file_id, start, record, fmt):
+            return None
+        address = f"{self.url}#{machine}{path}"
+        if query.active_branch and on_active_branch(self.branches, address, doc.line) is False:
+            return None
+        return _Hit(address, machine, path, fmt_name, doc, parts)
+
+    def _fields(self, doc: Document, file_id: int, start: int, record: dict[str, Any], fmt: Format) -> bool:
+        """Whether the document passes the filters on its fields (as the index's ``candidates._where``)."""
+        query = self.query
+        if query.role and doc.role != query.role:
+            return False
+        if query.tool and doc.tool != query.tool:
+            return False
+        if query.error and not (doc.error and doc.kind == "result"):
+            return False
+        if query.paths and doc.kind != "call":
+            return False
+        if query.after is not None and (doc.time is None or doc.time < query.after):
+            return False
+        if query.before is not None and (doc.time is None or doc.time >= query.before):
+            return False
+        if query.model:
+            named = model_named(record) or self._model_before(file_id, start, fmt)
+            # (SQLite's lower(), which the index's filter uses: ASCII only)
+            if named is None or query.model.translate(_ASCII_LOWER) not in named.translate(_ASCII_LOWER):
+                return False
+        return True
+
+    def _tools(self, file_id: int, start: int, call_id: str, fmt: Format) -> dict[str, str]:
+        """call id → tool name of the last call with ``call_id`` before the line at ``start``."""
+        clauses, args, _ = term_conditions(call_id, word=False)
+        holding = f"(({' AND '.join(clauses) or 'TRUE'}) OR {ESCAPED})"
+        rows = self.conn.execute(
+            "SELECT l.text FROM lines l WHERE l.file_id = %s AND l.start < %s AND l.text IS NOT NULL "
+            f"AND {holding} ORDER BY l.start DESC",
+            (file_id, start, *args),
+        )
+        for (text,) in rows:
+            try:
+                record = parse_object(text.encode("utf-8", "surrogatepass"))
+                if fmt.unsearched(record):
+                    continue
+                calls = fmt.view(record).tool_calls
+            except (BadLine, TypeError, ValueError, AttributeError, KeyError):
+                continue
+            for call in reversed(calls):
+                if call.id == call_id:
+                    return {call_id: call.name}
+        return {}
+
+    def _model_before(self, file_id: int, start: int, fmt: Format) -> str | None:
+        """The model named last in the file's lines before the one at ``start``."""
+        while True:
+            rows = self.conn.execute(
+                "SELECT start, text FROM lines WHERE file_id = %s AND start < %s AND text IS NOT NULL "
+                "ORDER BY start DESC LIMIT %s",
+                (file_id, start, BACK),
+            ).fetchall()
+            if not rows:
+                return None
+            for at, text in rows:
+                start = at
+                try:
+                    record = parse_object(text.encode("utf-8", "surrogatepass"))
+                except BadLine:
+                    continue
+                if not fmt.unsearched(record):
+                    named = model_named(record)
+                    if named:
+                        return named
