@@ -15,6 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from session_tui.model.archive.migrations import LATEST
 from session_tui.model.reading.archived import ArchivedFile
 from tests.support import REPO, SAMPLES, run_cli
 
@@ -78,13 +79,13 @@ def tree_lines(n: int, start: int = 0, text: str = "hello") -> bytes:
 def test_init_creates_the_schema_once_and_again_changes_nothing(db_url):
     first = run_cli("archive", "init", db_url)
     assert first.returncode == 0, first.stderr
-    assert "archive created (schema version 1)" in first.stdout
+    assert f"archive created (schema version {LATEST})" in first.stdout
     assert first.stderr == ""  # (the database's owner may create pg_trgm: a trusted extension)
     again = run_cli("archive", "init", db_url)
     assert again.returncode == 0, again.stderr
-    assert "schema is current (version 1)" in again.stdout
+    assert f"schema is current (version {LATEST})" in again.stdout
     with psycopg.connect(db_url) as conn:
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(n,) for n in range(1, LATEST + 1)]
         assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone() == (False,)
         assert conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'").fetchone() == (1,)
 

@@ -83,7 +83,7 @@ class Ledger:
             "size": size,
             "mtime_ns": mtime_ns,
             "project": found.project,
-            "groups": [(d, m, _kept(u)) for d, m, u in found.groups],
+            "groups": kept_groups(found),
         }
         with self._lock:
             self._files[path] = row
@@ -110,6 +110,16 @@ _COSTS = ("cost_usd", "recorded_cost_usd")
 def _kept(usage: Usage) -> dict[str, Any]:
     """What the ledger keeps of a group's usage: its counts and costs (a group has no span)."""
     return {name: value for name, value in asdict(usage).items() if name not in ("first", "last")}
+
+
+def kept_groups(found: FileUsage) -> list[list[Any]]:
+    """A file's usage by (day, model) as the ledger keeps it (and the archive: ``file_usage.groups``)."""
+    return [[day, model, _kept(usage)] for day, model, usage in found.groups]
+
+
+def file_usage_of(project: object, groups: object) -> FileUsage | None:
+    """The usage kept as ``kept_groups`` says it, if every part has its type (None: it is not)."""
+    return _file_usage_of({"project": project, "groups": groups})
 
 
 def _file_usage_of(kept: dict[str, Any]) -> FileUsage | None:

@@ -1,0 +1,99 @@
+"""``usage DB_URL``: the team archive's sessions as ``usage`` counts them.
+
+Each file's usage was worked out by the machine that pushed it, with the
+code of local ``usage`` (``summary.py``); here the rows are only read (one
+small row per file, never a line) and handed to the same sum
+(``usage/by.py``): a session with its sub-agent transcripts rolled up when
+they are archived beside it, as locally. A role under row-level security
+(``archive grant``) counts only the files it may read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.session_info import is_subagent, parent_of
+from ..errors import SessionError
+from ..reading.archived import connect, describe, shown_url, split_address
+from ..sanitize import inert_line
+from ..usage.by import NO_USER, Counted
+from ..usage.ledger import FileUsage, file_usage_of
+from .schema import require
+
+_ROWS = (
+    "SELECT m.name, f.path, f.project, f.os_user, u.file_id IS NOT NULL, u.groups, u.error, u.priced_by "
+    "FROM files f JOIN machines m ON m.id = f.machine_id LEFT JOIN file_usage u ON u.file_id = f.id"
+)
+
+
+@dataclass
+class ArchiveUsage:
+    counted: list[Counted] = field(default_factory=list)
+    files: int = 0
+    unreadable: int = 0  # files whose usage the pushing machine could not work out (or kept unreadable)
+    unsummarised: int = 0  # files pushed without their usage (an older session-tui)
+    priced_by: set[str] = field(default_factory=set)  # the price tables of the pushing machines
+
+
+@dataclass
+class _File:
+    machine: str
+    path: str
+    project: str | None
+    user: str | None
+    usage: FileUsage | None
+
+
+def archive_usage(name: str) -> ArchiveUsage:
+    """The sessions of the archive ``DB_URL`` (or its one session
+    ``DB_URL#MACHINE/PATH``); SessionError, one line, when it cannot be read."""
+    address = split_address(name)
+    conn = connect(address.url, read_only=True, application="session-tui usage")
+    try:
+        require(conn, address.url)
+        if address.machine is None:
+            rows = conn.execute(_ROWS).fetchall()
+        else:
+            one = (address.machine, address.path)
+            rows = conn.execute(_ROWS + " WHERE m.name = %s AND f.path = %s", one).fetchall()
+            if not rows:
+                raise SessionError(f"{shown_url(name)}: no such session in the archive")
+    except SessionError:
+        raise
+    except Exception as exc:  # a denied table, a dropped connection
+        raise SessionError(inert_line(describe(address.url, exc))) from None
+    finally:
+        conn.close()
+    return _counted(shown_url(address.url), rows)
+
+
+def _counted(url: str, rows: list[tuple[Any, ...]]) -> ArchiveUsage:
+    """The rows as sessions: each file in the order of a local listing (by
+    machine, then path), a sub-agent transcript with its session when that is archived too."""
+    out = ArchiveUsage(files=len(rows))
+    files: dict[tuple[str, str], _File] = {}
+    for machine, path, project, user, summarised, groups, error, prices in sorted(rows, key=lambda r: (r[0], r[1])):
+        usage = None
+        if not summarised:
+            out.unsummarised += 1
+        elif error is not None or (usage := file_usage_of(project or "", groups)) is None:
+            out.unreadable += 1
+        if prices is not None:
+            out.priced_by.add(prices)
+        files[(machine, path)] = _File(machine, path, project, user, usage)
+    subagents: dict[tuple[str, str], list[_File]] = {}
+    for (machine, path), one in files.items():
+        parent = parent_of(path)
+        if parent is not None and (machine, parent) in files:
+            subagents.setdefault((machine, parent), []).append(one)
+    for (machine, path), one in files.items():
+        parent = parent_of(path)
+        if (parent is not None and (machine, parent) in files) or one.usage is None:
+            continue  # (counted with its session; or not counted: said above)
+        parts = [one.usage]
+        if not is_subagent(path):
+            parts += [sub.usage for sub in subagents.get((machine, path), []) if sub.usage is not None]
+        project = one.usage.project
+        out.counted.append(Counted(f"{url}#{machine}{path}", machine, one.user or NO_USER, project, parts))
+    return out
