@@ -55,9 +55,13 @@ def archive_usage(name: str) -> ArchiveUsage:
         if address.machine is None:
             rows = conn.execute(_ROWS).fetchall()
         else:
-            one = (address.machine, address.path)
-            rows = conn.execute(_ROWS + " WHERE m.name = %s AND f.path = %s", one).fetchall()
-            if not rows:
+            # the session and its sub-agent transcripts (as a session file given locally counts those beside it)
+            folder = (address.path or "").removesuffix(".jsonl") + "/subagents/"
+            one = (address.machine, address.path, folder, folder)
+            rows = conn.execute(
+                _ROWS + " WHERE m.name = %s AND (f.path = %s OR left(f.path, char_length(%s)) = %s)", one
+            ).fetchall()
+            if not any(row[1] == address.path for row in rows):
                 raise SessionError(f"{shown_url(name)}: no such session in the archive")
     except SessionError:
         raise
@@ -65,7 +69,10 @@ def archive_usage(name: str) -> ArchiveUsage:
         raise SessionError(inert_line(describe(address.url, exc))) from None
     finally:
         conn.close()
-    return _counted(shown_url(address.url), rows)
+    found = _counted(shown_url(address.url), rows)
+    if address.machine is not None:
+        found.files = 1  # (its sub-agents' files are counted with it, not listed)
+    return found
 
 
 def _counted(url: str, rows: list[tuple[Any, ...]]) -> ArchiveUsage:
