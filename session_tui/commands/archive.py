@@ -195,7 +195,7 @@ def run_grant(args: argparse.Namespace) -> int:
     role = args.pusher or args.reader
     if role is None and (args.machine or args.project or args.revoke):
         raise SessionError("say whose grant: --pusher ROLE or --reader ROLE")
-    if args.pusher and not args.machine:
+    if args.pusher and not args.machine and not args.revoke:
         raise SessionError("a pusher pushes as one machine: add --machine NAME")
     if args.pusher and args.project:
         raise SessionError("--project restricts a reader; a pusher has its machine")
