@@ -29,6 +29,7 @@ of a statement.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -161,7 +162,8 @@ class Pusher:
     def close(self) -> None:
         summaries = getattr(self, "summaries", None)
         if summaries is not None:
-            summaries.save()
+            with contextlib.suppress(Exception):  # (after a failed push: what is missing is worked out next time)
+                summaries.close()
         self.conn.close()
 
     def __enter__(self) -> Pusher:
@@ -192,6 +194,7 @@ class Pusher:
             totals.bytes += done.bytes
             if progress is not None:
                 progress(done)
+        self.summaries.store()  # (the files' usage: worked out beside the push, stored at its end)
         totals.seconds = time.monotonic() - began
         return totals
 

@@ -15,6 +15,8 @@ user and model names are masked as the file's path is.
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -40,7 +42,10 @@ _STORE = (
 
 
 class Summaries:
-    """The usage rows of one machine's files: what the archive holds, brought up to date file by file."""
+    """The usage rows of one machine's files: what the archive holds, brought
+    up to date file by file. The usage is worked out in a thread of its own
+    while the push waits on the server (the pushing process is mostly
+    idle), and stored between files, never inside a file's transaction."""
 
     def __init__(self, conn: Any, machine_id: int, redact: bool) -> None:
         self.conn = conn
@@ -51,45 +56,79 @@ class Summaries:
             path: (int(size), int(mtime_ns), prices)
             for path, size, mtime_ns, prices in conn.execute(_KEPT, (machine_id,)).fetchall()
         }
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: list[tuple[str, tuple[int, int, str], Future[_Worked]]] = []
 
-    def update(self, path: str, stored: str) -> bool:
-        """Work out and keep the usage of the file at ``path`` (archived as
-        ``stored``) unless the archive has it for the file as it is; whether it did."""
+    def update(self, path: str, stored: str) -> None:
+        """Have the usage of the file at ``path`` (archived as ``stored``)
+        worked out, unless the archive has it for the file as it is; store
+        what is done by now."""
         try:
             st = os.stat(path)
         except OSError:
-            return False
+            return
         stamp = (st.st_size, st.st_mtime_ns, priced_by())
         if self.kept.get(stored) == stamp:
-            return False
-        groups: list[Any] | None = None
-        error: str | None = None
-        project: str | None = None
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="usage")
+        self._pending.append((stored, stamp, self._pool.submit(self._work_out, path, st.st_size, st.st_mtime_ns)))
+        self.store(wait=False)
+
+    def store(self, wait: bool = True) -> int:
+        """Store the usage worked out (``wait``: all of it, waiting); how many rows."""
+        stored = 0
+        while self._pending and (wait or self._pending[0][2].done()):
+            path, stamp, future = self._pending.pop(0)
+            if self._store(path, stamp, future.result()):
+                stored += 1
+        return stored
+
+    def close(self) -> None:
+        """Store what is left, and keep it in this machine's usage cache too (a local ``usage`` reads it)."""
         try:
-            found = self.ledger.usage(path, st.st_size, st.st_mtime_ns, partial(work_out, path, None))
-            groups, project = kept_groups(found), found.project
+            self.store()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+            self.ledger.save()
+
+    def _work_out(self, path: str, size: int, mtime_ns: int) -> _Worked:
+        try:
+            found = self.ledger.usage(path, size, mtime_ns, partial(work_out, path, None))
+            worked = _Worked(kept_groups(found), None, found.project, file_user(path))
         except (SessionError, OSError, ValueError) as exc:  # (what local usage counts as unreadable)
-            error = str(exc) or type(exc).__name__
-        user = file_user(path)
-        if self.redact:
-            redactor = Redactor()
-            groups = redactor.value(groups) if groups is not None else None
-            error = redactor.text(error) if error is not None else None
-            user = redactor.text(user)
-            if project is not None:
-                project = redacted_name_of_path(project) if project.startswith("/") else redactor.text(project)
+            worked = _Worked(None, str(exc) or type(exc).__name__, None, file_user(path))
+        if not self.redact:
+            return worked
+        redactor = Redactor()
+        project = worked.project
+        if project is not None:
+            project = redacted_name_of_path(project) if project.startswith("/") else redactor.text(project)
+        return _Worked(
+            redactor.value(worked.groups) if worked.groups is not None else None,
+            redactor.text(worked.error) if worked.error is not None else None,
+            project,
+            redactor.text(worked.user),
+        )
+
+    def _store(self, stored: str, stamp: tuple[int, int, str], worked: _Worked) -> bool:
         with self.conn.transaction():
             row = self.conn.execute(
                 "UPDATE files SET project = %s, os_user = %s WHERE machine_id = %s AND path = %s RETURNING id",
-                (project, user, self.machine_id, stored),
+                (worked.project, worked.user, self.machine_id, stored),
             ).fetchone()
             if row is None:  # (not archived: nothing to describe)
                 return False
-            document = None if groups is None else orjson.dumps(groups).decode()
-            self.conn.execute(_STORE, (row[0], st.st_size, st.st_mtime_ns, stamp[2], document, error))
+            document = None if worked.groups is None else orjson.dumps(worked.groups).decode()
+            self.conn.execute(_STORE, (row[0], *stamp, document, worked.error))
         self.kept[stored] = stamp
         return True
 
-    def save(self) -> None:
-        """Keep what was worked out in this machine's usage cache too (a local ``usage`` reads it)."""
-        self.ledger.save()
+
+@dataclass
+class _Worked:
+    groups: list[Any] | None  # (day, model, counts) as the ledger keeps them; None: see error
+    error: str | None
+    project: str | None
+    user: str

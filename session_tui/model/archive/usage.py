@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..catalog.session_info import is_subagent, parent_of
 from ..errors import SessionError
 from ..reading.archived import connect, describe, shown_url, split_address
@@ -22,9 +24,12 @@ from ..usage.ledger import FileUsage, file_usage_of
 from .schema import require
 
 _ROWS = (
-    "SELECT m.name, f.path, f.project, f.os_user, u.file_id IS NOT NULL, u.groups, u.error, u.priced_by "
+    "SELECT m.name, f.path, f.project, f.os_user, u.file_id IS NOT NULL, u.groups::text, u.error, u.priced_by "
     "FROM files f JOIN machines m ON m.id = f.machine_id LEFT JOIN file_usage u ON u.file_id = f.id"
 )
+
+
+_SUBAGENTS = "/subagents/"  # (in the path of every sub-agent transcript: parent_of is asked only then)
 
 
 @dataclass
@@ -84,23 +89,31 @@ def _counted(url: str, rows: list[tuple[Any, ...]]) -> ArchiveUsage:
         usage = None
         if not summarised:
             out.unsummarised += 1
-        elif error is not None or (usage := file_usage_of(project or "", groups)) is None:
+        elif error is not None or (usage := file_usage_of(project or "", _loads(groups))) is None:
             out.unreadable += 1
         if prices is not None:
             out.priced_by.add(prices)
         files[(machine, path)] = _File(machine, path, project, user, usage)
-    subagents: dict[tuple[str, str], list[_File]] = {}
+    sessions: list[tuple[_File, list[FileUsage]]] = []
+    subagents: dict[tuple[str, str], list[FileUsage]] = {}
     for (machine, path), one in files.items():
-        parent = parent_of(path)
-        if parent is not None and (machine, parent) in files:
-            subagents.setdefault((machine, parent), []).append(one)
-    for (machine, path), one in files.items():
-        parent = parent_of(path)
-        if (parent is not None and (machine, parent) in files) or one.usage is None:
-            continue  # (counted with its session; or not counted: said above)
-        parts = [one.usage]
-        if not is_subagent(path):
-            parts += [sub.usage for sub in subagents.get((machine, path), []) if sub.usage is not None]
-        project = one.usage.project
-        out.counted.append(Counted(f"{url}#{machine}{path}", machine, one.user or NO_USER, project, parts))
+        parent = parent_of(path) if _SUBAGENTS in path else None
+        if parent is not None and (machine, parent) in files:  # (counted with its session)
+            if one.usage is not None:
+                subagents.setdefault((machine, parent), []).append(one.usage)
+        elif one.usage is not None:  # (else not counted: said above)
+            sessions.append((one, [one.usage]))
+    for one, parts in sessions:
+        if _SUBAGENTS not in one.path or not is_subagent(one.path):
+            parts += subagents.get((one.machine, one.path), [])
+        out.counted.append(
+            Counted(f"{url}#{one.machine}{one.path}", one.machine, one.user or NO_USER, parts[0].project, parts)
+        )
     return out
+
+
+def _loads(text: str | None) -> Any:
+    try:
+        return orjson.loads(text) if text is not None else None
+    except orjson.JSONDecodeError:
+        return None

@@ -140,11 +140,16 @@ def _file_usage_of(kept: dict[str, Any]) -> FileUsage | None:
     return FileUsage(project, out)
 
 
+_NAMES = frozenset({*_COUNTS, *_COSTS, "unpriced_models"})
+
+
 def _usage_of(counts: object) -> Usage | None:
-    if type(counts) is not dict or not set(counts) <= {*_COUNTS, *_COSTS, "unpriced_models"}:
+    if type(counts) is not dict or not _NAMES.issuperset(counts):
         return None
-    if not all(type(counts.get(name, 0)) is int and counts.get(name, 0) >= 0 for name in _COUNTS):
-        return None
+    for name in _COUNTS:  # (a loop: the archive reads thousands of these at once)
+        count = counts.get(name, 0)
+        if type(count) is not int or count < 0:
+            return None
     for name in _COSTS:
         cost = counts.get(name)
         if cost is not None and (type(cost) not in (int, float) or not 0 <= cost < 1e15):
