@@ -14,7 +14,7 @@ import pytest
 
 from tests.support import REPO, run_cli
 
-from .test_archive import init, push
+from .test_archive import init, push, tree_lines
 
 REAL = REPO / "tests" / "data" / "real"  # four formats, a Claude Code session with its sub-agents
 
@@ -110,3 +110,20 @@ def test_local_usage_by_machine_and_user_names_this_host_and_the_files_owner(tmp
 def test_usage_of_an_archive_that_cannot_be_read_is_one_line(db_url):
     done = run_cli("usage", db_url)  # (no schema yet)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "archive init" in done.stderr
+
+
+def test_a_redacted_push_masks_the_project_user_and_usage_it_archives(db_url, tmp_path):
+    from tests.secret_samples import planted
+
+    secret = planted(41)[0][1]
+    folder = tmp_path / secret  # (a tree session records no cwd: its project is its folder)
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(tree_lines(4))
+    init(db_url)
+    assert push(db_url, str(folder)).returncode == 0
+    with psycopg.connect(db_url) as conn:
+        rows = conn.execute(
+            "SELECT f.project, f.os_user, u.groups::text, u.error FROM files f JOIN file_usage u ON u.file_id = f.id"
+        ).fetchall()
+    assert len(rows) == 1 and rows[0][0] is not None
+    assert secret not in repr(rows) and "REDACTED-" in rows[0][0]
