@@ -1,8 +1,9 @@
-"""``session-tui archive init|push DB_URL``: the team archive on PostgreSQL
+"""``session-tui archive init|push|grant DB_URL``: the team archive on PostgreSQL
 (``model/archive``; docs/guide/archive.md).
 
 ``init`` creates or migrates the schema; ``push`` sends this machine's
-session files, each from where the last push stopped. One line per file
+session files, each from where the last push stopped; ``grant`` says which
+role pushes as which machine and which reads what (row-level security). One line per file
 sent, then a summary; an archive that cannot be reached, or has no schema,
 is one line on stderr and exit 2.
 """
@@ -32,7 +33,7 @@ URL_HELP = (
 def add_parser(commands: Commands) -> None:
     archive = commands.add_parser(
         "archive",
-        help="a team's sessions in one PostgreSQL database: init, push",
+        help="a team's sessions in one PostgreSQL database: init, push, grant",
         description="Keep the sessions of every machine in one PostgreSQL database. `init` creates (or "
         "migrates) its tables; `push` sends this machine's session files, each from where the last push "
         "stopped. A session in the archive is read back by every reading verb as DB_URL#MACHINE/PATH.",
@@ -66,6 +67,25 @@ def add_parser(commands: Commands) -> None:
         help="send the files as they are, secrets included (by default each is replaced by its mark)",
     )
 
+    grant = verbs.add_parser(
+        "grant",
+        help="let a role push as one machine, or read the archive (or some machines or projects of it)",
+        description="Give a PostgreSQL role (made by an admin) the rights it needs, and the row that the "
+        "archive's row-level security policies read: a pusher reads and writes one machine's rows only; a "
+        "reader reads only, every row or those of a machine and/or of projects matching a glob. Run by the "
+        "archive's owner. Without --pusher or --reader: the grants there are.",
+        epilog="Exit status: 0 done, 2 error.",
+    )
+    grant.add_argument("url", metavar="DB_URL", help=URL_HELP)
+    who = grant.add_mutually_exclusive_group()
+    who.add_argument("--pusher", metavar="ROLE", help="the role may push as --machine (its rows only)")
+    who.add_argument("--reader", metavar="ROLE", help="the role may read (no write)")
+    grant.add_argument("--machine", metavar="NAME", help="the machine pushed as (pusher), or the only one read")
+    grant.add_argument(
+        "--project", metavar="GLOB", help="a reader reads only the sessions of these projects (* any characters)"
+    )
+    grant.add_argument("--revoke", action="store_true", help="take the grant back instead")
+
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..model.reading.archived import is_archive_url, shown_url
@@ -79,6 +99,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         if args.archive_verb == "init":
             return run_init(args.url)
+        if args.archive_verb == "grant":
+            return run_grant(args)
         return run_push(args.url, args.paths, args.machine, not args.no_redact)
     except SessionError as exc:
         print(f"session-tui archive {args.archive_verb}: {inert_line(exc)}", file=sys.stderr)
@@ -164,3 +186,41 @@ def run_push(url: str, paths: list[str], machine: str | None, redact: bool) -> i
         f"{plural(totals.lines, 'line')}, {_bytes(totals.bytes)} in {totals.seconds:.1f} s{rate}"
     )
     return EXIT_ERROR if totals.failed or totals.notes else EXIT_OK
+
+
+def run_grant(args: argparse.Namespace) -> int:
+    from ..model.archive.grants import Grant, grant, grants, revoke
+    from ..model.reading.archived import connect, describe
+
+    role = args.pusher or args.reader
+    if role is None and (args.machine or args.project or args.revoke):
+        raise SessionError("say whose grant: --pusher ROLE or --reader ROLE")
+    if args.pusher and not args.machine and not args.revoke:
+        raise SessionError("a pusher pushes as one machine: add --machine NAME")
+    if args.pusher and args.project:
+        raise SessionError("--project restricts a reader; a pusher has its machine")
+    conn = connect(args.url, application="session-tui archive grant")
+    try:
+        if role is None:
+            found = grants(conn, args.url)
+            for one in found:
+                print(one.said())
+            if not found:
+                print("no grants: only the archive's owner reads and writes it")
+            return EXIT_OK
+        wanted = Grant(role, "pusher" if args.pusher else "reader", args.machine, args.project)
+        if args.revoke:
+            gone = revoke(conn, args.url, wanted)
+            print(f"took back {plural(gone, 'grant')} of role {inert_line(role)!r}")
+            return EXIT_OK
+        notes = grant(conn, args.url, wanted)
+    except SessionError:
+        raise
+    except Exception as exc:  # a denied GRANT (not the tables' owner), a dropped connection
+        raise SessionError(describe(args.url, exc)) from None
+    finally:
+        conn.close()
+    print(wanted.said())
+    for note in notes:
+        print(f"note: {inert_line(note)}", file=sys.stderr)
+    return EXIT_OK

@@ -29,6 +29,24 @@ over what each line says (``SEARCHED``: its record as jsonb prints it, else
 its text), made where the extension is there; a small index of the lines
 with no record whose text escapes a character (``\\u``), which every search
 reads (what it asks may be written escaped there).
+
+Version 3 (docs/guide/archive.md, "Usage by machine" and "Who sees what"):
+
+- ``files.project`` and ``files.os_user``: the session's project (its
+  recorded working directory, as local ``usage`` says it) and the OS user
+  owning the file, as the pushing machine found them.
+- ``file_usage``: one row per file, its usage by (day, model) as the
+  pushing machine's ``usage`` worked it out (``groups``, the ledger's form;
+  or ``error``), for the file's size and time then, and the price table.
+  ``usage DB_URL`` sums these small rows; it never reads the lines.
+- ``archive_grants``: who may push as which machine, who may read which
+  machines and projects (``archive grant``); a role is its oid (a dropped
+  role matches no one), ``project_like`` the ``LIKE`` form of the glob.
+- Row-level security on every table but ``schema_version``: a role sees and
+  writes only the rows its grants allow (the tables' owner is not subject
+  to it: it owns the archive). Policies are written inline, never through
+  a function (whose body would be resolved with the caller's
+  ``search_path``: a temp table could stand in for ``archive_grants``).
 """
 
 from __future__ import annotations
@@ -97,6 +115,80 @@ END $$;
 CREATE INDEX lines_escaped ON lines (file_id) WHERE record IS NULL AND text IS NOT NULL AND strpos(text, '\\u') > 0;
 """
 
+
+#: the roles a grant names, and the machine a pusher may write (the inline form every write policy repeats)
+_PUSHES = (
+    "SELECT m.id FROM machines m JOIN archive_grants g ON g.machine = m.name "
+    "WHERE g.kind = 'pusher' AND pg_has_role(g.role, 'USAGE')"
+)
+_PUSHED_FILES = f"SELECT f.id FROM files f WHERE f.machine_id IN ({_PUSHES})"
+_MAY_PUSH_MACHINE = (
+    "EXISTS (SELECT 1 FROM archive_grants g WHERE g.kind = 'pusher' AND g.machine = machines.name "
+    "AND pg_has_role(g.role, 'USAGE'))"
+)
+
+V3 = f"""
+ALTER TABLE files ADD COLUMN project text, ADD COLUMN os_user text;
+
+CREATE TABLE file_usage (
+    file_id bigint PRIMARY KEY REFERENCES files (id) ON DELETE CASCADE,
+    size bigint NOT NULL,
+    mtime_ns bigint NOT NULL,
+    priced_by text NOT NULL,
+    groups jsonb,
+    error text,
+    computed_at timestamptz NOT NULL DEFAULT now(),
+    CHECK ((groups IS NULL) <> (error IS NULL))
+);
+
+CREATE TABLE archive_grants (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    role oid NOT NULL,
+    role_name text NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('pusher', 'reader')),
+    machine text CHECK (machine <> ''),
+    project text CHECK (project <> ''),
+    project_like text,
+    granted_at timestamptz NOT NULL DEFAULT now(),
+    granted_by text NOT NULL DEFAULT current_user,
+    CHECK (kind = 'reader' OR (machine IS NOT NULL AND project IS NULL)),
+    CHECK ((project IS NULL) = (project_like IS NULL))
+);
+CREATE UNIQUE INDEX archive_grants_once ON archive_grants (role, kind, coalesce(machine, ''), coalesce(project, ''));
+
+ALTER TABLE archive_grants ENABLE ROW LEVEL SECURITY;
+ALTER TABLE machines ENABLE ROW LEVEL SECURITY;
+ALTER TABLE files ENABLE ROW LEVEL SECURITY;
+ALTER TABLE lines ENABLE ROW LEVEL SECURITY;
+ALTER TABLE file_usage ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY own ON archive_grants FOR SELECT USING (pg_has_role(role, 'USAGE'));
+
+CREATE POLICY granted ON machines FOR SELECT USING (EXISTS (
+    SELECT 1 FROM archive_grants g
+    WHERE pg_has_role(g.role, 'USAGE') AND (g.machine IS NULL OR g.machine = machines.name)
+));
+CREATE POLICY pushed ON machines FOR INSERT WITH CHECK ({_MAY_PUSH_MACHINE});
+CREATE POLICY pushed_again ON machines FOR UPDATE USING ({_MAY_PUSH_MACHINE}) WITH CHECK ({_MAY_PUSH_MACHINE});
+
+CREATE POLICY granted ON files FOR SELECT USING (EXISTS (
+    SELECT 1 FROM archive_grants g JOIN machines m ON m.id = files.machine_id
+    WHERE pg_has_role(g.role, 'USAGE') AND (g.machine IS NULL OR g.machine = m.name)
+    AND (g.project_like IS NULL OR files.project LIKE g.project_like)
+));
+CREATE POLICY pushed ON files FOR INSERT WITH CHECK (machine_id IN ({_PUSHES}));
+CREATE POLICY pushed_again ON files FOR UPDATE USING (machine_id IN ({_PUSHES})) WITH CHECK (machine_id IN ({_PUSHES}));
+CREATE POLICY pushed_out ON files FOR DELETE USING (machine_id IN ({_PUSHES}));
+"""
+for _table in ("lines", "file_usage"):
+    V3 += f"""
+CREATE POLICY granted ON {_table} FOR SELECT USING (file_id IN (SELECT id FROM files));
+CREATE POLICY pushed ON {_table} FOR INSERT WITH CHECK (file_id IN ({_PUSHED_FILES}));
+CREATE POLICY pushed_again ON {_table} FOR UPDATE USING (file_id IN ({_PUSHED_FILES}))
+    WITH CHECK (file_id IN ({_PUSHED_FILES}));
+CREATE POLICY pushed_out ON {_table} FOR DELETE USING (file_id IN ({_PUSHED_FILES}));
+"""
+
 #: version n is MIGRATIONS[n - 1]
-MIGRATIONS: tuple[str, ...] = (V1, V2)
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3)
 LATEST = len(MIGRATIONS)

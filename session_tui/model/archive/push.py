@@ -29,10 +29,9 @@ of a statement.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import re
-import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -47,11 +46,14 @@ from ..reading.archived import connect, describe, shown_url
 from ..reading.source import is_url
 from ..sanitize import inert_line
 from .lines import chunks, columns, redacted_lines, redacted_name_of_path, redacted_tail, signed
+from .machines import default_machine, machine_problem, machine_row
 from .schema import require
+from .summary import Summaries
 
 HEAD = 4096  # bytes of a file's start that say it is still the same file
-_BAD_MACHINE = re.compile(r"[/\x00-\x1f\x7f]")
-_LINES = "COPY lines (file_id, start, line_no, byte_offset, terminated, text, raw, record) FROM STDIN"
+_LINES = "COPY {} (file_id, start, line_no, byte_offset, terminated, text, raw, record) FROM STDIN"
+#: where a role under row-level security COPYs its lines first (PostgreSQL refuses COPY FROM into such a table)
+_STAGED = "CREATE TEMP TABLE IF NOT EXISTS pushed_lines (LIKE lines) ON COMMIT DELETE ROWS"
 
 
 @dataclass
@@ -85,25 +87,6 @@ class Totals:
     seconds: float = 0.0
     machine: str = ""
     notes: list[str] = field(default_factory=list)
-
-
-def machine_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a machine in the archive (None: it can)."""
-    if not name:
-        return "a machine's name is not empty"
-    if len(name) > 255:
-        return "a machine's name is at most 255 characters"
-    if _BAD_MACHINE.search(name):
-        return "a machine's name has no '/' and no control character"
-    try:
-        name.encode()
-    except UnicodeEncodeError:
-        return "a machine's name is UTF-8"
-    return None
-
-
-def default_machine() -> str:
-    return socket.gethostname() or "localhost"
 
 
 @dataclass
@@ -163,14 +146,12 @@ class Pusher:
             self.conn.execute(
                 "SELECT pg_advisory_lock(hashtextextended(%s, 41))", ("session-tui push " + self.machine,)
             )
-            with self.conn.transaction():
-                self.machine_id = int(
-                    self.conn.execute(
-                        "INSERT INTO machines (name) VALUES (%s) ON CONFLICT (name) "
-                        "DO UPDATE SET last_push = now() RETURNING id",
-                        (self.machine,),
-                    ).fetchone()[0]
-                )
+            self.machine_id = machine_row(self.conn, url, self.machine)
+            # a role under row-level security (a machine's pusher, not the archive's owner) stages its COPY
+            self.staged = bool(self.conn.execute("SELECT row_security_active('lines')").fetchone()[0])
+            if self.staged:
+                self.conn.execute(_STAGED)
+            self.summaries = Summaries(self.conn, self.machine_id, redact)
         except SessionError:
             self.close()
             raise
@@ -179,6 +160,10 @@ class Pusher:
             raise SessionError(inert_line(describe(url, exc))) from None
 
     def close(self) -> None:
+        summaries = getattr(self, "summaries", None)
+        if summaries is not None:
+            with contextlib.suppress(Exception):  # (after a failed push: what is missing is worked out next time)
+                summaries.close()
         self.conn.close()
 
     def __enter__(self) -> Pusher:
@@ -209,6 +194,7 @@ class Pusher:
             totals.bytes += done.bytes
             if progress is not None:
                 progress(done)
+        self.summaries.store()  # (the files' usage: worked out beside the push, stored at its end)
         totals.seconds = time.monotonic() - began
         return totals
 
@@ -236,9 +222,12 @@ class Pusher:
         except OSError as exc:
             return Pushed(path, f"failed: {exc.strerror or exc}")
         try:
-            return self._push_open(path, stored, fd)
+            done = self._push_open(path, stored, fd)
         finally:
             os.close(fd)
+        if done.sent or done.how == "unchanged":
+            self.summaries.update(path, stored)
+        return done
 
     def _push_open(self, path: str, stored: str, fd: int) -> Pushed:
         st = os.fstat(fd)
@@ -367,16 +356,20 @@ class Pusher:
     def _copy(self, rows: list[tuple[Any, ...]]) -> None:
         import psycopg
 
+        into = _LINES.format("pushed_lines" if self.staged else "lines")
         try:
-            with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(_LINES) as copy:
+            with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(into) as copy:
                 for row in rows:
                     copy.write_row(row)
         except psycopg.errors.DataError:
             # a line orjson reads that PostgreSQL's jsonb does not: each record asked of the server, alone
             checked = [row[:7] + (row[7] if row[7] is None or self._jsonb_ok(row[7]) else None,) for row in rows]
-            with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(_LINES) as copy:
+            with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(into) as copy:
                 for row in checked:
                     copy.write_row(row)
+        if self.staged:  # (the policies check each row here: a file of this machine's)
+            self.conn.execute("INSERT INTO lines SELECT * FROM pushed_lines")
+            self.conn.execute("TRUNCATE pushed_lines")
 
     def _jsonb_ok(self, text: str) -> bool:
         import psycopg

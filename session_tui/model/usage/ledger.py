@@ -83,7 +83,7 @@ class Ledger:
             "size": size,
             "mtime_ns": mtime_ns,
             "project": found.project,
-            "groups": [(d, m, _kept(u)) for d, m, u in found.groups],
+            "groups": kept_groups(found),
         }
         with self._lock:
             self._files[path] = row
@@ -112,6 +112,16 @@ def _kept(usage: Usage) -> dict[str, Any]:
     return {name: value for name, value in asdict(usage).items() if name not in ("first", "last")}
 
 
+def kept_groups(found: FileUsage) -> list[list[Any]]:
+    """A file's usage by (day, model) as the ledger keeps it (and the archive: ``file_usage.groups``)."""
+    return [[day, model, _kept(usage)] for day, model, usage in found.groups]
+
+
+def file_usage_of(project: object, groups: object) -> FileUsage | None:
+    """The usage kept as ``kept_groups`` says it, if every part has its type (None: it is not)."""
+    return _file_usage_of({"project": project, "groups": groups})
+
+
 def _file_usage_of(kept: dict[str, Any]) -> FileUsage | None:
     """The usage a cached row holds, if every part has its type (the cache
     file is untrusted: anything else is worked out again)."""
@@ -130,11 +140,16 @@ def _file_usage_of(kept: dict[str, Any]) -> FileUsage | None:
     return FileUsage(project, out)
 
 
+_NAMES = frozenset({*_COUNTS, *_COSTS, "unpriced_models"})
+
+
 def _usage_of(counts: object) -> Usage | None:
-    if type(counts) is not dict or not set(counts) <= {*_COUNTS, *_COSTS, "unpriced_models"}:
+    if type(counts) is not dict or not _NAMES.issuperset(counts):
         return None
-    if not all(type(counts.get(name, 0)) is int and counts.get(name, 0) >= 0 for name in _COUNTS):
-        return None
+    for name in _COUNTS:  # (a loop: the archive reads thousands of these at once)
+        count = counts.get(name, 0)
+        if type(count) is not int or count < 0:
+            return None
     for name in _COSTS:
         cost = counts.get(name)
         if cost is not None and (type(cost) not in (int, float) or not 0 <= cost < 1e15):
