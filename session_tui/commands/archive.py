@@ -62,6 +62,12 @@ def add_parser(commands: Commands) -> None:
     push.add_argument("paths", nargs="*", metavar="PATH", help="session files or folders (default: the known ones)")
     push.add_argument("--machine", metavar="NAME", help="the machine's name in the archive (default: the host name)")
     push.add_argument(
+        "--follow",
+        action="store_true",
+        help="keep running: push each file's new lines as soon as they are written, and new files as they "
+        "appear (Ctrl-C or SIGTERM stops, between two transactions)",
+    )
+    push.add_argument(
         "--no-redact",
         action="store_true",
         help="send the files as they are, secrets included (by default each is replaced by its mark)",
@@ -101,6 +107,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return run_init(args.url)
         if args.archive_verb == "grant":
             return run_grant(args)
+        if args.follow:
+            return run_follow(args.url, args.paths, args.machine, not args.no_redact)
         return run_push(args.url, args.paths, args.machine, not args.no_redact)
     except SessionError as exc:
         print(f"session-tui archive {args.archive_verb}: {inert_line(exc)}", file=sys.stderr)
@@ -160,8 +168,11 @@ def _said(done: Pushed) -> None:
         print(f"again {path} ({done.how.removeprefix('sent again: ')}; {what})")
 
 
-def run_push(url: str, paths: list[str], machine: str | None, redact: bool) -> int:
-    from ..model.archive.push import push
+def _local_paths(paths: list[str], follow: bool = False) -> list[str] | None:
+    """The paths to push (the known folders when none is given); None: a wrong one, said
+    (``follow``: a folder may hold no session yet, as for ``live``)."""
+    import os
+
     from ..model.catalog.known import default_paths
     from ..model.reading.source import is_url
     from .paths import say_path_problems
@@ -169,9 +180,24 @@ def run_push(url: str, paths: list[str], machine: str | None, redact: bool) -> i
     remote = [p for p in paths if is_url(p)]
     if remote:
         raise SessionError(f"{remote[0]}: only this machine's files are pushed (run the push where they are)")
-    if say_path_problems("archive push", paths):  # before connecting: a wrong path is said as in every verb
+    if follow:
+        missing = [p for p in paths if not os.path.exists(p)]
+        if missing:
+            print(f"session-tui archive push: {inert_line(missing[0])}: no such file or directory", file=sys.stderr)
+            return None
+    checked = [p for p in paths if os.path.isfile(p)] if follow else paths
+    if say_path_problems("archive push", checked):  # before connecting: a wrong path is said as in every verb
+        return None
+    return paths or default_paths()
+
+
+def run_push(url: str, paths: list[str], machine: str | None, redact: bool) -> int:
+    from ..model.archive.push import push
+
+    given = _local_paths(paths)
+    if given is None:
         return EXIT_ERROR
-    totals = push(url, paths or default_paths(), machine, redact, _said)
+    totals = push(url, given, machine, redact, _said)
     for note in totals.notes:
         print(f"session-tui archive push: {note}", file=sys.stderr)
     rate = f" ({_bytes(int(totals.bytes / totals.seconds))}/s)" if totals.seconds > 0 and totals.bytes else ""
@@ -224,3 +250,51 @@ def run_grant(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {inert_line(note)}", file=sys.stderr)
     return EXIT_OK
+
+
+def run_follow(url: str, paths: list[str], machine: str | None, redact: bool) -> int:
+    """Push, then push each append as it is written, until Ctrl-C or SIGTERM
+    (caught: the push under way finishes its file, then it stops)."""
+    import signal
+    import threading
+
+    from ..model.archive.follow import follow
+    from ..model.archive.push import Pusher
+    from ..model.reading.archived import describe
+
+    given = _local_paths(paths, follow=True)
+    if given is None:
+        return EXIT_ERROR
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: object) -> None:
+        stop.set()
+        signal.signal(signum, signal.SIG_DFL)  # (a second one ends it at once)
+
+    previous = {sig: signal.signal(sig, stopping) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def said(done: Pushed) -> None:
+        _said(done)
+        sys.stdout.flush()  # (a service's log shows each file as it goes)
+
+    def armed() -> None:
+        print(f"following {plural(len(given), 'path')}: Ctrl-C stops", flush=True)
+
+    try:
+        with Pusher(url, machine, redact) as pusher:
+            try:
+                totals = follow(pusher, given, stop.is_set, said, armed)
+            except Exception as exc:
+                import psycopg
+
+                if isinstance(exc, psycopg.Error):
+                    raise SessionError(inert_line(describe(url, exc))) from None
+                raise
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print(
+        f"stopped following as machine {inert_line(totals.machine)}: pushed {plural(totals.lines, 'line')} "
+        f"of {plural(totals.files, 'file')}, {_bytes(totals.bytes)} in {totals.seconds:.1f} s"
+    )
+    return EXIT_ERROR if totals.failed else EXIT_OK

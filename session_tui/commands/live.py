@@ -30,6 +30,10 @@ def run_live(args: Any, settings: Settings) -> int:
         if not is_url(path) and not os.path.exists(path):
             print(f"session-tui live: {path}: no such file or directory", file=sys.stderr)
             return 2
+    problem = _archive_problem(paths)
+    if problem:
+        print(f"session-tui live: {problem}", file=sys.stderr)
+        return 2
     from .paths import say_path_problems
 
     if say_path_problems("live", [p for p in paths if not is_url(p) and os.path.isfile(p)]):
@@ -125,6 +129,21 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     return run_live(args, settings)
+
+
+def _archive_problem(paths: list[str]) -> str | None:
+    """Why a team archive among ``paths`` cannot be followed (unreachable, no archive there), one line."""
+    from ..model.errors import SessionError
+    from ..model.reading.archive_listing import check_archive, is_archive_url
+    from ..model.sanitize import inert_line
+
+    for path in paths:
+        if is_archive_url(path):
+            try:
+                check_archive(path.partition("#")[0])
+            except SessionError as exc:
+                return inert_line(str(exc))
+    return None
 
 
 def _mask(redact: bool) -> Mask | None:

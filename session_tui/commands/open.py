@@ -14,9 +14,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def is_folder(path: str) -> bool:
-    """A local directory, or a remote folder or prefix (raises SessionError)."""
+    """A local directory, a remote folder or prefix, or the team archive as a whole (raises SessionError)."""
+    from ..model.reading.archive_listing import check_archive, is_archive_url, is_whole_archive
     from ..model.reading.source import is_url
 
+    if is_archive_url(path):
+        if is_whole_archive(path):
+            check_archive(path)  # (unreachable, or no archive there: one line now, not an empty picker)
+            return True
+        return False
     if is_url(path):
         from ..model.reading import remote
 

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 from ..model.reading import json_text
+from ..model.reading.archived import archive_refusal
 from ..model.reading.segment import LineKind
 from ..model.reading.source import is_url
 from ..model.session.search import entry_at_line
@@ -101,7 +102,8 @@ def plan_fork(session: Session, entry: int, out: str | None = None, folder: str 
     named as its client names a new session, beside the source or in
     ``folder`` (where the client looks for its sessions)."""
     if session.remote and (out is None or is_url(out)) and folder is None:
-        raise Refused(f"{session.path}: a fork of a remote file is written here: give -o LOCAL_PATH")
+        archived = archive_refusal(session.path, "its fork is written here only with -o LOCAL_PATH")
+        raise Refused(archived or f"{session.path}: a fork of a remote file is written here: give -o LOCAL_PATH")
     plan = form_of(session).fork(session, entry, out)
     if folder is not None and out is None:
         first, data = plan.new_files[0]

@@ -26,7 +26,14 @@ def age_since(timestamp: float) -> str:
 
 
 def tilde(path: str) -> str:
-    """``path`` with the home folder written ``~``."""
+    """``path`` with the home folder written ``~``; a session of the team
+    archive as ``MACHINE:/PATH``, the archive itself by its URL without its password."""
+    if "://" in path:
+        from ..model.reading.archive_listing import is_archive_url, shown_address
+        from ..model.reading.archived import shown_url
+
+        if is_archive_url(path):
+            return shown_url(shown_address(path))
     home = os.path.expanduser("~").rstrip(os.sep)
     if home and (path == home or path.startswith(home + os.sep)):
         return "~" + path[len(home) :]

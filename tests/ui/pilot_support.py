@@ -21,9 +21,11 @@ async def wait_for(pilot, predicate, timeout: float = 20.0, what: str = "conditi
 async def session_screen(pilot) -> SessionScreen:
     await wait_for(
         pilot,
-        lambda: isinstance(pilot.app.screen, SessionScreen)
-        and pilot.app.screen.state.rows is not None
-        and bool(pilot.app.screen.query("#detail-body")),  # (mounted just after the first frame)
+        lambda: (
+            isinstance(pilot.app.screen, SessionScreen)
+            and pilot.app.screen.state.rows is not None
+            and bool(pilot.app.screen.query("#detail-body"))
+        ),  # (mounted just after the first frame)
         what="the session view",
     )
     return pilot.app.screen

@@ -143,9 +143,7 @@ class Pusher:
             require(self.conn, url)
             self.conn.execute("SET synchronous_commit = off")
             # one push per machine at a time: a second one (an overlapping cron run) waits, then finds it done
-            self.conn.execute(
-                "SELECT pg_advisory_lock(hashtextextended(%s, 41))", ("session-tui push " + self.machine,)
-            )
+            self.lock()
             self.machine_id = machine_row(self.conn, url, self.machine)
             # a role under row-level security (a machine's pusher, not the archive's owner) stages its COPY
             self.staged = bool(self.conn.execute("SELECT row_security_active('lines')").fetchone()[0])
@@ -158,6 +156,13 @@ class Pusher:
         except Exception as exc:
             self.close()
             raise SessionError(inert_line(describe(url, exc))) from None
+
+    def lock(self) -> None:
+        """Wait for, then hold, this machine's push lock (``unlock`` lets another push of it take a turn)."""
+        self.conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 41))", ("session-tui push " + self.machine,))
+
+    def unlock(self) -> None:
+        self.conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 41))", ("session-tui push " + self.machine,))
 
     def close(self) -> None:
         summaries = getattr(self, "summaries", None)
@@ -181,7 +186,7 @@ class Pusher:
         listed = list_session_files([p for p in paths], unreadable)
         totals.notes += [f"cannot read {inert_line(p)}: passed over" for p in unreadable]
         for path, _size, _mtime in listed:
-            done = self._push_listed(path)
+            done = self.push_listed(path)
             if done.sent:
                 totals.files += 1
             elif done.how == "unchanged":
@@ -198,7 +203,7 @@ class Pusher:
         totals.seconds = time.monotonic() - began
         return totals
 
-    def _push_listed(self, path: str) -> Pushed:
+    def push_listed(self, path: str) -> Pushed:
         if is_url(path):
             return Pushed(path, "skipped: only this machine's files are pushed (run the push there)")
         if "#" in path and os.path.basename(path.partition("#")[0]) == DB_NAME:

@@ -97,6 +97,14 @@ def list_session_files(paths: Iterable[str], unreadable: list[str] | None = None
     for given in map(absolute, paths):
         if is_url(given):
             from ..reading import remote
+            from ..reading.archive_listing import is_archive_url, list_archive
+
+            if is_archive_url(given):  # the team archive: every session of every machine, or one
+                try:
+                    found.extend(list_archive(given))
+                except SessionError:
+                    pass  # unreachable: nothing listed (as a remote folder)
+                continue
 
             try:
                 found.extend(remote.list_sessions(given, SESSION_SUFFIX))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ..reading.archive_listing import place_of
 from ..reading.own_writes import one_look
 from .session_info import SessionInfo
 
@@ -16,6 +17,17 @@ SORTS: tuple[tuple[str, Callable[..., Any]], ...] = (  # (name, key of a row and
     ("size", lambda info, stuck_after=None: -info.size),
     ("problems", lambda info, stuck_after=None: (-info.severity(None, stuck_after), -info.last_activity)),
 )
+
+
+def by_place(sort_key: Callable[[SessionInfo], Any]) -> Callable[[SessionInfo], Any]:
+    """``sort_key`` within groups: the rows of the team archive by machine, then
+    project (the folder a session is in on its machine); other rows first."""
+
+    def key(info: SessionInfo) -> Any:
+        place = place_of(info.path)
+        return (place is not None, place or ("", ""), sort_key(info))
+
+    return key
 
 
 def rank_rows(

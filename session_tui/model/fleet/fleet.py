@@ -16,6 +16,8 @@ from ..catalog.session_info import parent_of
 from ..entries.view import iso_time
 from ..errors import SessionError
 from ..formats.opencode.database import changed_database, list_sessions
+from ..reading.archive_listing import place_of
+from ..reading.archived import shown_url
 from ..sanitize import Mask
 from ..session.session import Session
 from ..session.writer_liveness import cannot_tell, writer_liveness
@@ -41,8 +43,10 @@ class Agent:
         return (self.observed.state, self.observed.tool, self.observed.inferred, tuple(self.alerts))
 
     def as_json(self, event: str, now: float) -> dict[str, Any]:
+        """The agent as ``live --json`` prints it; one of the team archive also
+        has its ``machine`` (its ``file``: the address, the URL's password masked)."""
         seen = self.observed
-        return {
+        data = {
             "event": event,
             "t": iso_time(now),
             "file": self.path,
@@ -58,6 +62,11 @@ class Agent:
             "context_window": seen.context_window,
             "alerts": list(self.alerts),
         }
+        place = place_of(self.path)
+        if place is not None:
+            data["file"] = shown_url(self.path)
+            data["machine"] = place.machine
+        return data
 
 
 class Fleet:

@@ -27,6 +27,10 @@ from .source import READ_BUFFER, RangeStream, SourceStat
 SCHEMES = ("postgresql", "postgres")
 #: what a read asks for at least (one round trip per range: a sequential scan asks for READ_BUFFER)
 ROWS_PER_FETCH = 2000
+#: an archived file's time: its time on its machine as the push that covered it saw it (clocks of
+#: machines differ: the agent's own record times are what the live state weighs first), or, while a push
+#: of it is under way, when it was pushed
+TIME = "CASE WHEN f.mtime_ns > 0 THEN f.mtime_ns ELSE (extract(epoch FROM f.pushed_at) * 1e9)::bigint END"
 NO_SCHEMA = "no session-tui archive in this database: run `session-tui archive init DB_URL`"
 
 
@@ -111,7 +115,8 @@ def connect(url: str, *, read_only: bool = False, application: str = "session-tu
 class ArchivedFile:
     """One archived session, read by byte range from its lines. Its identity
     is the file's row and the generation of its copy (a file sent again
-    from the start is a replaced file); its time is when it was last pushed."""
+    from the start is a replaced file); its time is the file's on its
+    machine, as last pushed (``TIME``)."""
 
     remote = True
     rows = False
@@ -144,7 +149,7 @@ class ArchivedFile:
 
     def stat(self) -> SourceStat:
         found = self._query(
-            "SELECT f.id, f.generation, f.stream_size, extract(epoch FROM f.pushed_at)::float8, f.format "
+            f"SELECT f.id, f.generation, f.stream_size, {TIME}, f.format "
             "FROM files f JOIN machines m ON m.id = f.machine_id WHERE m.name = %s AND f.path = %s",
             (self.address.machine, self.address.path),
         )
@@ -155,7 +160,7 @@ class ArchivedFile:
             )
         file_id, generation, size, pushed, self.format = found[0]
         self._file_id = int(file_id)
-        return SourceStat(int(size), (int(file_id), int(generation)), int(pushed * 1e9))
+        return SourceStat(int(size), (int(file_id), int(generation)), int(pushed))
 
     def read(self, offset: int, length: int) -> bytes:
         if length <= 0:
@@ -201,8 +206,9 @@ class ArchiveReadError(SessionError, OSError):
     expect what a failed read raises."""
 
 
-def archive_refusal(name: str) -> str | None:
-    """Why a session of the archive is not edited here (one line), or None for any other name."""
+def archive_refusal(name: str, then: str = "edit it there (or export it and edit the copy)") -> str | None:
+    """Why a session of the archive is not edited here (one line, ending with ``then``), or None for any
+    other name."""
     if not is_archive_url(name):
         return None
     try:
@@ -210,4 +216,4 @@ def archive_refusal(name: str) -> str | None:
     except SessionError:
         machine = None
     where = f"machine {inert_line(machine)}" if machine else "another machine"
-    return f"this session lives on {where} in the archive: edit it there (or export it and edit the copy)"
+    return f"this session lives on {where} in the archive: {then}"

@@ -12,8 +12,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -26,7 +27,7 @@ from textual.worker import get_current_worker
 
 from ...model.cache_dir import refusal
 from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
-from ...model.catalog.finding import SORTS, rank_rows
+from ...model.catalog.finding import SORTS, by_place, rank_rows
 from ...model.catalog.session_info import SessionInfo
 from ...model.errors import Cancelled, SessionError
 from ...model.reading.source import is_url
@@ -278,7 +279,9 @@ class FilesScreen(Screen):
         query = self.query_one("#filter", Input).value
         table = self.table
         keep = table.selected.path if table.selected and not to_top else None
-        key = partial(SORTS[self.sort][1], stuck_after=table.stuck_after)
+        key: Callable[[SessionInfo], Any] = partial(SORTS[self.sort][1], stuck_after=table.stuck_after)
+        if table.archive:  # (grouped by machine and project, sorted within)
+            key = by_place(key)
         args = (list(self.infos.values()), query, self.matches, key, table.display_path)
         if len(self.infos) > THREAD_ROWS:
             self.rank_in_thread(args, keep, to_top)

@@ -15,6 +15,7 @@ from ...model.fleet.alerts import NoticeGate
 from ...model.fleet.fleet import Agent, Fleet
 from ...model.fleet.observe import AgentState
 from ...model.fleet.watch import SNAPSHOT, follow
+from ...model.reading.archive_listing import place_of
 from ...model.sanitize import inert
 from ...model.words import ago, human_tokens
 from .. import cells
@@ -99,8 +100,11 @@ class FleetTable(RowTable):
         kind = ("└ " if depth else "") + agent.format
         line = cell(Text(kind, dim), 7) + Text(" ")
         if project:
-            cwd = inert_shown(self.app, tilde(seen.cwd), keep_newlines=False) if seen.cwd else ""
-            line += cell(Text(cwd, dim), project) + Text(" ")
+            where = tilde(seen.cwd) if seen.cwd else ""
+            place = place_of(agent.path)
+            if place is not None:  # (a session of the team archive: on which machine)
+                where = f"{place.machine}:{seen.cwd or place.project}"
+            line += cell(Text(inert_shown(self.app, where, keep_newlines=False), dim), project) + Text(" ")
         title = Text(("  " if depth else "") + (inert(masked(seen.title, hide), keep_newlines=False) or "(no title)"))
         doing = inert(masked(seen.doing, hide), keep_newlines=False)
         if doing_width:

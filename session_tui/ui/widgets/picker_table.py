@@ -11,6 +11,7 @@ from textual.events import Click
 from textual.message import Message
 
 from ...model.catalog.session_info import SessionInfo
+from ...model.reading.archive_listing import is_archive_url, place_of, shown_address
 from ...model.sanitize import inert
 from .. import cells
 from ..cells import age, cell, entries_text, human_size
@@ -36,6 +37,7 @@ NARROW_COLUMNS = (
     ("", 6, False),
 )
 NARROW_BELOW = 110
+MACHINE_WIDTH = 14  # the machine column, first, in a picker over the team archive
 #: what the last column says of a row's agent (``SessionInfo.badge``): the session view's state, in a word
 BADGES = {"running": "▶ running", "live": "● live", "crashed": "✗ crashed"}
 
@@ -108,6 +110,8 @@ class PickerTable(RowTable):
     def __init__(self, roots: list[str], **kwargs) -> None:
         super().__init__(**kwargs)
         self.roots = roots
+        #: a picker over the team archive: a machine column first
+        self.archive = any(is_archive_url(root) for root in roots)
         self.rows: list[SessionInfo] = []  # (RowTable's rows)
         self._look: list[tuple[str, str]] = []  # ages and badges (running, live, crashed) last painted
         self.repeated: set[str] = set()  # titles more than one row has: those rows show their file's name too
@@ -131,6 +135,9 @@ class PickerTable(RowTable):
     def display_path(self, path: str) -> str:
         """``path`` inside the folder it was found under (one folder given),
         else with ``~`` for the home folder."""
+        place = place_of(path)
+        if place is not None:  # (an archived session: its path on its machine, the machine in its column)
+            return shown_address(path).removeprefix(place.machine + ":")
         prefix = os.path.join(self.roots[0], "")
         if len(self.roots) == 1 and path.startswith(prefix):
             return path[len(prefix) :]
@@ -151,8 +158,12 @@ class PickerTable(RowTable):
             self.refresh()
 
     # -- rendering ----------------------------------------------------------------
+    def _machine_cell(self, text: Text) -> Text:
+        return cell(text, MACHINE_WIDTH) + Text(" ") if self.archive else Text("")
+
     def heading(self, width: int) -> Text:
-        line = cell(Text("title"), title_width(width)) + Text(" ")
+        line = self._machine_cell(Text("machine"))
+        line += cell(Text("title"), self._title_width(width)) + Text(" ")
         for name, column_width, right in columns_for(width):
             line += cell(Text(name), column_width, right) + Text(" ")
         return line
@@ -185,10 +196,15 @@ class PickerTable(RowTable):
             if badge
             else Text(""),
         ]
-        line = cell(title, title_width(width)) + Text(" ")
+        place = place_of(info.path)
+        line = self._machine_cell(Text(inert_shown(self.app, place.machine, keep_newlines=False) if place else ""))
+        line += cell(title, self._title_width(width)) + Text(" ")
         for content, (_, column_width, right) in zip(row_cells, columns_for(width), strict=True):
             line += cell(content, column_width, right) + Text(" ")
         return line
+
+    def _title_width(self, width: int) -> int:
+        return max(title_width(width) - (MACHINE_WIDTH + 1 if self.archive else 0), 10)
 
     def on_click(self, event: Click) -> None:
         if event.y == 0:
