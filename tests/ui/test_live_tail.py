@@ -204,8 +204,8 @@ def test_an_appended_active_leaf_pointer_moves_the_marks_on_screen(tmp_path):
 def test_following_appends_writes_only_what_changed(tmp_path):
     """In a real terminal (160×45): each append repaints its row, the row the
     cursor left and the status line, not the page; a scroll now and then. The
-    bytes written per appended entry stay under 3 KB (a whole page is ~12 KB; quiet, ~1.6 KB; a loaded CI
-    run, where an append and its status line may take two frames, 2.3 KB)."""
+    bytes written per appended entry stay under 4 KB (a whole page is ~12 KB; quiet, ~1.8 KB; a loaded CI
+    run, where an append and its status line may take two frames, 2.3 KB; 3.3 KB at a load of 6 on 2 cores)."""
     from tests.terminal import Terminal
 
     path = tmp_path / "live.jsonl"
@@ -219,7 +219,7 @@ def test_following_appends_writes_only_what_changed(tmp_path):
             term.wait_text(f"message {i} lorem")
         term.wait_quiet(0.5)
         per_entry = (len(term.output) - start) / 60
-    assert per_entry < 3072, f"{per_entry:.0f} bytes per appended entry"
+    assert per_entry < 4096, f"{per_entry:.0f} bytes per appended entry"
 
 
 def test_a_watched_file_opens_with_its_last_entry_at_the_bottom_of_a_full_page(tmp_path):
