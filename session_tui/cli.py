@@ -112,8 +112,6 @@ def take_storage_options(argv: list[str]) -> list[str]:
     """Remove ``--storage-option KEY=VALUE`` (any command, any place) from
     ``argv`` and give the options to the back-end of each URL in it. VALUE
     is JSON when it parses (``null``, ``2222``, ``true``, ``["a"]``), else text."""
-    import json
-
     rest: list[str] = []
     options: dict[str, object] = {}
     args = iter(argv)
@@ -123,6 +121,8 @@ def take_storage_options(argv: list[str]) -> list[str]:
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise UsageError(f"--storage-option takes KEY=VALUE, not {item!r}")
+            import json  # (only here: not before a first frame)
+
             try:
                 options[key] = json.loads(value)
             except ValueError:

@@ -201,3 +201,12 @@ def process_table(fresh_after: float | None = None) -> ProcessTable | None:
         table = _read_table()
         _table = (now, table)
         return table
+
+
+def prefetch() -> None:
+    """Read the process table in a thread, now: the picker's first rows ask
+    it for their badges, and its reads of ``/proc`` wait on the kernel, so
+    they overlap the interpreter's start of the UI (a caller meanwhile waits
+    for this read under the lock, then shares it)."""
+    if can_tell():
+        threading.Thread(target=process_table, name="process-table", daemon=True).start()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +39,8 @@ from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
 
 if TYPE_CHECKING:  # pragma: no cover
+    import sqlite3
+
     from textual.timer import Timer
 
 BATCH_SECONDS = 0.1  # rows read in a thread are posted this often
