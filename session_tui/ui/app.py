@@ -133,11 +133,10 @@ class SessionApp(App):
 
     def counted(self, path: str, entries: int) -> None:
         """A session view counted the entries of ``path``: the picker shows that count."""
-        from .screens.files import FilesScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, FilesScreen):
-                screen.counted(path, entries)
+        for screen in self.screen_stack:  # (by its method: a view alone need not import the picker's module)
+            tell = getattr(screen, "counted", None)
+            if tell is not None:
+                tell(path, entries)
 
     def show_fleet(self, roots: list[str]) -> None:
         from ..model.fleet.fleet import Fleet

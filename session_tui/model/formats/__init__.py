@@ -9,17 +9,20 @@ from typing import TYPE_CHECKING, Any
 from .base import Format as Format  # re-exported: what get_format returns
 
 #: each format's reader module (its ``FORMAT``), imported on first use: the
-#: picker's first frame needs none. Sniffed in this order: qwen before
-#: claude, astorlm before chat. A new format is one line here.
+#: picker's first frame needs none. Sniffed in this order, each reader loaded
+#: when its turn comes: qwen before claude (Qwen Code writes Claude Code's
+#: keys), astorlm before chat, and Claude Code, the most common, third (its
+#: sniff, ``parentUuid`` with ``sessionId``, matches none of the others).
+#: A new format is one line here.
 READERS: dict[str, str] = {
     "tree": "tree",
+    "qwen": "qwen.reader",
+    "claude": "claude.reader",
     "pi": "pi.reader",
     "codex": "codex.reader",
     "gemini": "gemini.reader",
-    "qwen": "qwen.reader",
     "copilot": "copilot.reader",
     "opencode": "opencode.reader",
-    "claude": "claude.reader",
     "astorlm": "astorlm",
     "chat": "chat",
 }
