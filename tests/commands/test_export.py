@@ -281,13 +281,24 @@ def test_errors_are_one_line(args, message):
     assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
 
 
+def _palette_offers(screen, title: str) -> bool:
+    """Whether the command palette's first option is ``title`` (a loaded machine
+    matches what was typed after the keys: Enter before that picks nothing)."""
+    from textual.command import CommandList
+
+    found = screen.query(CommandList)
+    return bool(found) and found.first().option_count > 0 and title in str(found.first().get_option_at_index(0).prompt)
+
+
 async def test_the_palette_command_writes_the_branch_beside_the_file(tmp_path):
     path = tmp_path / "run.jsonl"
     shutil.copy(BRANCHED, path)
     async with SessionApp(str(path), watch=False).run_test(size=(160, 40), notifications=True) as pilot:
         screen = await session_screen(pilot)
         for count in (1, 2):
-            await pilot.press("ctrl+p", *"export branch as markdown", "enter")
+            await pilot.press("ctrl+p", *"export branch as markdown")
+            await wait_for(pilot, lambda: _palette_offers(pilot.app.screen, "Export branch as Markdown"), what="it")
+            await pilot.press("enter")
             await wait_for(pilot, lambda n=count: len(pilot.app.screen.query("Toast")) == n, what="the notice")
         expected = export(screen.state.session, "md")
         toasts = [str(t.render()) for t in pilot.app.screen.query("Toast")]
