@@ -85,6 +85,10 @@ def cli(*args: str, check: bool = True) -> tuple[float, str]:
     return took, done.stdout
 
 
+def say(what: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {what}", flush=True)
+
+
 def more_connections(pg: Cluster, connections: int) -> None:
     """Restart the private cluster with the tests' settings and room for ``connections``."""
     data, log = os.path.join(pg.root, "data"), os.path.join(pg.root, "server.log")
@@ -248,6 +252,7 @@ def main() -> None:
             more_connections(pg, args.machines + 30)
             url = pg.fresh_database("bench_archive")
         cli("archive", "init", url)
+        say(f"pushing {args.machines} machines, {args.parallel} at a time")
         rows: list[tuple[str, str]] = []
         pushed = push_all(url, {m: [f] for m, f in folders.items()}, args.parallel)
         rows.append(
@@ -276,6 +281,7 @@ def main() -> None:
             )
         )
         mix = query_mix(merged(planted), args.queries, rng)
+        say(f"pushed in {pushed:.0f} s; searching ({len(mix)} queries, {args.needles} needles)")
         by_kind = search_mix(url, mix)
         every = [ms for values in by_kind.values() for ms in values]
         rows.append(
@@ -295,6 +301,7 @@ def main() -> None:
         timed = [cli("usage", url, "--by", "machine", "--json") for _ in range(3)]
         machines_seen = len(json.loads(timed[0][1])["rows"])
         rows.append(("usage --by machine (process)", f"{min(t for t, _ in timed) * 1000:.0f} ms, {machines_seen} rows"))
+        say(f"starting {args.machines} followers")
         live = [live_file(folders[m]) for m in names]
         started = time.perf_counter()
         followers = start_followers(url, folders, work / "followers")
@@ -313,6 +320,7 @@ def main() -> None:
         elif pg is None:
             print("agentsview: side by side only on the private cluster (it needs two more databases)")
         else:
+            say("agentsview side by side")
             peer_rows = side_by_side(command, pg, folders, mix, args.parallel, work / "agentsview")
     print(f"\nbench_archive, {date.today()}, {os.cpu_count()} cores, PostgreSQL on localhost, {total / MB:.0f} MB:")
     label = max(len(r[0]) for r in rows + [(r[0],) for r in peer_rows])
