@@ -399,11 +399,13 @@ def test_check_and_export_of_an_archived_sample_equal_those_of_the_file(db_url):
             mine.pop("usage"), archived_one.pop("usage")
         assert _without_paths(archived_one) == _without_paths(mine), path
         assert archived_one["path"] == f"{db_url}#m{path}"
-    for path, address in zip(samples, addresses, strict=True):
-        exported = run_cli("export", address, "--to", "json")
+    one_per_format = {path.relative_to(SAMPLES).parts[0]: path for path in reversed(samples)}
+    for path in sorted(one_per_format.values()):  # (export reads as check does: one file of each format)
+        exported = run_cli("export", f"{db_url}#m{path}", "--to", "json")
         original = run_cli("export", str(path), "--to", "json")
         assert exported.returncode == original.returncode, exported.stderr
         assert exported.stdout == original.stdout, path
+    for path in samples:
         assert archived(db_url, "m", path) == path.read_bytes()
 
 
