@@ -161,8 +161,8 @@ class SessionScreen(TailActions, ProblemActions, SearchActions, EditActions, Res
 
     def _after_index(self) -> None:
         self.call_after_refresh(self.compute_problems)  # its thread would hold the GIL from the first frame
-        if self.watching:  # (its room for appends is laid out with the rows: not a frame later)
-            self.tail()
+        if self.watching:  # after the first frame (a worker started now runs before it: watchfiles, ~25 ms)
+            self.call_after_refresh(self.tail)
         if self.state.session is not None:  # the picker's estimate gives way to the count
             services(self).counted(self.path, self.state.session.entries)
             if self.state.hit_line is not None and not self.state.query_found:  # the search index's hit: there
