@@ -68,11 +68,9 @@ def open_tui(paths: list[str], format: str | None, watch: bool, settings: Settin
         except SessionError as exc:
             print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
             return 2
-    if not files:  # the picker: its walk of the folders and its badges' look at /proc start beside Textual's
-        from ..model.catalog.cache import prefetch_listing
+    if not files:  # the picker: its badges' look at /proc (waiting on the kernel) starts beside Textual's
         from ..model.reading.open_writers import prefetch
 
-        prefetch_listing(paths)
         prefetch()
     problem = ui_settings_problem(settings)
     if problem:

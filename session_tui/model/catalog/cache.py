@@ -12,7 +12,6 @@ import itertools
 import os
 import threading
 from collections.abc import Iterable
-from concurrent.futures import Future
 
 import orjson
 
@@ -186,13 +185,8 @@ class Catalog:
     def listing(self, paths: Iterable[str]) -> list[SessionInfo]:
         """Every session file under ``paths`` (absolute paths): from the
         cache when its size and mtime still match, else not yet ``known``."""
-        paths = list(paths)
-        early = _prefetched.pop(tuple(paths), None)
-        if early is not None:  # walked beside the UI's start (``prefetch_listing``)
-            found, unreadable = early.result()
-        else:
-            unreadable = []
-            found = list_session_files(paths, unreadable)
+        unreadable: list[str] = []
+        found = list_session_files(paths, unreadable)
         self.unreadable = unreadable
         with self._lock:
             self._seen.update(path for path, _, _ in found)
@@ -269,31 +263,6 @@ class Catalog:
             self._changed = False
         if self.cache_path is not None:
             write_cache_file(self.cache_path, data)
-
-
-_Listed = tuple[list[tuple[str, int, int]], list[str]]  # (files, folders that could not be read)
-_prefetched: dict[tuple[str, ...], Future[_Listed]] = {}
-
-
-def prefetch_listing(paths: Iterable[str]) -> None:
-    """Walk local folders ``paths`` in a thread, now: the picker's first
-    ``listing`` of the same folders takes this walk (once) rather than walking
-    them after the screen is up. A walk of 10,000 files is stat calls, which
-    wait on the kernel: they overlap the interpreter's start of the UI."""
-    key = tuple(absolute(p) for p in paths)
-    if not key or any(map(is_url, key)):
-        return
-    future: Future[_Listed] = Future()
-
-    def walk() -> None:
-        unreadable: list[str] = []
-        try:
-            future.set_result((list_session_files(key, unreadable), unreadable))
-        except BaseException as exc:  # (given to the listing that takes it)
-            future.set_exception(exc)
-
-    _prefetched[key] = future
-    threading.Thread(target=walk, name="listing", daemon=True).start()
 
 
 def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:
