@@ -476,3 +476,27 @@ async def test_a_file_written_before_the_late_watch_is_armed_is_listed(tmp_path,
         screen = await picker(pilot)
         await wait_for(pilot, lambda: screen.watch_armed, what="the folders watched")
         await wait_for(pilot, lambda: "between.jsonl" in names(screen), what="the file written before the watch")
+
+
+async def test_a_remembered_folder_shows_its_newest_rows_in_the_first_frame_then_all(tmp_path, monkeypatch):
+    """The first frame shows the cache's head (the newest rows, the count of
+    all), and the whole cache the next."""
+    from session_tui.model.catalog.head import HEAD_ROWS
+    from tests.model.catalog.test_head import FILES, remembered_folder
+
+    root = remembered_folder(tmp_path, str(tmp_path / "cache"))
+    first: list[tuple[list[str], str]] = []
+    remember_all = FilesScreen._remember_all
+
+    def seen_first(screen: FilesScreen) -> None:
+        first.append((names(screen), str(screen.query_one("#heading").render())))
+        remember_all(screen)
+
+    monkeypatch.setattr(FilesScreen, "_remember_all", seen_first)
+    async with SessionApp([root], watch=False).run_test(size=(120, 40)) as pilot:
+        screen = await picker(pilot)
+        await wait_for(pilot, lambda: len(screen.table.rows) == FILES, what="every row")
+        [(shown, heading)] = first
+        assert len(shown) == HEAD_ROWS and shown == names(screen)[:HEAD_ROWS]
+        assert shown[0] == f"run-{FILES - 1:04d}.jsonl"
+        assert f"{FILES:,} session files" in heading

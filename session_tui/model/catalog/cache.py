@@ -160,10 +160,31 @@ class Catalog:
         self.cache_path = None if folder is None else os.path.join(folder, name)  # None: no cache
         self.mask = mask
         self._lock = threading.Lock()
-        self._cached: dict[str, object] = self._load()  # path -> row of FIELDS (as read: checked when used)
+        self._load_lock = threading.Lock()
+        self._rows: dict[str, object] | None = None  # path -> row of FIELDS (as read: checked when used)
         self._seen: set[str] = set()
         self._changed = False
         self.unreadable: list[str] = []  # the folders the last ``listing`` could not read
+
+    @property
+    def _cached(self) -> dict[str, object]:
+        """The cache's rows, read on first use (a picker's first frame may need only ``head``)."""
+        rows = self._rows
+        if rows is None:
+            with self._load_lock:
+                if self._rows is None:
+                    self._rows = self._load()
+                rows = self._rows
+        return rows
+
+    def head(self, roots: list[str]) -> tuple[list[SessionInfo], int] | None:
+        """The newest rows remembered under exactly the folders ``roots`` and
+        how many the cache holds there (``head.py``), or None: none kept."""
+        if self.cache_path is None or self._rows is not None:
+            return None
+        from .head import read_head
+
+        return read_head(self.cache_path, roots, _info_of)
 
     def _load(self) -> dict[str, object]:
         if self.cache_path is None:
@@ -234,7 +255,7 @@ class Catalog:
         info = read_info(path, self.mask)
         with self._lock:
             self._seen.add(path)
-            self._cached[path] = [getattr(info, name) for name in FIELDS]
+            self._cached[path] = _row_of(info)
             self._changed = True
         return info
 
@@ -242,7 +263,7 @@ class Catalog:
         """Keep what a full read of the file found (its exact entry count)
         for as long as its size and time stay the same."""
         with self._lock:
-            self._cached[info.path] = [getattr(info, name) for name in FIELDS]
+            self._cached[info.path] = _row_of(info)
             self._changed = True
 
     def save(self, roots: Iterable[str] = ()) -> None:
@@ -250,6 +271,7 @@ class Catalog:
         of files under ``roots`` that were not seen since loading are
         dropped (the files are gone); others are kept, but for files whose
         names are not UTF-8 (read again each time)."""
+        roots = list(roots)
         prefixes = tuple(_folder_prefix(r) for r in roots)
         with self._lock:
             stale = [p for p in self._cached if p not in self._seen and p.startswith(prefixes)]
@@ -263,6 +285,15 @@ class Catalog:
             self._changed = False
         if self.cache_path is not None:
             write_cache_file(self.cache_path, data)
+            if roots and not any(map(is_url, roots)):  # the picker's next first frame: its newest rows
+                from .head import write_head
+
+                kept = [_info_of(path, row) for path, row in files.items() if path.startswith(prefixes)]
+                write_head(self.cache_path, roots, [info for info in kept if info is not None], _row_of)
+
+
+def _row_of(info: SessionInfo) -> list[object]:
+    return [getattr(info, name) for name in FIELDS]
 
 
 def _unknown(path: str, size: int, mtime_ns: int) -> SessionInfo:

@@ -29,7 +29,6 @@ from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
 from ...model.catalog.finding import SORTS, by_place, rank_rows
 from ...model.catalog.session_info import SessionInfo
 from ...model.errors import Cancelled, SessionError
-from ...model.reading.source import is_url
 from ...model.sanitize import Mask, inert
 from ...model.words import plural
 from ..app_services import services
@@ -37,6 +36,7 @@ from ..cells import tilde
 from ..masking import inert_shown
 from ..messages import InfosRead, OpenSession, SearchProgress
 from ..widgets.picker_table import PickerTable
+from .files_counting import EntryCounting
 
 if TYPE_CHECKING:  # pragma: no cover
     import sqlite3
@@ -53,7 +53,7 @@ WATCH_STEP_MS = 20
 TICK_SECONDS = 1.0  # live badges fade and ages move on this often
 
 
-class FilesScreen(Screen):
+class FilesScreen(EntryCounting, Screen):
     """The picker over ``roots`` (folders)."""
 
     BINDINGS = [
@@ -85,6 +85,7 @@ class FilesScreen(Screen):
         self.catalog = Catalog(mask=mask)
         self.infos: dict[str, SessionInfo] = {}
         self.listed = False  # the folders were walked (until then: what the cache remembers)
+        self.remembered_count: int | None = None  # while only the newest remembered rows are shown: how many there are
         self.unread = 0
         self.sort = 0
         self.contents_query = ""  # the text of the last contents search
@@ -128,13 +129,25 @@ class FilesScreen(Screen):
         refused = refusal()
         if refused is not None:  # (stderr is not seen under the screen)
             self.notify(inert_shown(self.app, refused, keep_newlines=False), severity="warning", markup=False)
+        head = self.catalog.head(self.roots)
+        if head is not None:  # the newest remembered rows first, the whole cache a frame later
+            newest, self.remembered_count = head
+            self.infos = {info.path: info for info in newest}
+            self._refilter()
+            self.call_after_refresh(self._remember_all)
+        else:
+            self._remember_all()
+        self.set_interval(TICK_SECONDS, self._tick)
+
+    def _remember_all(self) -> None:
+        """Every row the cache remembers of these folders, then the walk."""
         self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
+        self.remembered_count = None
         self._refilter()
         if self.infos:
             self.call_after_refresh(self._start_workers)  # the remembered rows first, then the walk
         else:
             self._start_workers()  # nothing to show before the walk: it starts with the first frame
-        self.set_interval(TICK_SECONDS, self._tick)
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
@@ -308,6 +321,8 @@ class FilesScreen(Screen):
         where = ", ".join(inert_shown(self.app, tilde(root), keep_newlines=False) for root in self.roots)
         shown, total = len(self.table.rows), len(self.infos)
         count = f"{total:,} session files" if shown == total else f"{shown:,} of {total:,} session files"
+        if self.remembered_count is not None:  # (the first frame's newest rows: the others come next)
+            count = f"{self.remembered_count:,} session files"
         text = f"{count} in {where} · sorted by {SORTS[self.sort][0]} (ctrl+s)"
         if not self.listed:
             text += " · listing the folders…"
@@ -367,72 +382,6 @@ class FilesScreen(Screen):
     def _hit(self, path: str) -> int | None:
         """The line of the newest hit in ``path`` (the view opens there)."""
         return self.matches.get(path) if self.matches is not None else None
-
-    # -- exact entry counts --------------------------------------------------------
-    def _count_later(self, infos: list[SessionInfo]) -> None:
-        """Queue the rows whose entry count is an estimate (``≈``: read from
-        the head and tail only) to be counted in full, the newest first; a
-        row read again after a change on disk is an estimate again, and is
-        queued again."""
-        wanted = sorted(
-            (i for i in infos if i.known and i.format is not None and not i.exact and not is_url(i.path)),
-            key=lambda i: -i.mtime_ns,
-        )
-        if not wanted:
-            return
-        with self._count_lock:
-            self._to_count.update((info.path, None) for info in wanted)
-            start = not self._counting
-            self._counting = True
-        if start:
-            self.count_entries()
-
-    @work(thread=True, group="count", exit_on_error=False, description="count entries")
-    def count_entries(self) -> None:
-        """Read each queued file in full, one at a time, and replace its
-        row's estimate with the exact count (kept by the cache until the
-        file changes). A count is used only if the file is still as the
-        row read it: else the row's next reading queues it again."""
-        from ...model.session.session import Session
-
-        worker = get_current_worker()
-        stop = lambda: worker.is_cancelled  # noqa: E731
-        while not worker.is_cancelled:
-            with self._count_lock:
-                if not self._to_count:
-                    self._counting = False
-                    return
-                path = next(iter(self._to_count))
-                del self._to_count[path]
-            info = self.infos.get(path)
-            if info is None or info.exact:
-                continue
-            try:
-                with Session(path, parallel_ok=False) as session:
-                    session.refresh(should_stop=stop)
-                    entries = session.entries
-                st = os.stat(path)
-            except (SessionError, OSError, Cancelled):
-                continue
-            if (st.st_size, st.st_mtime_ns) == (info.size, info.mtime_ns):
-                self.app.call_from_thread(self._counted_exactly, info, entries)
-
-    def _counted_exactly(self, info: SessionInfo, entries: int) -> None:
-        if self.infos.get(info.path) is not info:  # (read again meanwhile: that reading is queued)
-            return
-        info.entries, info.exact = entries, True
-        self.catalog.correct(info)
-        self.table.refresh()
-
-    def counted(self, path: str, entries: int) -> None:
-        """The exact count of a file a session view read: the row and the
-        cache keep it (until the file changes)."""
-        info = self.infos.get(absolute(path))
-        if info is None or (info.exact and info.entries == entries):
-            return
-        info.entries, info.exact = entries, True
-        self.catalog.correct(info)
-        self.table.refresh()
 
     def action_fleet(self) -> None:
         """Every agent written lately under these folders, live (``session-tui live``)."""
