@@ -6,8 +6,6 @@ import codecs
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .base import Format as Format  # re-exported: what get_format returns
-
 #: each format's reader module (its ``FORMAT``), imported on first use: the
 #: picker's first frame needs none. Sniffed in this order, each reader loaded
 #: when its turn comes: qwen before claude (Qwen Code writes Claude Code's
@@ -26,10 +24,24 @@ READERS: dict[str, str] = {
     "astorlm": "astorlm",
     "chat": "chat",
 }
+#: the module of each format's client (its ``CLIENT``, the reader's ``client``): light, imported
+#: without the reader where only the client is asked for (the picker's badges: its process names)
+CLIENTS: dict[str, str] = {
+    "pi": "pi.client",
+    "codex": "codex.client",
+    "gemini": "gemini.client",
+    "qwen": "qwen.client",
+    "copilot": "copilot.client",
+    "opencode": "opencode.client",
+    "claude": "claude.client",
+}
 _DEFAULT = "tree"  # an empty file is an empty native session
 _loaded: dict[str, Format] = {}
 
 if TYPE_CHECKING:  # (at run time: ``__getattr__``, the readers imported on first use)
+    from .base import Format as Format  # re-exported: what get_format returns
+    from .client import Client
+
     FORMATS: dict[str, Format]
     DEFAULT: Format
 
@@ -37,6 +49,8 @@ if TYPE_CHECKING:  # (at run time: ``__getattr__``, the readers imported on firs
 def _load(name: str) -> Format:
     found = _loaded.get(name)
     if found is None:
+        from .base import Format
+
         found = importlib.import_module(f"{__name__}.{READERS[name]}").FORMAT
         assert isinstance(found, Format) and found.name == name, (name, found)
         _loaded[name] = found
@@ -52,6 +66,10 @@ def __getattr__(attr: str) -> Any:
         return _all()
     if attr == "DEFAULT":
         return _load(_DEFAULT)
+    if attr == "Format":  # (the readers' base: not imported with a format's path helpers or client)
+        from .base import Format
+
+        return Format
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
@@ -59,6 +77,15 @@ def get_format(name: str) -> Format:
     if name not in READERS:
         raise ValueError(f"unknown format {name!r} (known: {', '.join(READERS)})")
     return _load(name)
+
+
+def client_of(name: str) -> Client | None:
+    """The client of format ``name`` (None: it has none), without its reader."""
+    module = CLIENTS.get(name)
+    if module is None:
+        return None
+    client: Client = importlib.import_module(f"{__name__}.{module}").CLIENT
+    return client
 
 
 def sniff(objs: list[dict[str, Any]], path: str | None = None) -> Format | None:

@@ -219,9 +219,9 @@ def _programs(format_name: str) -> tuple[tuple[str, ...], tuple[str, ...]] | Non
     """The programs of the format's client as a process table shows them (the
     basename of the program or of the script it runs, ``node …/bin/pi``) and the
     parts of their paths (``node …/pi-coding-agent/dist/cli.js``); None: no client."""
-    from ..formats import READERS, get_format  # (the one format's reader, not every one: the picker's first frame)
+    from ..formats import client_of  # (its client alone, not its reader: the picker's first frame)
 
-    client = get_format(format_name).client if format_name in READERS else None
+    client = client_of(format_name)
     return (client.process_names, client.packages) if client is not None and client.process_names else None
 
 

@@ -15,7 +15,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ...checked_paths import UUID, checked_id, checked_name, inside
-from ..base import cwd_back
 from ..client import ANTHROPIC, Client, DryRunHome
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,6 +85,8 @@ class ClaudeCode(Client):
         return os.path.basename(path).removesuffix(".jsonl")
 
     def recorded_cwd(self, session: Session, leaf: int) -> str | None:
+        from ..base import cwd_back  # (the readers' base: not loaded with the client's names)
+
         return cwd_back(session, leaf, 10_000)
 
     def dry_run_home(self, session: Session, run: str, work: str, url: str, model: str | None) -> DryRunHome:
