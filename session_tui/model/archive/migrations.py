@@ -47,6 +47,22 @@ Version 3 (docs/guide/archive.md, "Usage by machine" and "Who sees what"):
   to it: it owns the archive). Policies are written inline, never through
   a function (whose body would be resolved with the caller's
   ``search_path``: a temp table could stand in for ``archive_grants``).
+
+Version 4 (docs/guide/archive.md, "Search"): search's own table.
+
+- ``chunks``: one row per piece of a line's searched text (what a local
+  search checks: its record's strings, ``reading/searched.py``), a text of
+  up to 2,048 characters overlapping the next by 128; ``whole`` when the
+  piece is the line's whole text. The trigram index is over the chunks
+  (``chunks_trigrams``), no longer over the lines (their index and
+  ``lines_escaped`` are dropped): a candidate is a few KB, never a 300 KB
+  tool result. Row-level security as on ``lines``.
+- ``files.chunked``: whether the file's lines have their chunks (pushed by
+  a session-tui writing version 4). A file pushed before has none: search
+  reads its every line until its machine's next push sends it again.
+- ``files_newest``: the files by time (``mtime_ns``; a file mid-push the
+  newest), which search reads a few at a time, newest first, stopping once
+  its page is full.
 """
 
 from __future__ import annotations
@@ -189,6 +205,39 @@ CREATE POLICY pushed_again ON {_table} FOR UPDATE USING (file_id IN ({_PUSHED_FI
 CREATE POLICY pushed_out ON {_table} FOR DELETE USING (file_id IN ({_PUSHED_FILES}));
 """
 
+#: the trigram index of schema 4 (``archive init`` makes it once pg_trgm is there: ``schema.migrate``)
+CHUNK_TRIGRAMS = "CREATE INDEX IF NOT EXISTS chunks_trigrams ON chunks USING gin (text gin_trgm_ops)"
+#: a file's time as search orders the files (a file mid-push, ``mtime_ns`` -1, the newest)
+NEWEST = f"(CASE WHEN mtime_ns < 0 THEN {(1 << 63) - 1} ELSE mtime_ns END)"
+
+V4 = f"""
+DROP INDEX IF EXISTS lines_trigrams;
+DROP INDEX IF EXISTS lines_escaped;
+ALTER TABLE files ADD COLUMN chunked boolean NOT NULL DEFAULT false;
+CREATE INDEX files_newest ON files ({NEWEST} DESC, id DESC);
+
+CREATE TABLE chunks (
+    file_id bigint NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    start bigint NOT NULL,
+    piece integer NOT NULL CHECK (piece >= 0),
+    whole boolean NOT NULL,
+    text text NOT NULL,
+    PRIMARY KEY (file_id, start, piece)
+);
+DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+        EXECUTE '{CHUNK_TRIGRAMS}';
+    END IF;
+END $$;
+
+ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY granted ON chunks FOR SELECT USING (file_id IN (SELECT id FROM files));
+CREATE POLICY pushed ON chunks FOR INSERT WITH CHECK (file_id IN ({_PUSHED_FILES}));
+CREATE POLICY pushed_again ON chunks FOR UPDATE USING (file_id IN ({_PUSHED_FILES}))
+    WITH CHECK (file_id IN ({_PUSHED_FILES}));
+CREATE POLICY pushed_out ON chunks FOR DELETE USING (file_id IN ({_PUSHED_FILES}));
+"""
+
 #: version n is MIGRATIONS[n - 1]
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3)
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4)
 LATEST = len(MIGRATIONS)

@@ -34,17 +34,20 @@ from ..entries.view import model_named
 from ..errors import SessionError
 from ..formats import Format, get_format
 from ..reading.archived import describe, shown_url
+from ..reading.record_text import string_values
 from ..reading.records import BOM, BadLine, parse_object
-from .archive_terms import ESCAPED, conditions, like_pattern, term_conditions
+from .archive_terms import conditions, like_pattern, pieces
 from .documents import Document, document
 from .query import Query
-from .record_text import string_values
 from .search import COUNT_BUDGET, Found, Hit, cut_snippet, on_active_branch
 from .secrets_masked import masked
 
 ITERSIZE = 500  # candidate lines fetched at a time
 BACK = 200  # lines read back at a time looking for the model named last
+FIRST_BATCH = 4 << 20  # bytes of the newest files whose candidates are asked first
+LAST_BATCH = 64 << 20  # (each batch twice the last, up to this)
 _NEVER = (1 << 63) - 1  # (a file mid-push has no time yet: newest)
+_NEWEST = f"(CASE WHEN f.mtime_ns < 0 THEN {_NEVER} ELSE f.mtime_ns END)"  # (migrations.NEWEST, on ``f``)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -69,7 +72,7 @@ class _Hit:
 
 def trigram_index(conn: Any) -> bool:
     """Whether the archive has its trigram index (pg_trgm was there when it was migrated)."""
-    return bool(conn.execute("SELECT to_regclass('lines_trigrams') IS NOT NULL").fetchone()[0])
+    return bool(conn.execute("SELECT to_regclass('chunks_trigrams') IS NOT NULL").fetchone()[0])
 
 
 def indexed_files(conn: Any) -> int:
@@ -120,6 +123,62 @@ def run_archive_query(
         raise SessionError(describe(where.url, exc)) from None
 
 
+@dataclass
+class _File:
+    id: int
+    machine: str
+    path: str
+    format: str
+    mtime_ns: int
+    chunked: bool
+    size: int
+
+
+def _files(conn: Any, query: Query, where: Where) -> list[_File]:
+    """The files searched, newest first (then the later id: as the hits' ties are ordered)."""
+    files, args = _files_where(query, where)
+    rows = conn.execute(
+        "SELECT f.id, m.name, f.path, f.format, f.mtime_ns, f.chunked, f.stream_size "
+        f"FROM files f JOIN machines m ON m.id = f.machine_id WHERE {files} ORDER BY {_NEWEST} DESC, f.id DESC",
+        args,
+    ).fetchall()
+    return [_File(*row) for row in rows]
+
+
+def _batches(files: list[_File]) -> list[list[_File]]:
+    """The files in batches, the newest first: FIRST_BATCH bytes, then each twice the last (up to LAST_BATCH)."""
+    batches: list[list[_File]] = []
+    batch: list[_File] = []
+    size, budget = 0, FIRST_BATCH
+    for file in files:
+        batch.append(file)
+        size += file.size
+        if size >= budget:
+            batches.append(batch)
+            batch, size, budget = [], 0, min(budget * 2, LAST_BATCH)
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+def _candidates(terms: str | None) -> str:
+    """The query giving a batch's candidate lines in the batch's order (file, then last line first):
+    the lines whose chunks meet ``terms``, and every line of a file without chunks (or of any, no terms)."""
+    every = (
+        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset, l.text FROM unnest(%s::bigint[]) "
+        "WITH ORDINALITY AS b(id, n) JOIN lines l ON l.file_id = b.id WHERE l.text IS NOT NULL"
+    )
+    if terms is None:
+        return f"{every} ORDER BY 1, 3 DESC"
+    chunked = (
+        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset, l.text FROM unnest(%s::bigint[]) "
+        "WITH ORDINALITY AS b(id, n) JOIN (SELECT DISTINCT c.file_id, c.start FROM chunks c "
+        f"WHERE c.file_id = ANY(%s) AND {terms}) h ON h.file_id = b.id "
+        "JOIN lines l ON l.file_id = h.file_id AND l.start = h.start WHERE l.text IS NOT NULL"
+    )
+    return f"{chunked} UNION ALL {every} ORDER BY 1, 3 DESC"
+
+
 def _run(
     conn: Any,
     where: Where,
@@ -131,34 +190,38 @@ def _run(
 ) -> Found:
     began = time.perf_counter()
     terms, term_args, _ = conditions(query)
-    files, file_args = _files_where(query, where)
-    sql = (
-        "SELECT f.id, m.name, f.path, f.format, f.mtime_ns, l.start, l.line_no, l.byte_offset, l.text "
-        "FROM lines l JOIN files f ON f.id = l.file_id JOIN machines m ON m.id = f.machine_id "
-        f"WHERE l.text IS NOT NULL AND {files} AND {terms} "
-        f"ORDER BY (CASE WHEN f.mtime_ns < 0 THEN {_NEVER} ELSE f.mtime_ns END) DESC, f.id DESC, l.start DESC"
-    )
+    sql = _candidates(terms)
     found = Found()
     kept: list[_Hit] = []
     counting = True
-    with conn.transaction(), conn.cursor(name="session_tui_search") as cur:
-        cur.itersize = ITERSIZE
-        cur.execute(sql, [*file_args, *term_args])
-        checking: float | None = None
-        for file_id, machine, path, fmt, mtime_ns, start, line_no, offset, text in cur:
-            if not counting and len(kept) >= limit:
-                oldest = kept[-1].doc.time
-                if oldest is None or (mtime_ns >= 0 and mtime_ns / 1e9 < oldest):
-                    break  # (no entry of this file, nor of any after it, is newer than the hits shown)
-            checking = checking or time.perf_counter()
-            hit = checker.check(file_id, machine, path, fmt, start, line_no, offset, text)
-            if hit is None:
-                continue
-            if counting:
-                found.total += 1
-            kept = _newest([*kept, hit], limit)
-            if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
-                counting, found.exact = False, False
+    checking: float | None = None
+    with conn.transaction():
+        for batch in _batches(_files(conn, query, where)):
+            if not counting and len(kept) >= limit and _older(batch[0], kept[-1]):
+                break  # (no entry of these files, nor of any after them, is newer than the hits shown)
+            ids = [f.id for f in batch]
+            by_id = {f.id: f for f in batch}
+            if terms is None:
+                args: list[Any] = [ids]
+            else:
+                chunked = [f.id for f in batch if f.chunked]
+                args = [chunked, chunked, *term_args, [f.id for f in batch if not f.chunked]]
+            with conn.cursor(name="session_tui_search") as cur:
+                cur.itersize = ITERSIZE
+                cur.execute(sql, args)
+                for _n, file_id, start, line_no, offset, text in cur:
+                    file = by_id[file_id]
+                    if not counting and len(kept) >= limit and _older(file, kept[-1]):
+                        break
+                    checking = checking or time.perf_counter()
+                    hit = checker.check(file_id, file.machine, file.path, file.format, start, line_no, offset, text)
+                    if hit is None:
+                        continue
+                    if counting:
+                        found.total += 1
+                    kept = _newest([*kept, hit], limit)
+                    if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
+                        counting, found.exact = False, False
     branches: dict[str, array[int] | None] = {}
     for hit in kept:
         shown = cut_snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
@@ -179,6 +242,11 @@ def _run(
         )
     found.took_ms = (time.perf_counter() - began) * 1000
     return found
+
+
+def _older(file: _File, oldest: _Hit) -> bool:
+    """Whether no entry of ``file`` (an entry is not newer than its file's time) is newer than ``oldest``."""
+    return oldest.doc.time is None or (file.mtime_ns >= 0 and file.mtime_ns / 1e9 < oldest.doc.time)
 
 
 def _newest(hits: list[_Hit], limit: int) -> list[_Hit]:
@@ -263,12 +331,13 @@ class _Checker:
 
     def _tools(self, file_id: int, start: int, call_id: str, fmt: Format) -> dict[str, str]:
         """call id → tool name of the last call with ``call_id`` before the line at ``start``."""
-        clauses, args, _ = term_conditions(call_id, word=False)
-        holding = f"(({' AND '.join(clauses) or 'TRUE'}) OR {ESCAPED})"
+        looked = pieces(call_id, word=False)
+        holding = " AND ".join(p.clause for p in looked) or "TRUE"
         rows = self.conn.execute(
             "SELECT l.text FROM lines l WHERE l.file_id = %s AND l.start < %s AND l.text IS NOT NULL "
-            f"AND {holding} ORDER BY l.start DESC",
-            (file_id, start, *args),
+            "AND l.start IN (SELECT c.start FROM chunks c WHERE c.file_id = %s AND c.start < %s "
+            f"AND {holding}) ORDER BY l.start DESC",
+            (file_id, start, file_id, start, *(p.arg for p in looked)),
         )
         for (text,) in rows:
             try:
