@@ -84,8 +84,11 @@ def test_files_read_a_few_at_a_time_give_the_hits_of_one_query(db_url, tmp_path,
     folder.mkdir()
     for n in range(12):
         path = folder / f"s{n:02d}.jsonl"
-        path.write_bytes(tree_lines(6, text=f"batchword file{n}"))
-        os.utime(path, ns=(1_700_000_000_000_000_000 + n * 10**9,) * 2)
+        records = tree_lines(6, text=f"batchword file{n}")
+        if n % 3:  # (entries of another day each: the files' times say nothing of them)
+            records = records.replace(b"2026-03-15T", f"2026-03-{n + 10:02d}T".encode())
+        path.write_bytes(records)
+        os.utime(path, ns=(1_700_000_000_000_000_000 - n * 10**9,) * 2)
     init(db_url)
     assert push(db_url, str(folder), "--machine", "m").returncode == 0
     conn = connect(db_url, read_only=True)
@@ -93,7 +96,8 @@ def test_files_read_a_few_at_a_time_give_the_hits_of_one_query(db_url, tmp_path,
         where = Where(db_url, [])
         whole = run_archive_query(conn, where, parse("batchword"), limit=1000)
         monkeypatch.setattr(archive_search, "FIRST_BATCH", 1)  # (a file per batch, then two, four…)
-        for query, limit in (("batchword", 1000), ("batchword", 5), ("role:user", 7), ("file3", 2)):
+        cases = [("batchword", 1000), ("batchword", 5), ("batchword", 13), ("role:user", 7), ("file3", 2)]
+        for query, limit in cases + [("after:2026-03-16 batchword", 4), ("batchword before:2026-03-15", 3)]:
             batched = run_archive_query(conn, where, parse(query), limit=limit)
             local = run_cli("search", query, str(folder), "--json", "--limit", str(limit))
             expected = json.loads(local.stdout)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..entries.view import parse_time
 from ..formats import Format
-from ..reading.searched import chunks_of, searched_text
+from ..reading.searched import chunks_of, searched_record, searched_text
 from .lines import columns
 
 _LINES = "COPY {} (file_id, start, line_no, byte_offset, terminated, text, raw, record) FROM STDIN"
@@ -28,14 +29,25 @@ class Rows:
         self.fmt = fmt
         self.lines: list[tuple[Any, ...]] = []
         self.chunks: list[tuple[Any, ...]] = []
+        self.newest: float | None = None  # the newest time of an entry a search may hit
 
     def add(self, stream: int, line_no: int, offset: int, terminated: bool, line: bytes) -> None:
-        """One line as stored (``line_no`` counts from 1) and, if a search may hit it, its chunks."""
-        text, blob, record = columns(line)
-        self.lines.append((self.file_id, stream, line_no, offset, terminated, text, blob, record))
+        """One line as stored (``line_no`` counts from 1) and, if a search may hit it, its chunks
+        and its entry's time (as the search's ``documents.document`` takes it)."""
+        text, blob, jsonb = columns(line)
+        self.lines.append((self.file_id, stream, line_no, offset, terminated, text, blob, jsonb))
         if text is None or self.fmt is None:
             return
-        searched = searched_text(line, line_no == 1, self.fmt.unsearched)
+        record = searched_record(line, line_no == 1, self.fmt.unsearched)
+        if record is None:
+            return
+        try:
+            when = parse_time(self.fmt.view(record).time)
+        except (TypeError, ValueError, AttributeError, KeyError):  # (a record its format cannot view: never a hit)
+            return
+        if when is not None and (self.newest is None or when > self.newest):
+            self.newest = when
+        searched = searched_text(record)
         if not searched:
             return
         pieces = chunks_of(searched)

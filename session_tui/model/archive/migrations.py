@@ -52,7 +52,8 @@ Version 4 (docs/guide/archive.md, "Search"): search's own table.
 
 - ``chunks``: one row per piece of a line's searched text (what a local
   search checks: its record's strings, ``reading/searched.py``), a text of
-  up to 2,048 characters overlapping the next by 128; ``whole`` when the
+  up to 2,048 characters overlapping the next by 128, in lower case (as
+  Python's ``str.lower``); ``whole`` when the
   piece is the line's whole text. The trigram index is over the chunks
   (``chunks_trigrams``), no longer over the lines (their index and
   ``lines_escaped`` are dropped): a candidate is a few KB, never a 300 KB
@@ -60,9 +61,10 @@ Version 4 (docs/guide/archive.md, "Search"): search's own table.
 - ``files.chunked``: whether the file's lines have their chunks (pushed by
   a session-tui writing version 4). A file pushed before has none: search
   reads its every line until its machine's next push sends it again.
-- ``files_newest``: the files by time (``mtime_ns``; a file mid-push the
-  newest), which search reads a few at a time, newest first, stopping once
-  its page is full.
+- ``files.newest_entry``: the newest time (seconds since the epoch) of an
+  entry of the file that a search may hit, as the check reads it (None:
+  none has a time): search reads the files a few at a time in that order,
+  and none whose newest entry is older than its page's oldest hit.
 """
 
 from __future__ import annotations
@@ -207,14 +209,11 @@ CREATE POLICY pushed_out ON {_table} FOR DELETE USING (file_id IN ({_PUSHED_FILE
 
 #: the trigram index of schema 4 (``archive init`` makes it once pg_trgm is there: ``schema.migrate``)
 CHUNK_TRIGRAMS = "CREATE INDEX IF NOT EXISTS chunks_trigrams ON chunks USING gin (text gin_trgm_ops)"
-#: a file's time as search orders the files (a file mid-push, ``mtime_ns`` -1, the newest)
-NEWEST = f"(CASE WHEN mtime_ns < 0 THEN {(1 << 63) - 1} ELSE mtime_ns END)"
 
 V4 = f"""
 DROP INDEX IF EXISTS lines_trigrams;
 DROP INDEX IF EXISTS lines_escaped;
-ALTER TABLE files ADD COLUMN chunked boolean NOT NULL DEFAULT false;
-CREATE INDEX files_newest ON files ({NEWEST} DESC, id DESC);
+ALTER TABLE files ADD COLUMN chunked boolean NOT NULL DEFAULT false, ADD COLUMN newest_entry double precision;
 
 CREATE TABLE chunks (
     file_id bigint NOT NULL REFERENCES files (id) ON DELETE CASCADE,
@@ -223,7 +222,7 @@ CREATE TABLE chunks (
     whole boolean NOT NULL,
     text text NOT NULL,
     PRIMARY KEY (file_id, start, piece)
-);
+) WITH (toast_tuple_target = 8160);
 DO $$ BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
         EXECUTE '{CHUNK_TRIGRAMS}';

@@ -270,7 +270,7 @@ class Pusher:
                     file_id = self._begin(file_id, stored, fmt, row, again, at)
                     first = False
                 assert file_id is not None
-                sent, tail, torn = self._send(file_id, searched, chunk, last, at)
+                sent, tail, torn, newest = self._send(file_id, searched, chunk, last, at)
                 covered = at.offset + torn
                 done.lines += sent
                 done.bytes += len(chunk)
@@ -278,7 +278,7 @@ class Pusher:
                     "UPDATE files SET format = %s, size = %s, complete_to = %s, lines = %s, complete_lines = %s, "
                     "stream_size = %s, stream_complete = %s, device = %s, inode = %s, mtime_ns = %s, "
                     "head_length = %s, head_sha256 = %s, tail_start = %s, tail_sha256 = %s, redacted = %s, "
-                    "chunked = true, pushed_at = now() WHERE id = %s",
+                    "chunked = true, newest_entry = greatest(newest_entry, %s), pushed_at = now() WHERE id = %s",
                     (
                         fmt,
                         covered,
@@ -294,6 +294,7 @@ class Pusher:
                         at.tail_start,
                         at.tail_sha256,
                         self.redact,
+                        newest,
                         file_id,
                     ),
                 )
@@ -325,7 +326,9 @@ class Pusher:
         if again is not None:
             self.conn.execute("DELETE FROM lines WHERE file_id = %s", (file_id,))
             self.conn.execute("DELETE FROM chunks WHERE file_id = %s", (file_id,))
-            self.conn.execute("UPDATE files SET generation = generation + 1 WHERE id = %s", (file_id,))
+            self.conn.execute(
+                "UPDATE files SET generation = generation + 1, newest_entry = NULL WHERE id = %s", (file_id,)
+            )
         elif row is not None and row.lines > row.complete_lines:
             self.conn.execute("DELETE FROM lines WHERE file_id = %s AND start >= %s", (file_id, row.stream_complete))
             self.conn.execute("DELETE FROM chunks WHERE file_id = %s AND start >= %s", (file_id, row.stream_complete))
@@ -333,11 +336,12 @@ class Pusher:
 
     def _send(
         self, file_id: int, fmt: Format | None, chunk: bytes, last: bool, at: _Progress
-    ) -> tuple[int, bytes | None, int]:
+    ) -> tuple[int, bytes | None, int, float | None]:
         """COPY the lines of ``chunk`` (the file's bytes from ``at.offset``:
         complete lines, then, when ``last``, an unterminated one); ``at``
         moves past the complete ones. The lines sent, the unterminated line
-        as stored (None: none) and its length in the file."""
+        as stored (None: none), its length in the file, and the newest time
+        of an entry a search may hit (None: none)."""
         complete, sep, rest = chunk.rpartition(b"\n")
         raws = (complete + sep).split(b"\n")[:-1] if sep else []
         if not sep:
@@ -362,7 +366,7 @@ class Pusher:
                 tail = None
         copy_rows(self.conn, rows, self.staged)
         at.offset, at.line_no, at.stream = offset, line_no, stream
-        return len(rows.lines), tail, len(rest) if last else 0
+        return len(rows.lines), tail, len(rest) if last else 0, rows.newest
 
 
 def _why_again(fd: int, row: _Row, size: int, identity: tuple[int, int], head: bytes, redact: bool) -> str | None:

@@ -30,8 +30,8 @@ OVERLAP = 128  # characters two chunks share: the longest piece looked up whole
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def searched_text(line: bytes, first: bool, unsearched: Callable[[dict[str, Any]], bool]) -> str | None:
-    """The text a search checks of one stored line (``first``: the file's
+def searched_record(line: bytes, first: bool, unsearched: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The record a search checks of one stored line (``first``: the file's
     first, whose BOM is not part of it; ``unsearched``: its format's), or
     None when it is never a hit."""
     if first and line.startswith(BOM):
@@ -42,9 +42,14 @@ def searched_text(line: bytes, first: bool, unsearched: Callable[[dict[str, Any]
         record = parse_object(line)
     except BadLine:
         return None
-    if unsearched(record):
-        return None
-    text = text_of(record)
+    return None if unsearched(record) else record
+
+
+def searched_text(record: dict[str, Any]) -> str:
+    """What the chunks of a searched record hold: its strings, one per line
+    (what a search checks), in lower case (as ``str.lower``: the case a
+    word is looked up in; a phrase, exact, is checked after)."""
+    text = text_of(record).lower()
     if "\x00" in text or not text.isascii():
         text = UNSTORABLE.sub("\n", text)
     return text

@@ -3,12 +3,15 @@ database gives the candidate lines, and each is checked as a local search
 checks a candidate, with the same functions, so that the hits are those a
 search of the same files finds.
 
-The candidates are the lines meeting ``archive_terms.conditions`` (the
-trigram index answers them; without pg_trgm, a scan does) in the files the
-filters on a file name (``machine:``, ``format:``, ``in:``, the addresses
-given), newest file first. Each is then what ``search.run_query`` makes of
-a line: its record parsed (``records.parse_object``), passed over where its
-format does not search it, its strings checked (``Query.may_match``,
+The candidates are the lines whose chunks meet ``archive_terms.conditions``
+(the chunks' trigram index answers them; without pg_trgm, a scan does) in
+the files the filters on a file name keep (``machine:``, ``format:``,
+``in:``, the addresses given), asked a batch of files at a time: the files
+ordered by their newest entry a search may hit (``files.newest_entry``,
+written at push), the first batch ``FIRST_BATCH`` bytes of them, each next
+one twice the last. Each candidate is then what ``search.run_query`` makes
+of a line: its record parsed (``records.parse_object``), passed over where
+its format does not search it, its strings checked (``Query.may_match``,
 ``Query.matches``), its document made (``documents.document``: entry,
 role, kind, time) and the filters on it applied; a result's tool (for
 ``tool:``) is that of the call it answers, looked up in the lines before
@@ -17,9 +20,10 @@ come newest first (ties: the later file and line first, as the index
 orders them), their snippets cut by ``search.cut_snippet``, line numbers
 those of the original file. Once the hits shown are found and
 ``COUNT_BUDGET`` of checking is spent (from the first candidate: the
-server's own time, finding them, is not the check's), counting stops (``exact`` False) and only files
-written after the oldest hit shown are read on (an entry is not newer than
-its file's time).
+server's own time, finding them, is not the check's), counting stops
+(``exact`` False) and no file is read whose newest entry is older than the
+oldest hit shown (nor any batch after it). A file pushed before its chunks
+existed (schema 3) is read whole, first.
 """
 
 from __future__ import annotations
@@ -46,8 +50,6 @@ ITERSIZE = 500  # candidate lines fetched at a time
 BACK = 200  # lines read back at a time looking for the model named last
 FIRST_BATCH = 4 << 20  # bytes of the newest files whose candidates are asked first
 LAST_BATCH = 64 << 20  # (each batch twice the last, up to this)
-_NEVER = (1 << 63) - 1  # (a file mid-push has no time yet: newest)
-_NEWEST = f"(CASE WHEN f.mtime_ns < 0 THEN {_NEVER} ELSE f.mtime_ns END)"  # (migrations.NEWEST, on ``f``)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -129,17 +131,18 @@ class _File:
     machine: str
     path: str
     format: str
-    mtime_ns: int
+    newest: float | None  # the newest time of an entry a search may hit
     chunked: bool
     size: int
 
 
 def _files(conn: Any, query: Query, where: Where) -> list[_File]:
-    """The files searched, newest first (then the later id: as the hits' ties are ordered)."""
+    """The files searched: those without chunks (their times unknown) first, then by their newest entry."""
     files, args = _files_where(query, where)
     rows = conn.execute(
-        "SELECT f.id, m.name, f.path, f.format, f.mtime_ns, f.chunked, f.stream_size "
-        f"FROM files f JOIN machines m ON m.id = f.machine_id WHERE {files} ORDER BY {_NEWEST} DESC, f.id DESC",
+        "SELECT f.id, m.name, f.path, f.format, f.newest_entry, f.chunked, f.stream_size "
+        f"FROM files f JOIN machines m ON m.id = f.machine_id WHERE {files} "
+        "ORDER BY f.chunked, f.newest_entry DESC NULLS LAST, f.id DESC",
         args,
     ).fetchall()
     return [_File(*row) for row in rows]
@@ -245,8 +248,10 @@ def _run(
 
 
 def _older(file: _File, oldest: _Hit) -> bool:
-    """Whether no entry of ``file`` (an entry is not newer than its file's time) is newer than ``oldest``."""
-    return oldest.doc.time is None or (file.mtime_ns >= 0 and file.mtime_ns / 1e9 < oldest.doc.time)
+    """Whether every hit ``file`` may hold comes after ``oldest`` (its entries are older, or have no time)."""
+    if not file.chunked or oldest.doc.time is None:
+        return False
+    return file.newest is None or file.newest < oldest.doc.time
 
 
 def _newest(hits: list[_Hit], limit: int) -> list[_Hit]:
