@@ -95,7 +95,7 @@ def test_files_read_a_few_at_a_time_give_the_hits_of_one_query(db_url, tmp_path,
     try:
         where = Where(db_url, [])
         whole = run_archive_query(conn, where, parse("batchword"), limit=1000)
-        monkeypatch.setattr(archive_search, "FIRST_BATCH", 1)  # (a file per batch, then two, four…)
+        monkeypatch.setattr(archive_search, "FIRST_BATCH", 1)  # (one file first, then as the hits say)
         cases = [("batchword", 1000), ("batchword", 5), ("batchword", 13), ("role:user", 7), ("file3", 2)]
         for query, limit in cases + [("after:2026-03-16 batchword", 4), ("batchword before:2026-03-15", 3)]:
             batched = run_archive_query(conn, where, parse(query), limit=limit)

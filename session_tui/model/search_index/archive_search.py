@@ -8,8 +8,10 @@ The candidates are the lines whose chunks meet ``archive_terms.conditions``
 the files the filters on a file name keep (``machine:``, ``format:``,
 ``in:``, the addresses given), asked a batch of files at a time: the files
 ordered by their newest entry a search may hit (``files.newest_entry``,
-written at push), the first batch ``FIRST_BATCH`` bytes of them, each next
-one twice the last. Each candidate is then what ``search.run_query`` makes
+written at push; none older than ``after:``), the first batch
+``FIRST_BATCH`` bytes of them, each next one twice what the page still
+needs at the rate hits came so far (the whole rest when none came: one
+look-up of the index for a rare word). Each candidate is then what ``search.run_query`` makes
 of a line: its record parsed (``records.parse_object``), passed over where
 its format does not search it, its strings checked (``Query.may_match``,
 ``Query.matches``), its document made (``documents.document``: entry,
@@ -49,7 +51,6 @@ from .secrets_masked import masked
 ITERSIZE = 500  # candidate lines fetched at a time
 BACK = 200  # lines read back at a time looking for the model named last
 FIRST_BATCH = 4 << 20  # bytes of the newest files whose candidates are asked first
-LAST_BATCH = 64 << 20  # (each batch twice the last, up to this)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -90,6 +91,9 @@ def _files_where(query: Query, where: Where) -> tuple[str, list[Any]]:
     if query.format:
         clauses.append("f.format = %s")
         args.append(query.format)
+    if query.after is not None:  # (a hit's time is at most its file's newest entry's)
+        clauses.append("(NOT f.chunked OR f.newest_entry >= %s)")
+        args.append(query.after)
     if query.under:
         clauses.append("(" + " OR ".join("f.path = %s OR f.path LIKE %s" for _ in query.under) + ")")
         for path in query.under:
@@ -148,20 +152,21 @@ def _files(conn: Any, query: Query, where: Where) -> list[_File]:
     return [_File(*row) for row in rows]
 
 
-def _batches(files: list[_File]) -> list[list[_File]]:
-    """The files in batches, the newest first: FIRST_BATCH bytes, then each twice the last (up to LAST_BATCH)."""
-    batches: list[list[_File]] = []
-    batch: list[_File] = []
-    size, budget = 0, FIRST_BATCH
-    for file in files:
-        batch.append(file)
-        size += file.size
-        if size >= budget:
-            batches.append(batch)
-            batch, size, budget = [], 0, min(budget * 2, LAST_BATCH)
-    if batch:
-        batches.append(batch)
-    return batches
+def _next_batch(files: list[_File], at: int, budget: int) -> list[_File]:
+    """The files from ``at`` on, up to ``budget`` bytes of them (one at least)."""
+    end, size = at, 0
+    while end < len(files) and (end == at or size + files[end].size <= budget):
+        size += files[end].size
+        end += 1
+    return files[at:end]
+
+
+def _budget(read: int, hits: int, limit: int) -> int:
+    """The bytes of files the next batch asks for, ``read`` bytes having given ``hits``: twice
+    what the page still needs at that rate (the whole rest when none was found), FIRST_BATCH at least."""
+    if hits >= limit:
+        return max(FIRST_BATCH, 2 * read)
+    return max(FIRST_BATCH, 2 * read, 2 * read * limit // hits if hits else 1 << 62)
 
 
 def _candidates(terms: str | None) -> str:
@@ -199,7 +204,12 @@ def _run(
     counting = True
     checking: float | None = None
     with conn.transaction():
-        for batch in _batches(_files(conn, query, where)):
+        files = _files(conn, query, where)
+        at, read, budget = 0, 0, FIRST_BATCH
+        while at < len(files):
+            batch = _next_batch(files, at, budget)
+            at += len(batch)
+            read += sum(f.size for f in batch)
             if not counting and len(kept) >= limit and _older(batch[0], kept[-1]):
                 break  # (no entry of these files, nor of any after them, is newer than the hits shown)
             ids = [f.id for f in batch]
@@ -225,6 +235,7 @@ def _run(
                     kept = _newest([*kept, hit], limit)
                     if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
                         counting, found.exact = False, False
+            budget = _budget(read, found.total if counting else limit, limit)
     branches: dict[str, array[int] | None] = {}
     for hit in kept:
         shown = cut_snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
