@@ -57,7 +57,9 @@ Version 4 (docs/guide/archive.md, "Search"): search's own table.
   piece is the line's whole text. The trigram index is over the chunks
   (``chunks_trigrams``), no longer over the lines (their index and
   ``lines_escaped`` are dropped): a candidate is a few KB, never a 300 KB
-  tool result. Row-level security as on ``lines``.
+  tool result. Row-level security as on ``lines``. Long values of
+  ``lines`` and ``chunks`` are compressed with lz4 where the server has it
+  (pglz, the default, took a push's time: values already there stay so).
 - ``files.chunked``: whether the file's lines have their chunks (pushed by
   a session-tui writing version 4). A file pushed before has none: search
   reads its every line until its machine's next push sends it again.
@@ -227,6 +229,12 @@ DO $$ BEGIN
     IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
         EXECUTE '{CHUNK_TRIGRAMS}';
     END IF;
+END $$;
+
+DO $$ BEGIN
+    EXECUTE 'ALTER TABLE lines ALTER COLUMN text SET COMPRESSION lz4, ALTER COLUMN record SET COMPRESSION lz4';
+    EXECUTE 'ALTER TABLE chunks ALTER COLUMN text SET COMPRESSION lz4';
+EXCEPTION WHEN feature_not_supported OR syntax_error THEN NULL;  -- (a server without lz4, or before 14: pglz)
 END $$;
 
 ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
