@@ -12,8 +12,9 @@ process) into an empty archive of each schema variant chosen: without the
 chunks' trigram index, with it (schema 4: the one searched), and with its
 GIN pending list larger, or off. Then the
 query mix through ``search --json`` on the archive (``took_ms``: the
-query, the process's start aside) and on the files (the local index,
-built first), and the needles' recall.
+query, the process's start aside: a new connection each) and on the files
+(the local index, built first), the mix again in this process over one
+warm connection, and the needles' recall.
 """
 
 from __future__ import annotations
@@ -69,6 +70,22 @@ def sizes(url: str) -> str:
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def warm_connection(url: str, mix: list[tuple[str, str]]) -> list[float]:
+    """``took_ms`` of the mix in this process over one connection, after a first round (the server's caches and
+    this process's imports warm): what a long-lived reader of the archive would see."""
+    from session_tui.model.reading.archived import connect
+    from session_tui.model.search_index.archive_search import Where, run_archive_query
+    from session_tui.model.search_index.query import parse
+
+    conn = connect(url, read_only=True)
+    try:
+        for _, query in mix:
+            run_archive_query(conn, Where(url, []), parse(query), 50, mark_branches=False)
+        return [run_archive_query(conn, Where(url, []), parse(q), 50, mark_branches=False).took_ms for _, q in mix]
+    finally:
+        conn.close()
 
 
 def main() -> None:
@@ -134,6 +151,8 @@ def main() -> None:
         )
         for kind, values in by_kind.items():
             print(f"  {kind}: p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms ({len(values)})")
+        warm = warm_connection(searched, mix)
+        print(f"in one warm connection (a server's case): p50 {statistics.median(warm):.0f}, p99 {pct(warm, 0.99):.0f}")
         print("slowest: " + ", ".join(f"{q!r} {ms:.0f} ms" for ms, q in sorted(slowest, reverse=True)[:6]))
         print(f"counts differing from the local search (both exact): {differ or 'none'}")
         needles = planted.placed()

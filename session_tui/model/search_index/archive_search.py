@@ -219,9 +219,14 @@ def _run(
             else:
                 chunked = [f.id for f in batch if f.chunked]
                 args = [chunked, chunked, *term_args, [f.id for f in batch if not f.chunked]]
-            # the first batch read through (a few MB: as quick as the index for a rare word, far quicker for a
-            # common one, whose trigrams list nearly every chunk); the next ones through the index
-            conn.execute("SELECT set_config('enable_bitmapscan', %s, true)", ("off" if at == len(batch) else "on",))
+            # the first batch's chunks read through by their key (a few MB: as quick as the index for a rare
+            # word, far quicker for a common one, whose trigrams list nearly every chunk); the next batches
+            # through the index (the planner, which cannot tell a rare piece from a common one, would read
+            # every chunk of a big batch instead)
+            conn.execute(
+                "SELECT set_config('enable_bitmapscan', %s, true), set_config('enable_seqscan', 'off', true)",
+                ("off" if at == len(batch) else "on",),
+            )
             with conn.cursor(name="session_tui_search") as cur:
                 cur.itersize = ITERSIZE
                 cur.execute(sql, args)
