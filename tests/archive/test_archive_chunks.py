@@ -138,3 +138,11 @@ def test_what_a_chunk_cannot_hold_is_cut_around(db_url, tmp_path, text):
     for query in (word, word[2:7]):
         local = _named(_search(query, str(tmp_path)), "")
         assert _named(_search(query, db_url), f"{db_url}#m") == local and local["total"] == 1, query
+
+
+def test_the_next_batch_asks_for_what_the_page_still_needs():
+    read = 4 << 20
+    assert archive_search._budget(read, 0, 50) >= 1 << 60  # (none found: the rest at once, one look-up)
+    assert archive_search._budget(read, 10, 50) == 2 * read * 5
+    assert archive_search._budget(read, 50, 50) == 2 * read
+    assert archive_search._budget(1, 1, 50) == archive_search.FIRST_BATCH

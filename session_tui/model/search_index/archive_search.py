@@ -50,7 +50,7 @@ from .secrets_masked import masked
 
 ITERSIZE = 500  # candidate lines fetched at a time
 BACK = 200  # lines read back at a time looking for the model named last
-FIRST_BATCH = 4 << 20  # bytes of the newest files whose candidates are asked first
+FIRST_BATCH = 2 << 20  # bytes of the newest files whose candidates are asked first
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
