@@ -57,7 +57,8 @@ Version 4 (docs/guide/archive.md, "Search"): search's own table.
   piece is the line's whole text. The trigram index is over the chunks
   (``chunks_trigrams``), no longer over the lines (their index and
   ``lines_escaped`` are dropped): a candidate is a few KB, never a 300 KB
-  tool result. Row-level security as on ``lines``. Long values of
+  tool result. Row-level security as on ``lines``; the roles granted
+  before get on ``chunks`` what ``archive grant`` gives on ``lines``. Long values of
   ``lines`` and ``chunks`` are compressed with lz4 where the server has it
   (pglz, the default, took a push's time: values already there stay so).
 - ``files.chunked``: whether the file's lines have their chunks (pushed by
@@ -243,6 +244,15 @@ CREATE POLICY pushed ON chunks FOR INSERT WITH CHECK (file_id IN ({_PUSHED_FILES
 CREATE POLICY pushed_again ON chunks FOR UPDATE USING (file_id IN ({_PUSHED_FILES}))
     WITH CHECK (file_id IN ({_PUSHED_FILES}));
 CREATE POLICY pushed_out ON chunks FOR DELETE USING (file_id IN ({_PUSHED_FILES}));
+
+DO $$ DECLARE g record; BEGIN  -- (the roles granted before: what ``archive grant`` now gives on chunks)
+    FOR g IN SELECT DISTINCT r.rolname, a.kind FROM archive_grants a JOIN pg_roles r ON r.oid = a.role LOOP
+        EXECUTE format('GRANT SELECT ON chunks TO %I', g.rolname);
+        IF g.kind = 'pusher' THEN
+            EXECUTE format('GRANT INSERT, UPDATE, DELETE ON chunks TO %I', g.rolname);
+        END IF;
+    END LOOP;
+END $$;
 """
 
 #: version n is MIGRATIONS[n - 1]
