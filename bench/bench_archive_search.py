@@ -3,18 +3,18 @@ push time with and without the search indexes, their size, and ``took_ms``
 of the search bench's query mix, each query's hits against a search of the
 same files.
 
-    python bench/bench_archive_search.py [--size 50M] [--queries 60]
+    python bench/bench_archive_search.py [--size 50M] [--queries 60] [--variants 0,1,2,3]
 
 A private PostgreSQL cluster (tests/archive/postgres.py: fsync off, as the
 tests run it); the varied archive of bench/gen_varied.py (four formats,
 300 KB results, sub-agents, needles). Pushed (``--no-redact``, a real
-process) into an empty archive of each schema variant: without the
-trigram index, with it (schema 2), and, for the record, with a ``tsvector``
-of the same text as an expression index or as a stored generated column
-(search does not ask it: see docs/guide/archive.md "Search"). Then the
+process) into an empty archive of each schema variant chosen: without the
+chunks' trigram index, with it (schema 4: the one searched), and with its
+GIN pending list larger, or off. Then the
 query mix through ``search --json`` on the archive (``took_ms``: the
-query, the process's start aside) and on the files (the local index,
-built first), and the needles' recall.
+query, the process's start aside: a new connection each) and on the files
+(the local index, built first), the mix again in this process over one
+warm connection, and the needles' recall.
 """
 
 from __future__ import annotations
@@ -38,14 +38,14 @@ from gen_varied import generate_archive  # noqa: E402
 
 from tests.archive.postgres import cluster, why_not  # noqa: E402
 
-WORDS = "to_tsvector('simple', left(coalesce(record::text, text), 500000))"  # (a tsvector holds at most 1 MB)
+#: schema variants pushed into, each an empty archive (``--variants`` picks some by number)
 VARIANTS = {
-    "no search index": "DROP INDEX lines_trigrams",
-    "trigram (schema 2)": "",
-    "trigram + tsvector index": f"CREATE INDEX lines_words ON lines USING gin (({WORDS}))",
-    "trigram + tsvector column": f"ALTER TABLE lines ADD COLUMN words tsvector GENERATED ALWAYS AS ({WORDS}) STORED; "
-    "CREATE INDEX lines_words ON lines USING gin (words)",
+    "no search index": "DROP INDEX chunks_trigrams",
+    "chunks' trigram index (schema 4)": "",
+    "chunks' trigram index, pending list 64 MB": "ALTER INDEX chunks_trigrams SET (gin_pending_list_limit = 65536)",
+    "chunks' trigram index, fastupdate off": "ALTER INDEX chunks_trigrams SET (fastupdate = off)",
 }
+SEARCHED = "chunks' trigram index (schema 4)"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -58,10 +58,11 @@ def sizes(url: str) -> str:
     with psycopg.connect(url) as conn:
         rows = conn.execute(
             "SELECT pg_database_size(current_database()), pg_total_relation_size('lines'), "
-            "coalesce(pg_relation_size(to_regclass('lines_trigrams')), 0), "
-            "coalesce(pg_relation_size(to_regclass('lines_words')), 0)"
+            "pg_relation_size('chunks') + coalesce(pg_relation_size(pg_class.reltoastrelid), 0), "
+            "coalesce(pg_relation_size(to_regclass('chunks_trigrams')), 0) "
+            "FROM pg_class WHERE oid = 'chunks'::regclass"
         ).fetchone()
-    return "database {:.0f} MB, lines {:.0f} MB, trigram index {:.0f} MB, tsvector index {:.0f} MB".format(
+    return "database {:.0f} MB, lines {:.0f} MB, chunks {:.0f} MB, trigram index {:.0f} MB".format(
         *(v / 1e6 for v in rows)
     )
 
@@ -71,11 +72,28 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def warm_connection(url: str, mix: list[tuple[str, str]]) -> list[float]:
+    """``took_ms`` of the mix in this process over one connection, after a first round (the server's caches and
+    this process's imports warm): what a long-lived reader of the archive would see."""
+    from session_tui.model.reading.archived import connect
+    from session_tui.model.search_index.archive_search import Where, run_archive_query
+    from session_tui.model.search_index.query import parse
+
+    conn = connect(url, read_only=True)
+    try:
+        for _, query in mix:
+            run_archive_query(conn, Where(url, []), parse(query), 50, mark_branches=False)
+        return [run_archive_query(conn, Where(url, []), parse(q), 50, mark_branches=False).took_ms for _, q in mix]
+    finally:
+        conn.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="50M")
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--variants", default="0,1", help="which schema variants to push (numbers, from 0)")
     args = parser.parse_args()
     reason = why_not()
     if reason:
@@ -86,7 +104,10 @@ def main() -> None:
         total = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
         print(f"archive: {total / 1e6:.1f} MB in {sum(1 for _ in root.rglob('*.jsonl'))} files")
         searched = ""
+        chosen = {int(n) for n in args.variants.split(",")} | {1}
         for n, (name, ddl) in enumerate(VARIANTS.items()):
+            if n not in chosen:
+                continue
             url = pg.fresh_database(f"bench_search_{n}")
             assert cli("archive", "init", url).returncode == 0
             if ddl:
@@ -99,7 +120,7 @@ def main() -> None:
             took = time.perf_counter() - began
             assert done.returncode == 0, done.stderr
             print(f"push, {name}: {took:.1f} s ({total / 1e6 / took:.1f} MB/s); {sizes(url)}")
-            if name.startswith("trigram (schema 2)"):
+            if name == SEARCHED:
                 searched = url
         cache = Path(tmp) / "cache"
         env_cache = {"SESSION_TUI_CACHE_DIR": str(cache)}
@@ -109,6 +130,7 @@ def main() -> None:
         cli("search", "anything", str(root))  # (the local index built)
         mix = query_mix(planted, args.queries, random.Random(args.seed))
         by_kind: dict[str, list[float]] = {}
+        slowest: list[tuple[float, str]] = []
         local_ms: list[float] = []
         differ = []
         for kind, query in mix:
@@ -117,6 +139,7 @@ def main() -> None:
             if not remote or not local:
                 continue
             by_kind.setdefault(kind, []).append(remote["took_ms"])
+            slowest.append((remote["took_ms"], query))
             local_ms.append(local["took_ms"])
             if remote["total"] != local["total"] and remote.get("total_exact", True) and local.get("total_exact", True):
                 differ.append((query, local["total"], remote["total"]))
@@ -128,6 +151,9 @@ def main() -> None:
         )
         for kind, values in by_kind.items():
             print(f"  {kind}: p50 {statistics.median(values):.0f} ms, max {max(values):.0f} ms ({len(values)})")
+        warm = warm_connection(searched, mix)
+        print(f"in one warm connection (a server's case): p50 {statistics.median(warm):.0f}, p99 {pct(warm, 0.99):.0f}")
+        print("slowest: " + ", ".join(f"{q!r} {ms:.0f} ms" for ms, q in sorted(slowest, reverse=True)[:6]))
         print(f"counts differing from the local search (both exact): {differ or 'none'}")
         needles = planted.placed()
         found = sum(

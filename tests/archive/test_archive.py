@@ -57,6 +57,11 @@ def snapshot(url: str) -> dict:
                 "ORDER BY m.name, f.path, l.start)), count(*) "
                 "FROM lines l JOIN files f ON f.id = l.file_id JOIN machines m ON m.id = f.machine_id"
             ).fetchone(),
+            "chunks": conn.execute(
+                "SELECT md5(string_agg(concat_ws('|', m.name, f.path, c.start, c.piece, c.whole, md5(c.text)), ',' "
+                "ORDER BY m.name, f.path, c.start, c.piece)), count(*) "
+                "FROM chunks c JOIN files f ON f.id = c.file_id JOIN machines m ON m.id = f.machine_id"
+            ).fetchone(),
         }
 
 

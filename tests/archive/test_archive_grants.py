@@ -194,3 +194,47 @@ def test_grant_errors_are_one_line_and_revoke_takes_it_back(archive):
     assert gone.returncode == 0 and "took back 1 grant" in gone.stdout
     again = push(archive.url_of(pusher), str(archive.a), "--machine", "a")
     assert again.returncode == 2 and again.stderr.count("\n") == 1
+
+
+def test_roles_granted_before_schema_4_may_read_and_push_its_chunks(pg: Cluster, tmp_path):
+    """An archive of schema 3 with a reader and a pusher: migrated, they keep
+    what they had, on the chunks too (a reader's search reads them)."""
+    from session_tui.model.archive.migrations import MIGRATIONS
+
+    name = f"g{next(_numbers)}"
+    url = pg.fresh_database(name)
+    reader, pusher = f"reader_{name}", f"pusher_{name}"
+    for role in (reader, pusher):
+        pg.psql(f"CREATE ROLE {role} LOGIN")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        conn.execute(
+            "CREATE TABLE schema_version (version integer PRIMARY KEY, applied_at timestamptz "
+            "NOT NULL DEFAULT now(), applied_by text NOT NULL DEFAULT current_user)"
+        )
+        for number, migration in enumerate(MIGRATIONS[:3], 1):
+            conn.execute(migration)
+            conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (number,))
+        for role, kind, machine in ((reader, "reader", None), (pusher, "pusher", "m")):
+            conn.execute(
+                f"GRANT SELECT ON schema_version, archive_grants, machines, files, lines, file_usage TO {role}"
+            )
+            conn.execute(
+                "INSERT INTO archive_grants (role, role_name, kind, machine) VALUES (%s::regrole, %s, %s, %s)",
+                (role, role, kind, machine),
+            )
+    init(url)
+    with psycopg.connect(url) as conn:
+        rights = conn.execute(
+            "SELECT has_table_privilege(%s, 'chunks', 'SELECT'), has_table_privilege(%s, 'chunks', 'INSERT'), "
+            "has_table_privilege(%s, 'chunks', 'INSERT')",
+            (reader, reader, pusher),
+        ).fetchone()
+    assert rights == (True, False, True)
+    (tmp_path / "s.jsonl").write_text(
+        '{"type":"message","id":"e0","parentId":null,"createdAt":"2026-03-15T19:10:00.000Z",'
+        '"message":{"role":"user","content":"migratedword here"}}\n'
+    )
+    assert push(url, str(tmp_path), "--machine", "m").returncode == 0
+    done = run_cli("search", "migratedword", pg.url(reader, name), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["total"] == 1, done.stderr

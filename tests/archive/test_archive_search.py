@@ -12,7 +12,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from session_tui.model.archive.migrations import SEARCHED
 from session_tui.model.search_index import archive_terms
 from session_tui.model.search_index.query import parse
 from tests.builders.claude import assistant_record, line, user_record
@@ -246,20 +245,21 @@ def test_a_hostile_query_is_matched_literally(archive):
 
 
 def test_the_index_is_the_one_the_search_asks(archive):
-    """The condition of a query is answered by the trigram index (the
-    expression written alike in the migration and the search)."""
+    """The condition of a query is answered by the chunks' trigram index,
+    and only the chunk that holds the terms meets it (keys and the JSON's
+    structure are not searched text)."""
     url, _ = archive
-    assert archive_terms.SEARCHED.replace("l.", "") == SEARCHED
     where, args, indexed = archive_terms.conditions(parse('ZQXWvortex "JsonlParserError on"'))
-    assert indexed
+    assert indexed and where is not None
     with psycopg.connect(url) as conn:
         conn.execute("SET enable_seqscan = off")
         plan = "\n".join(
-            row[0] for row in conn.execute(f"EXPLAIN SELECT l.text FROM lines l WHERE {where}", args).fetchall()
+            row[0] for row in conn.execute(f"EXPLAIN SELECT c.text FROM chunks c WHERE {where}", args).fetchall()
         )
-        assert "lines_trigrams" in plan
-        # (the line, and the one jsonb refused, which escapes characters: read whatever is asked)
-        assert conn.execute(f"SELECT count(*) FROM lines l WHERE {where}", args).fetchone()[0] == 2
+        assert "chunks_trigrams" in plan
+        assert conn.execute(f"SELECT count(*) FROM chunks c WHERE {where}", args).fetchone()[0] == 1
+        keys = archive_terms.conditions(parse("parentUuid"))
+        assert conn.execute(f"SELECT count(*) FROM chunks c WHERE {keys[0]}", keys[1]).fetchone()[0] == 0
 
 
 def test_without_pg_trgm_search_says_so_and_reads_every_line(pg: Cluster, tmp_path):

@@ -27,11 +27,12 @@ from ..sanitize import inert_line
 from .schema import require
 
 #: what every granted role reads (the policies narrow the rows), and what a pusher writes besides
-READ = ("schema_version", "archive_grants", "machines", "files", "lines", "file_usage")
+READ = ("schema_version", "archive_grants", "machines", "files", "lines", "chunks", "file_usage")
 WRITE = {
     "machines": "INSERT, UPDATE",
     "files": "INSERT, UPDATE, DELETE",
     "lines": "INSERT, UPDATE, DELETE",
+    "chunks": "INSERT, UPDATE, DELETE",
     "file_usage": "INSERT, UPDATE, DELETE",
 }
 KINDS = ("pusher", "reader")

@@ -47,6 +47,27 @@ Version 3 (docs/guide/archive.md, "Usage by machine" and "Who sees what"):
   to it: it owns the archive). Policies are written inline, never through
   a function (whose body would be resolved with the caller's
   ``search_path``: a temp table could stand in for ``archive_grants``).
+
+Version 4 (docs/guide/archive.md, "Search"): search's own table.
+
+- ``chunks``: one row per piece of a line's searched text (what a local
+  search checks: its record's strings, ``reading/searched.py``), a text of
+  up to 2,048 characters overlapping the next by 128, in lower case (as
+  Python's ``str.lower``); ``whole`` when the
+  piece is the line's whole text. The trigram index is over the chunks
+  (``chunks_trigrams``), no longer over the lines (their index and
+  ``lines_escaped`` are dropped): a candidate is a few KB, never a 300 KB
+  tool result. Row-level security as on ``lines``; the roles granted
+  before get on ``chunks`` what ``archive grant`` gives on ``lines``. Long values of
+  ``lines`` and ``chunks`` are compressed with lz4 where the server has it
+  (pglz, the default, took a push's time: values already there stay so).
+- ``files.chunked``: whether the file's lines have their chunks (pushed by
+  a session-tui writing version 4). A file pushed before has none: search
+  reads its every line until its machine's next push sends it again.
+- ``files.newest_entry``: the newest time (seconds since the epoch) of an
+  entry of the file that a search may hit, as the check reads it (None:
+  none has a time): search reads the files a few at a time in that order,
+  and none whose newest entry is older than its page's oldest hit.
 """
 
 from __future__ import annotations
@@ -189,6 +210,51 @@ CREATE POLICY pushed_again ON {_table} FOR UPDATE USING (file_id IN ({_PUSHED_FI
 CREATE POLICY pushed_out ON {_table} FOR DELETE USING (file_id IN ({_PUSHED_FILES}));
 """
 
+#: the trigram index of schema 4 (``archive init`` makes it once pg_trgm is there: ``schema.migrate``)
+CHUNK_TRIGRAMS = "CREATE INDEX IF NOT EXISTS chunks_trigrams ON chunks USING gin (text gin_trgm_ops)"
+
+V4 = f"""
+DROP INDEX IF EXISTS lines_trigrams;
+DROP INDEX IF EXISTS lines_escaped;
+ALTER TABLE files ADD COLUMN chunked boolean NOT NULL DEFAULT false, ADD COLUMN newest_entry double precision;
+
+CREATE TABLE chunks (
+    file_id bigint NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+    start bigint NOT NULL,
+    piece integer NOT NULL CHECK (piece >= 0),
+    whole boolean NOT NULL,
+    text text NOT NULL,
+    PRIMARY KEY (file_id, start, piece)
+) WITH (toast_tuple_target = 8160);
+DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+        EXECUTE '{CHUNK_TRIGRAMS}';
+    END IF;
+END $$;
+
+DO $$ BEGIN
+    EXECUTE 'ALTER TABLE lines ALTER COLUMN text SET COMPRESSION lz4, ALTER COLUMN record SET COMPRESSION lz4';
+    EXECUTE 'ALTER TABLE chunks ALTER COLUMN text SET COMPRESSION lz4';
+EXCEPTION WHEN feature_not_supported OR syntax_error THEN NULL;  -- (a server without lz4, or before 14: pglz)
+END $$;
+
+ALTER TABLE chunks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY granted ON chunks FOR SELECT USING (file_id IN (SELECT id FROM files));
+CREATE POLICY pushed ON chunks FOR INSERT WITH CHECK (file_id IN ({_PUSHED_FILES}));
+CREATE POLICY pushed_again ON chunks FOR UPDATE USING (file_id IN ({_PUSHED_FILES}))
+    WITH CHECK (file_id IN ({_PUSHED_FILES}));
+CREATE POLICY pushed_out ON chunks FOR DELETE USING (file_id IN ({_PUSHED_FILES}));
+
+DO $$ DECLARE g record; BEGIN  -- (the roles granted before: what ``archive grant`` now gives on chunks)
+    FOR g IN SELECT DISTINCT r.rolname, a.kind FROM archive_grants a JOIN pg_roles r ON r.oid = a.role LOOP
+        EXECUTE format('GRANT SELECT ON chunks TO %I', g.rolname);
+        IF g.kind = 'pusher' THEN
+            EXECUTE format('GRANT INSERT, UPDATE, DELETE ON chunks TO %I', g.rolname);
+        END IF;
+    END LOOP;
+END $$;
+"""
+
 #: version n is MIGRATIONS[n - 1]
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3)
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4)
 LATEST = len(MIGRATIONS)

@@ -35,25 +35,23 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..catalog.cache import list_session_files
 from ..catalog.info_reader import read_info
 from ..errors import SessionError
+from ..formats import Format, get_format
 from ..formats.opencode.database import DB_NAME
 from ..privacy.redact import redacted_name
 from ..reading.archived import connect, describe, shown_url
 from ..reading.source import is_url
 from ..sanitize import inert_line
-from .lines import chunks, columns, redacted_lines, redacted_name_of_path, redacted_tail, signed
+from .copy import STAGED, Rows, copy_rows
+from .lines import chunks, redacted_lines, redacted_name_of_path, redacted_tail, signed
 from .machines import default_machine, machine_problem, machine_row
 from .schema import require
 from .summary import Summaries
 
 HEAD = 4096  # bytes of a file's start that say it is still the same file
-_LINES = "COPY {} (file_id, start, line_no, byte_offset, terminated, text, raw, record) FROM STDIN"
-#: where a role under row-level security COPYs its lines first (PostgreSQL refuses COPY FROM into such a table)
-_STAGED = "CREATE TEMP TABLE IF NOT EXISTS pushed_lines (LIKE lines) ON COMMIT DELETE ROWS"
 
 
 @dataclass
@@ -108,11 +106,12 @@ class _Row:
     redacted: bool
     generation: int
     format: str
+    chunked: bool
 
 
 _ROW = (
     "id, size, complete_to, lines, complete_lines, stream_size, stream_complete, device, inode, mtime_ns, "
-    "head_length, head_sha256, tail_start, tail_sha256, redacted, generation, format"
+    "head_length, head_sha256, tail_start, tail_sha256, redacted, generation, format, chunked"
 )
 
 
@@ -148,7 +147,8 @@ class Pusher:
             # a role under row-level security (a machine's pusher, not the archive's owner) stages its COPY
             self.staged = bool(self.conn.execute("SELECT row_security_active('lines')").fetchone()[0])
             if self.staged:
-                self.conn.execute(_STAGED)
+                for statement in STAGED:
+                    self.conn.execute(statement)
             self.summaries = Summaries(self.conn, self.machine_id, redact)
         except SessionError:
             self.close()
@@ -258,6 +258,10 @@ class Pusher:
         how = "new" if row is None else ("grown" if again is None else f"sent again: {again}")
         done = Pushed(path, how, fmt, stored=stored if stored != path else None)
         identity = (signed(st.st_dev), signed(st.st_ino))
+        try:
+            searched: Format | None = get_format(fmt)
+        except ValueError:  # (never: the format was detected here)
+            searched = None
         file_id = row.id if row is not None else None
         first = True
         for chunk, last in chunks(fd, at.offset, size):
@@ -266,7 +270,7 @@ class Pusher:
                     file_id = self._begin(file_id, stored, fmt, row, again, at)
                     first = False
                 assert file_id is not None
-                sent, tail, torn = self._send(file_id, chunk, last, at)
+                sent, tail, torn, newest = self._send(file_id, searched, chunk, last, at)
                 covered = at.offset + torn
                 done.lines += sent
                 done.bytes += len(chunk)
@@ -274,7 +278,7 @@ class Pusher:
                     "UPDATE files SET format = %s, size = %s, complete_to = %s, lines = %s, complete_lines = %s, "
                     "stream_size = %s, stream_complete = %s, device = %s, inode = %s, mtime_ns = %s, "
                     "head_length = %s, head_sha256 = %s, tail_start = %s, tail_sha256 = %s, redacted = %s, "
-                    "pushed_at = now() WHERE id = %s",
+                    "chunked = true, newest_entry = greatest(newest_entry, %s), pushed_at = now() WHERE id = %s",
                     (
                         fmt,
                         covered,
@@ -290,6 +294,7 @@ class Pusher:
                         at.tail_start,
                         at.tail_sha256,
                         self.redact,
+                        newest,
                         file_id,
                     ),
                 )
@@ -320,27 +325,33 @@ class Pusher:
             return new
         if again is not None:
             self.conn.execute("DELETE FROM lines WHERE file_id = %s", (file_id,))
-            self.conn.execute("UPDATE files SET generation = generation + 1 WHERE id = %s", (file_id,))
+            self.conn.execute("DELETE FROM chunks WHERE file_id = %s", (file_id,))
+            self.conn.execute(
+                "UPDATE files SET generation = generation + 1, newest_entry = NULL WHERE id = %s", (file_id,)
+            )
         elif row is not None and row.lines > row.complete_lines:
             self.conn.execute("DELETE FROM lines WHERE file_id = %s AND start >= %s", (file_id, row.stream_complete))
+            self.conn.execute("DELETE FROM chunks WHERE file_id = %s AND start >= %s", (file_id, row.stream_complete))
         return file_id
 
-    def _send(self, file_id: int, chunk: bytes, last: bool, at: _Progress) -> tuple[int, bytes | None, int]:
+    def _send(
+        self, file_id: int, fmt: Format | None, chunk: bytes, last: bool, at: _Progress
+    ) -> tuple[int, bytes | None, int, float | None]:
         """COPY the lines of ``chunk`` (the file's bytes from ``at.offset``:
         complete lines, then, when ``last``, an unterminated one); ``at``
         moves past the complete ones. The lines sent, the unterminated line
-        as stored (None: none) and its length in the file."""
+        as stored (None: none), its length in the file, and the newest time
+        of an entry a search may hit (None: none)."""
         complete, sep, rest = chunk.rpartition(b"\n")
         raws = (complete + sep).split(b"\n")[:-1] if sep else []
         if not sep:
             rest = chunk
         shown = redacted_lines(complete, raws) if self.redact and raws else raws
-        rows: list[tuple[Any, ...]] = []
+        rows = Rows(file_id, fmt)
         offset, line_no, stream = at.offset, at.line_no, at.stream
         for raw, line in zip(raws, shown, strict=True):
-            text, blob, record = columns(line)
             line_no += 1
-            rows.append((file_id, stream, line_no, offset, True, text, blob, record))
+            rows.add(stream, line_no, offset, True, line)
             stream += len(line) + 1
             at.tail_start = offset
             offset += len(raw) + 1
@@ -350,41 +361,12 @@ class Pusher:
         if last and rest:
             tail = redacted_tail(rest) if self.redact else rest
             if tail:  # (under redaction, a torn line that was one word is not kept)
-                text, blob, record = columns(tail)
-                rows.append((file_id, stream, line_no + 1, offset, False, text, blob, record))
+                rows.add(stream, line_no + 1, offset, False, tail)
             else:
                 tail = None
-        self._copy(rows)
+        copy_rows(self.conn, rows, self.staged)
         at.offset, at.line_no, at.stream = offset, line_no, stream
-        return len(rows), tail, len(rest) if last else 0
-
-    def _copy(self, rows: list[tuple[Any, ...]]) -> None:
-        import psycopg
-
-        into = _LINES.format("pushed_lines" if self.staged else "lines")
-        try:
-            with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(into) as copy:
-                for row in rows:
-                    copy.write_row(row)
-        except psycopg.errors.DataError:
-            # a line orjson reads that PostgreSQL's jsonb does not: each record asked of the server, alone
-            checked = [row[:7] + (row[7] if row[7] is None or self._jsonb_ok(row[7]) else None,) for row in rows]
-            with self.conn.transaction(), self.conn.cursor() as cur, cur.copy(into) as copy:
-                for row in checked:
-                    copy.write_row(row)
-        if self.staged:  # (the policies check each row here: a file of this machine's)
-            self.conn.execute("INSERT INTO lines SELECT * FROM pushed_lines")
-            self.conn.execute("TRUNCATE pushed_lines")
-
-    def _jsonb_ok(self, text: str) -> bool:
-        import psycopg
-
-        try:
-            with self.conn.transaction():
-                self.conn.execute("SELECT %s::jsonb", (text,))
-            return True
-        except psycopg.errors.DataError:
-            return False
+        return len(rows.lines), tail, len(rest) if last else 0, rows.newest
 
 
 def _why_again(fd: int, row: _Row, size: int, identity: tuple[int, int], head: bytes, redact: bool) -> str | None:
@@ -397,6 +379,8 @@ def _why_again(fd: int, row: _Row, size: int, identity: tuple[int, int], head: b
         return "its first bytes changed"
     if row.redacted != redact:
         return "redaction turned " + ("on" if redact else "off")
+    if not row.chunked:
+        return "indexed for search (archive schema 4)"
     if row.complete_to:
         last = os.pread(fd, row.complete_to - row.tail_start - 1, row.tail_start)
         if hashlib.sha256(last).digest() != row.tail_sha256:

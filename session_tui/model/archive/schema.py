@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import SessionError
 from ..reading.archived import NO_SCHEMA, shown_url
-from .migrations import LATEST, MIGRATIONS, TRIGRAMS
+from .migrations import CHUNK_TRIGRAMS, LATEST, MIGRATIONS
 
 #: one lock for every init of a database (two at once: the second waits, then finds nothing to do)
 INIT_LOCK = 0x5E5510_0041
@@ -62,7 +62,7 @@ def migrate(conn: Any, url: str) -> Migrated:
             conn.execute(MIGRATIONS[number - 1])
             conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (number,))
         if trigram_missing is None:  # (a DBA created pg_trgm since the migration ran without it)
-            conn.execute(TRIGRAMS)
+            conn.execute(CHUNK_TRIGRAMS)
     return Migrated(before, LATEST, trigram_missing)
 
 

@@ -3,12 +3,17 @@ database gives the candidate lines, and each is checked as a local search
 checks a candidate, with the same functions, so that the hits are those a
 search of the same files finds.
 
-The candidates are the lines meeting ``archive_terms.conditions`` (the
-trigram index answers them; without pg_trgm, a scan does) in the files the
-filters on a file name (``machine:``, ``format:``, ``in:``, the addresses
-given), newest file first. Each is then what ``search.run_query`` makes of
-a line: its record parsed (``records.parse_object``), passed over where its
-format does not search it, its strings checked (``Query.may_match``,
+The candidates are the lines whose chunks meet ``archive_terms.conditions``
+(the chunks' trigram index answers them; without pg_trgm, a scan does) in
+the files the filters on a file name keep (``machine:``, ``format:``,
+``in:``, the addresses given), asked a batch of files at a time: the files
+ordered by their newest entry a search may hit (``files.newest_entry``,
+written at push; none older than ``after:``), the first batch
+``FIRST_BATCH`` bytes of them, each next one twice what the page still
+needs at the rate hits came so far (the whole rest when none came: one
+look-up of the index for a rare word). Each candidate is then what ``search.run_query`` makes
+of a line: its record parsed (``records.parse_object``), passed over where
+its format does not search it, its strings checked (``Query.may_match``,
 ``Query.matches``), its document made (``documents.document``: entry,
 role, kind, time) and the filters on it applied; a result's tool (for
 ``tool:``) is that of the call it answers, looked up in the lines before
@@ -17,9 +22,10 @@ come newest first (ties: the later file and line first, as the index
 orders them), their snippets cut by ``search.cut_snippet``, line numbers
 those of the original file. Once the hits shown are found and
 ``COUNT_BUDGET`` of checking is spent (from the first candidate: the
-server's own time, finding them, is not the check's), counting stops (``exact`` False) and only files
-written after the oldest hit shown are read on (an entry is not newer than
-its file's time).
+server's own time, finding them, is not the check's), counting stops
+(``exact`` False) and no file is read whose newest entry is older than the
+oldest hit shown (nor any batch after it). A file pushed before its chunks
+existed (schema 3) is read whole, first.
 """
 
 from __future__ import annotations
@@ -34,17 +40,17 @@ from ..entries.view import model_named
 from ..errors import SessionError
 from ..formats import Format, get_format
 from ..reading.archived import describe, shown_url
+from ..reading.record_text import string_values
 from ..reading.records import BOM, BadLine, parse_object
-from .archive_terms import ESCAPED, conditions, like_pattern, term_conditions
+from .archive_terms import conditions, like_pattern, pieces
 from .documents import Document, document
 from .query import Query
-from .record_text import string_values
 from .search import COUNT_BUDGET, Found, Hit, cut_snippet, on_active_branch
 from .secrets_masked import masked
 
 ITERSIZE = 500  # candidate lines fetched at a time
 BACK = 200  # lines read back at a time looking for the model named last
-_NEVER = (1 << 63) - 1  # (a file mid-push has no time yet: newest)
+FIRST_BATCH = 2 << 20  # bytes of the newest files whose candidates are asked first
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -69,7 +75,7 @@ class _Hit:
 
 def trigram_index(conn: Any) -> bool:
     """Whether the archive has its trigram index (pg_trgm was there when it was migrated)."""
-    return bool(conn.execute("SELECT to_regclass('lines_trigrams') IS NOT NULL").fetchone()[0])
+    return bool(conn.execute("SELECT to_regclass('chunks_trigrams') IS NOT NULL").fetchone()[0])
 
 
 def indexed_files(conn: Any) -> int:
@@ -85,6 +91,9 @@ def _files_where(query: Query, where: Where) -> tuple[str, list[Any]]:
     if query.format:
         clauses.append("f.format = %s")
         args.append(query.format)
+    if query.after is not None:  # (a hit's time is at most its file's newest entry's)
+        clauses.append("(NOT f.chunked OR f.newest_entry >= %s)")
+        args.append(query.after)
     if query.under:
         clauses.append("(" + " OR ".join("f.path = %s OR f.path LIKE %s" for _ in query.under) + ")")
         for path in query.under:
@@ -120,6 +129,64 @@ def run_archive_query(
         raise SessionError(describe(where.url, exc)) from None
 
 
+@dataclass
+class _File:
+    id: int
+    machine: str
+    path: str
+    format: str
+    newest: float | None  # the newest time of an entry a search may hit
+    chunked: bool
+    size: int
+
+
+def _files(conn: Any, query: Query, where: Where) -> list[_File]:
+    """The files searched: those without chunks (their times unknown) first, then by their newest entry."""
+    files, args = _files_where(query, where)
+    rows = conn.execute(
+        "SELECT f.id, m.name, f.path, f.format, f.newest_entry, f.chunked, f.stream_size "
+        f"FROM files f JOIN machines m ON m.id = f.machine_id WHERE {files} "
+        "ORDER BY f.chunked, f.newest_entry DESC NULLS LAST, f.id DESC",
+        args,
+    ).fetchall()
+    return [_File(*row) for row in rows]
+
+
+def _next_batch(files: list[_File], at: int, budget: int) -> list[_File]:
+    """The files from ``at`` on, up to ``budget`` bytes of them (one at least)."""
+    end, size = at, 0
+    while end < len(files) and (end == at or size + files[end].size <= budget):
+        size += files[end].size
+        end += 1
+    return files[at:end]
+
+
+def _budget(read: int, hits: int, limit: int) -> int:
+    """The bytes of files the next batch asks for, ``read`` bytes having given ``hits``: twice
+    what the page still needs at that rate (the whole rest when none was found), FIRST_BATCH at least."""
+    if hits >= limit:
+        return max(FIRST_BATCH, 2 * read)
+    return max(FIRST_BATCH, 2 * read, 2 * read * limit // hits if hits else 1 << 62)
+
+
+def _candidates(terms: str | None) -> str:
+    """The query giving a batch's candidate lines in the batch's order (file, then last line first):
+    the lines whose chunks meet ``terms``, and every line of a file without chunks (or of any, no terms)."""
+    every = (
+        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset, l.text FROM unnest(%s::bigint[]) "
+        "WITH ORDINALITY AS b(id, n) JOIN lines l ON l.file_id = b.id WHERE l.text IS NOT NULL"
+    )
+    if terms is None:
+        return f"{every} ORDER BY 1, 3 DESC"
+    chunked = (
+        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset, l.text FROM unnest(%s::bigint[]) "
+        "WITH ORDINALITY AS b(id, n) JOIN (SELECT DISTINCT c.file_id, c.start FROM chunks c "
+        f"WHERE c.file_id = ANY(%s) AND {terms}) h ON h.file_id = b.id "
+        "JOIN lines l ON l.file_id = h.file_id AND l.start = h.start WHERE l.text IS NOT NULL"
+    )
+    return f"{chunked} UNION ALL {every} ORDER BY 1, 3 DESC"
+
+
 def _run(
     conn: Any,
     where: Where,
@@ -131,34 +198,52 @@ def _run(
 ) -> Found:
     began = time.perf_counter()
     terms, term_args, _ = conditions(query)
-    files, file_args = _files_where(query, where)
-    sql = (
-        "SELECT f.id, m.name, f.path, f.format, f.mtime_ns, l.start, l.line_no, l.byte_offset, l.text "
-        "FROM lines l JOIN files f ON f.id = l.file_id JOIN machines m ON m.id = f.machine_id "
-        f"WHERE l.text IS NOT NULL AND {files} AND {terms} "
-        f"ORDER BY (CASE WHEN f.mtime_ns < 0 THEN {_NEVER} ELSE f.mtime_ns END) DESC, f.id DESC, l.start DESC"
-    )
+    sql = _candidates(terms)
     found = Found()
     kept: list[_Hit] = []
     counting = True
-    with conn.transaction(), conn.cursor(name="session_tui_search") as cur:
-        cur.itersize = ITERSIZE
-        cur.execute(sql, [*file_args, *term_args])
-        checking: float | None = None
-        for file_id, machine, path, fmt, mtime_ns, start, line_no, offset, text in cur:
-            if not counting and len(kept) >= limit:
-                oldest = kept[-1].doc.time
-                if oldest is None or (mtime_ns >= 0 and mtime_ns / 1e9 < oldest):
-                    break  # (no entry of this file, nor of any after it, is newer than the hits shown)
-            checking = checking or time.perf_counter()
-            hit = checker.check(file_id, machine, path, fmt, start, line_no, offset, text)
-            if hit is None:
-                continue
-            if counting:
-                found.total += 1
-            kept = _newest([*kept, hit], limit)
-            if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
-                counting, found.exact = False, False
+    checking: float | None = None
+    with conn.transaction():
+        files = _files(conn, query, where)
+        at, read, budget = 0, 0, FIRST_BATCH
+        while at < len(files):
+            batch = _next_batch(files, at, budget)
+            at += len(batch)
+            read += sum(f.size for f in batch)
+            if not counting and len(kept) >= limit and _older(batch[0], kept[-1]):
+                break  # (no entry of these files, nor of any after them, is newer than the hits shown)
+            ids = [f.id for f in batch]
+            by_id = {f.id: f for f in batch}
+            if terms is None:
+                args: list[Any] = [ids]
+            else:
+                chunked = [f.id for f in batch if f.chunked]
+                args = [chunked, chunked, *term_args, [f.id for f in batch if not f.chunked]]
+            # the first batch's chunks read through by their key (a few MB: as quick as the index for a rare
+            # word, far quicker for a common one, whose trigrams list nearly every chunk); the next batches
+            # through the index (the planner, which cannot tell a rare piece from a common one, would read
+            # every chunk of a big batch instead)
+            conn.execute(
+                "SELECT set_config('enable_bitmapscan', %s, true), set_config('enable_seqscan', 'off', true)",
+                ("off" if at == len(batch) else "on",),
+            )
+            with conn.cursor(name="session_tui_search") as cur:
+                cur.itersize = ITERSIZE
+                cur.execute(sql, args)
+                for _n, file_id, start, line_no, offset, text in cur:
+                    file = by_id[file_id]
+                    if not counting and len(kept) >= limit and _older(file, kept[-1]):
+                        break
+                    checking = checking or time.perf_counter()
+                    hit = checker.check(file_id, file.machine, file.path, file.format, start, line_no, offset, text)
+                    if hit is None:
+                        continue
+                    if counting:
+                        found.total += 1
+                    kept = _newest([*kept, hit], limit)
+                    if counting and len(kept) >= limit and time.perf_counter() - checking > COUNT_BUDGET:
+                        counting, found.exact = False, False
+            budget = _budget(read, found.total if counting else limit, limit)
     branches: dict[str, array[int] | None] = {}
     for hit in kept:
         shown = cut_snippet([redact(part) for part in hit.parts] if redact else hit.parts, query)
@@ -179,6 +264,13 @@ def _run(
         )
     found.took_ms = (time.perf_counter() - began) * 1000
     return found
+
+
+def _older(file: _File, oldest: _Hit) -> bool:
+    """Whether every hit ``file`` may hold comes after ``oldest`` (its entries are older, or have no time)."""
+    if not file.chunked or oldest.doc.time is None:
+        return False
+    return file.newest is None or file.newest < oldest.doc.time
 
 
 def _newest(hits: list[_Hit], limit: int) -> list[_Hit]:
@@ -263,12 +355,13 @@ class _Checker:
 
     def _tools(self, file_id: int, start: int, call_id: str, fmt: Format) -> dict[str, str]:
         """call id → tool name of the last call with ``call_id`` before the line at ``start``."""
-        clauses, args, _ = term_conditions(call_id, word=False)
-        holding = f"(({' AND '.join(clauses) or 'TRUE'}) OR {ESCAPED})"
+        looked = pieces(call_id, word=False)
+        holding = " AND ".join(p.clause for p in looked) or "TRUE"
         rows = self.conn.execute(
             "SELECT l.text FROM lines l WHERE l.file_id = %s AND l.start < %s AND l.text IS NOT NULL "
-            f"AND {holding} ORDER BY l.start DESC",
-            (file_id, start, *args),
+            "AND l.start IN (SELECT c.start FROM chunks c WHERE c.file_id = %s AND c.start < %s "
+            f"AND {holding}) ORDER BY l.start DESC",
+            (file_id, start, file_id, start, *(p.arg for p in looked)),
         )
         for (text,) in rows:
             try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..entries.view import EntryView, parse_time
-from .record_text import text_of
+from ..reading.record_text import text_of
 
 KINDS = ("message", "call", "result", "summary")
 

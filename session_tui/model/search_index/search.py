@@ -19,12 +19,12 @@ from typing import Any
 
 from ..errors import SessionError, check_stop
 from ..formats.sources import open_source
+from ..reading.record_text import string_values
 from ..reading.records import BadLine, parse_object
 from ..reading.source import Source, is_url
 from .candidates import candidates
 from .database import hour_of
 from .query import Query
-from .record_text import string_values
 
 SNIPPET = 60  # characters each side of the match
 COUNT_BUDGET = 0.015  # seconds spent checking candidates only to count them, once the hits shown are found
