@@ -113,7 +113,9 @@ def file_liveness(
         holders: Sequence[object] | None
         if path.endswith(".jsonl"):
             holders = table.writers.get((st.st_dev, st.st_ino))
-            if holders and table.taken < st.st_mtime:  # (the table may name a file gone since, its inode reused)
+            # (the table may name a file gone since, its inode reused: a file made after the table was read
+            # is looked at again; by its ctime, as its mtime may be set back: ``cp -p``, ``touch -d``)
+            if holders and table.taken < max(st.st_mtime, st.st_ctime):
                 holders = open_writers.writers_of(st.st_dev, st.st_ino)
         elif key is None:
             holders = open_writers.writers_of(st.st_dev, st.st_ino)

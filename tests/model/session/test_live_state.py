@@ -217,3 +217,25 @@ def test_a_session_directory_no_path_can_name_is_no_process_s_directory(tmp_path
     table = ProcessTable(taken=time.time(), processes=(claude,), writers={})
     found = _client_liveness(str(path), "claude", os.stat(path), table, None, lambda: "/work/\ud83d")
     assert (found.alive, found.how) == (False, PROCESS_GONE)
+
+
+def test_a_file_whose_inode_a_cached_table_names_is_looked_at_again_even_with_its_mtime_set_back(tmp_path, monkeypatch):
+    """The process table is cached a moment; it may name a file deleted since
+    whose inode a new file reuses. A file changed after the table was read is
+    looked at again: by its ctime, since ``cp -p`` or ``touch -d`` set its mtime
+    back (a CI run refused an edit of such a file: "writer open")."""
+    from session_tui.model.reading import open_writers
+    from session_tui.model.reading.open_writers import Holder, ProcessTable
+    from session_tui.model.session.writer_liveness import WRITER_OPEN, file_liveness
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"{}\n")
+    old = time.time() - 301
+    os.utime(path, (old, old))
+    st = os.stat(path)
+    stale = ProcessTable(taken=time.time() - 1, processes=(), writers={(st.st_dev, st.st_ino): (Holder(1, "gone"),)})
+    monkeypatch.setattr(open_writers, "_table", (time.monotonic(), stale))
+    monkeypatch.setattr(open_writers, "can_tell", lambda: True)
+    assert file_liveness(str(path), "tree", None).how != WRITER_OPEN
+    monkeypatch.setattr(open_writers, "_table", (time.monotonic(), ProcessTable(time.time() + 1, (), stale.writers)))
+    assert file_liveness(str(path), "tree", None).how == WRITER_OPEN  # a table read after it: believed
