@@ -61,7 +61,11 @@ async def test_the_demo_shows_entries_arriving_in_the_ui(tmp_path):
                 )  # + the pending row
             text = visible_text(screen)
             assert "torn last line" in text and "◆ summary" in text  # the demo's crash: a line cut for good
-            assert any("crashed mid-write" in str(t.render()) for t in app.screen.query("Toast"))
+
+            def told() -> bool:  # the writer thread's last notify is a message: it lands a frame later
+                return any("crashed mid-write" in str(t.render()) for t in app.screen.query("Toast"))
+
+            await wait_for(pilot, told, timeout=10, what="the crash narrated")
     finally:
         app.stop_agent()
     assert app.agent.error is None
