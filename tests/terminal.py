@@ -55,7 +55,15 @@ class Terminal:
         self.width, self.height = width, height
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
-        environment = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
+        # ESCDELAY: Textual waits this long (ms) after an Esc for the rest of a sequence (100 by default); a
+        # walk of keys then need not leave 0.3 s after each Esc (a key sent sooner reads as Alt+key)
+        environment = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "COLORTERM": "truecolor",
+            "ESCDELAY": "20",
+            **(env or {}),
+        }
         environment.pop("SESSION_TUI_DEBUG", None)
         for sized in ("COLUMNS", "LINES"):  # (set by a Pilot test run before in this worker, they outrank the pty)
             environment.pop(sized, None)

@@ -210,7 +210,7 @@ def screens(paths: dict, root: Path, walk: str) -> list[tuple[str, str]]:
         out.append((f"{walk}: first screen", term.text()))
         for key in keys:
             term.send(key)
-            term.wait_quiet(0.3 if key == "escape" else 0.15)
+            term.wait_quiet(0.15)
             assert term.alive(), f"the app died after {key!r}"
             out.append((f"{walk}: after {key}", term.text()))
     return out

@@ -48,14 +48,14 @@ def escaped(output: bytes) -> list[str]:
 def walk(term: Terminal, keys: list[str]) -> None:
     for key in keys:
         term.send(key)
-        term.wait_quiet(0.3 if key == "escape" else 0.15)  # a key right after Esc would read as Alt+key
+        term.wait_quiet(0.15)  # (a key within ESCDELAY of Esc would read as Alt+key: tests/terminal.py)
         assert term.alive(), f"the app died after {key!r}:\n{term.text()}"
 
 
 def responsive(term: Terminal) -> None:
     """The app still answers a key, on whatever screen the walk ended: the command palette opens."""
     for attempt in range(3):  # a key that came too soon after Esc reads as Alt+key: ask again
-        term.wait_quiet(0.3)  # (the last key's screen drawn: ctrl+p is not read with it)
+        term.wait_quiet(0.15)  # (the last key's screen drawn: ctrl+p is not read with it)
         term.send("ctrl+p")
         try:
             term.wait_text("Search for commands", timeout=20)
