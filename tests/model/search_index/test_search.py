@@ -301,11 +301,15 @@ def test_the_quick_look_at_the_bytes_never_hides_a_hit(db, tmp_path):
         '{"role": "user", "content": "\\u0061lembic upgrade"}',
         '{"role": "user", "content": "\u212aelvin scale"}',
         '{"role": "user", "content": "caf\u00e9 and kumquats"}',
+        '{"role": "user", "content": "\\u212aelvinator and \\u0130zmir, caf\\u00e9 plumbus"}',
+        '{"role": "user", "content": "caf\\u00e9 \\u00fcber plumbus"}',
     ]
     (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
     roots = [str(tmp_path)]
     assert search(db, "alembic", roots).total == 1 and search(db, '"alembic upgrade"', roots).total == 1
-    assert search(db, "KUMQUATS", roots).total == 1 and search(db, "kelvin", roots).total == 1
+    assert search(db, "KUMQUATS", roots).total == 1 and search(db, "kelvin", roots).total == 2
+    assert search(db, "kelvinator", roots).total == 1 and search(db, "i̇zmir", roots).total == 1  # (escaped)
+    assert search(db, "plumbus", roots).total == 2 and search(db, '"café über"', roots).total == 1
 
 
 def test_json_output_carries_no_byte_that_acts_on_a_terminal(tmp_path):
