@@ -301,8 +301,8 @@ def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str
     order = sorted(range(len(ids)), key=ids.__getitem__)  # (FTS5 writes a segment at each id lower than the last)
     rows = [(ids[k], *docs[k]) for k in order]
     insert = (
-        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model, secrets) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model, secrets,"
+        " escaped) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     db.execute("SAVEPOINT documents")
     try:

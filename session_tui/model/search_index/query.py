@@ -64,7 +64,7 @@ class Query:
         """Every string a hit must hold (the index is asked for their words)."""
         return [*self.words, *self.phrases, *self.paths]
 
-    def may_match(self, raw: bytes) -> bool:
+    def may_match(self, raw: bytes, escaped: bool | None = None) -> bool:
         """A quick look at a record's JSON line: False when it cannot match.
         A term of ASCII characters that JSON never escapes (no quote,
         backslash, slash or control character) is in the decoded strings
@@ -74,9 +74,10 @@ class Query:
         ``\\u212a``, the Kelvin sign, ``\\u0130``, ``İ``: ``ESCAPED``; a
         line escaping only other characters, as ``ensure_ascii`` writers
         do, is still looked at as it is); ignoring case, unless it also
-        holds one of those two as they are."""
+        holds one of those two as they are. ``escaped``: whether the line
+        writes such an escape (the index keeps it: ``reader``); None: looked
+        for here, once needed."""
         exact, folded_words = self._plain()
-        escaped: bool | None = None  # (looked for only once a term is not in the bytes as they are)
         for term in exact:
             if term not in raw:
                 escaped = ESCAPED.search(raw) is not None if escaped is None else escaped

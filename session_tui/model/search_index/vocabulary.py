@@ -1,9 +1,9 @@
 """The words of the index, and the pieces inside them.
 
 The ``words`` table (``database``) is a contentless FTS5 index of whole
-words and their positions: the ``ascii`` tokenizer, every character
+words (not their positions): the ``ascii`` tokenizer, every character
 beyond ASCII a word character, ``_`` (as ``.``, ``/``, ``-``) not: an
-identifier, a path, a uuid is its words, found as a phrase of them (kept
+identifier, a path, a uuid is its words, found as each of them (kept
 whole, each snake_case compound was a word of its own: the bench's varied
 100 MB archive had 1.6 M words, not 0.9 M). Those rules are the ones ``split`` below
 applies to a query, character for character: no Unicode table of SQLite's
@@ -168,23 +168,28 @@ def words(db: sqlite3.Connection) -> list[str]:
     return out
 
 
-def holding(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> list[str] | None:
+def holding(
+    db: sqlite3.Connection, piece: str, starts: bool, ends: bool, most_blocks: int | None = None
+) -> list[str] | None:
     """The index's words that hold ``piece`` ignoring case (``starts``: that
     begin with it; ``ends``: that end with it; both: that are it); None:
-    too many of them to be worth asking for, or a piece too short to look up.
-    The blocks whose trigrams hold the piece's are read through, and the
-    long hex words too when the piece could be in one."""
+    too many of them to be worth asking for (or in more than ``most_blocks``
+    blocks), or a piece too short to look up. The blocks whose trigrams
+    hold the piece's are read through, and the long hex words too when the
+    piece could be in one."""
     folded = piece.lower()
     if starts and ends and folded.isascii():
         return [folded]  # (the tokenizer folds ASCII as lower() does)
-    if len(folded) < GRAM or stale(db):
+    expression = _grams(db, folded)
+    if expression is None:
         return None
-    grams = list(dict.fromkeys(folded[k : k + GRAM] for k in range(len(folded) - GRAM + 1)))
-    expression = " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
     found: list[str] = []
     blocks = db.execute(
-        "SELECT b.terms FROM term_grams g JOIN term_blocks b ON b.id = g.rowid WHERE term_grams MATCH ?", (expression,)
-    )
+        "SELECT b.terms FROM term_grams g JOIN term_blocks b ON b.id = g.rowid WHERE term_grams MATCH ? LIMIT ?",
+        (expression, -1 if most_blocks is None else most_blocks + 1),
+    ).fetchall()
+    if most_blocks is not None and len(blocks) > most_blocks:
+        return None
     for (block,) in blocks:
         if not _scan(block, folded, starts, ends, found):
             return None
@@ -193,6 +198,25 @@ def holding(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> lis
             if not _scan_hex(block, folded.encode("ascii"), starts, ends, found):
                 return None
     return found
+
+
+def spread(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> int | None:
+    """How many blocks ``holding`` reads for ``piece`` (None: none, the
+    piece is a whole word of ASCII, or too short to look up)."""
+    folded = piece.lower()
+    expression = None if starts and ends and folded.isascii() else _grams(db, folded)
+    if expression is None:
+        return None
+    return int(db.execute("SELECT count(*) FROM term_grams WHERE term_grams MATCH ?", (expression,)).fetchone()[0])
+
+
+def _grams(db: sqlite3.Connection, folded: str) -> str | None:
+    """The FTS5 expression of the blocks that may hold ``folded`` (None:
+    too short to look up, or no vocabulary to look it up in)."""
+    if len(folded) < GRAM or stale(db):
+        return None
+    grams = list(dict.fromkeys(folded[k : k + GRAM] for k in range(len(folded) - GRAM + 1)))
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
 
 
 def _scan_hex(text: bytes, piece: bytes, starts: bool, ends: bool, found: list[str]) -> bool:
@@ -214,16 +238,18 @@ def _scan(text: str, folded: str, starts: bool, ends: bool, found: list[str]) ->
     """The words of a block (``text``, one a line) holding ``folded`` onto
     ``found``; False once there are more than MANY."""
     if text.isascii():  # (lower case already: found in the block's text at once)
-        at = text.find(folded)
+        # (a word's start or end is a line's: looked for with it, only the words that match are come upon)
+        text = "\n" + text + "\n"
+        lead = 1 if starts else 0
+        needle = "\n" * lead + folded + ("\n" if ends else "")
+        at = text.find(needle)
         while at >= 0:
-            begin = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end
-            if (not starts or text.startswith(folded, begin)) and (not ends or text.endswith(folded, begin, end)):
-                found.append(text[begin:end])
-                if len(found) > MANY:
-                    return False
-            at = text.find(folded, end)  # (the next word: each word once)
+            begin = text.rfind("\n", 0, at + lead) + 1
+            end = text.find("\n", at + lead + len(folded))
+            found.append(text[begin:end])
+            if len(found) > MANY:
+                return False
+            at = text.find(needle, end)  # (the next word: each word once)
         return True
     for term in text.split("\n"):
         low = term.lower()
