@@ -36,11 +36,12 @@ from .vocabulary import TOKENIZER
 T = TypeVar("T")
 
 NAME = "search.sqlite"
-SCHEMA = 9  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
+SCHEMA = 10  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
 # 4: words, not trigrams (pieces inside words through the vocabulary); 5: words with their positions;
 # 6: ``_`` cuts words; 7: a client's telemetry left out (``Format.unsearched``); 8: the vocabulary in blocks
 # (of sorted words, trigrams per block, long hex words apart), no unique index of it; 9: words without their
-# positions (``detail=none``), whether a record escapes a character
+# positions (``detail=none``), whether a record escapes a character; 10: the vocabulary's blocks compressed,
+# its hex words packed
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(
@@ -52,8 +53,8 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     body, tokenize="{TOKENIZER}", content='', detail='none', columnsize=0);
-CREATE TABLE IF NOT EXISTS term_blocks(id INTEGER PRIMARY KEY, terms TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS hex_blocks(id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS term_blocks(id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS hex_blocks(id INTEGER PRIMARY KEY, digits INTEGER NOT NULL, terms BLOB NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS term_grams USING fts5(
     term, tokenize='trigram case_sensitive 1', content='', detail='none', columnsize=0);
 """
@@ -250,6 +251,7 @@ def _open(path: str) -> sqlite3.Connection:
     if os.stat(path).st_mode & 0o077:
         os.chmod(path, 0o600)
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # (a new file's: ``vocabulary.refresh`` gives back what it freed)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(_TABLES)

@@ -180,6 +180,17 @@ def test_long_hex_words_are_found_by_any_piece_without_trigrams(db, roots):
         assert len(found(db, piece, roots)) == 1, piece
 
 
+def test_hex_words_of_an_odd_length_are_packed_and_found_as_written(db, tmp_path, roots):
+    Writer(tmp_path / "sessions" / "odd.jsonl", "pi", time.time()).prompt("deadbeefcafe12345 0123456789abcdef0")
+    catch_up(db, roots)
+    assert {"deadbeefcafe12345", "0123456789abcdef0"} <= set(vocabulary.words(db))
+    assert vocabulary.holding(db, "ef0", False, True) == ["0123456789abcdef0"]
+    assert vocabulary.holding(db, "e12345", False, True) == ["deadbeefcafe12345"]
+    assert vocabulary.holding(db, "3450", False, False) == []  # (its padding is no digit of it)
+    assert vocabulary.holding(db, "ef00dead", False, False) == []  # (nor is a word packed after it)
+    assert len(found(db, "BEEFCAFE", roots)) == 1 and len(found(db, "89abcdef0", roots)) == 1
+
+
 def test_a_word_holding_a_piece_twice_is_found_by_either_end(db, tmp_path, roots):
     Writer(tmp_path / "sessions" / "twice.jsonl", "pi", time.time()).prompt("ababab xyzabcxyz")
     catch_up(db, roots)
