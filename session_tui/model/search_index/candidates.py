@@ -24,6 +24,7 @@ from typing import Any
 
 from ..catalog.cache import absolute
 from ..formats.opencode.database import DB_NAME
+from .documents import entry_of
 from .query import Query, index_marks
 from .vocabulary import holding, split, spread
 
@@ -80,10 +81,10 @@ def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterat
                 "ORDER BY d.id DESC",
                 [*ids, *args],
             ).fetchall()
-        for file, *rest in rows:
+        for file, line, offset, length, entry, *rest in rows:
             found = files.get(file)
             if found is not None:
-                yield (*found, *rest)
+                yield (*found, line, offset, length, entry_of(entry), *rest)
         size = min(size * 4, LAST_PAGE)
 
 
@@ -158,7 +159,7 @@ def _where(query: Query) -> tuple[str, list[Any]]:
     if query.paths:
         clauses.append("d.kind = 'call'")
     if query.model:
-        clauses.append("instr(lower(d.model), ?) > 0")  # (a substring: no LIKE wildcards in a name)
+        clauses.append("d.model IN (SELECT id FROM models WHERE instr(lower(name), ?) > 0)")  # (no LIKE wildcards)
         args.append(query.model.lower())
     if query.secret is not None:
         clauses.append("d.secrets IS NOT NULL" if not query.secret else "instr(',' || d.secrets || ',', ?) > 0")

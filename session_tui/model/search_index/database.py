@@ -36,12 +36,12 @@ from .vocabulary import TOKENIZER
 T = TypeVar("T")
 
 NAME = "search.sqlite"
-SCHEMA = 10  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
+SCHEMA = 11  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
 # 4: words, not trigrams (pieces inside words through the vocabulary); 5: words with their positions;
 # 6: ``_`` cuts words; 7: a client's telemetry left out (``Format.unsearched``); 8: the vocabulary in blocks
 # (of sorted words, trigrams per block, long hex words apart), no unique index of it; 9: words without their
 # positions (``detail=none``), whether a record escapes a character; 10: the vocabulary's blocks compressed,
-# its hex words packed
+# its hex words packed; 11: an entry's uuid in 16 bytes, a model by its number
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(
@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS files(
     head BLOB, indexed_to INTEGER, lines INTEGER, model TEXT, calls TEXT);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, offset INTEGER, length INTEGER,
-    entry TEXT, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model TEXT, secrets TEXT, escaped INTEGER);
+    entry, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model INTEGER, secrets TEXT, escaped INTEGER);
+CREATE TABLE IF NOT EXISTS models(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     body, tokenize="{TOKENIZER}", content='', detail='none', columnsize=0);
