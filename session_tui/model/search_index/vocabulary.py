@@ -38,6 +38,7 @@ import re
 import sqlite3
 import zlib
 from collections.abc import Iterable
+from itertools import islice
 
 from .marks import BASE
 
@@ -210,12 +211,13 @@ def holding(
     if expression is None:
         return None
     found: list[str] = []
-    blocks = db.execute(
-        "SELECT b.terms FROM term_grams g JOIN term_blocks b ON b.id = g.rowid WHERE term_grams MATCH ? LIMIT ?",
-        (expression, -1 if most_blocks is None else most_blocks + 1),
-    ).fetchall()
-    if most_blocks is not None and len(blocks) > most_blocks:
-        return None
+    blocks: Iterable[tuple[bytes]] = db.execute(
+        "SELECT b.terms FROM term_grams g JOIN term_blocks b ON b.id = g.rowid WHERE term_grams MATCH ?", (expression,)
+    )
+    if most_blocks is not None:
+        blocks = list(islice(blocks, most_blocks + 1))
+        if len(blocks) > most_blocks:
+            return None
     for (block,) in blocks:
         if not _scan(_text(block), folded, starts, ends, found):
             return None
