@@ -5,7 +5,9 @@ Each term of the query is cut into words as the index cuts them
 it there (the word itself between two others, a word ending with it where
 the term starts, one starting with it where it ends, any word holding it
 for a term of one word); the index is asked for the documents holding one
-of each (a term of several words: as a phrase, ``_phrase``). A
+of each (a term of several words too: the index keeps no positions, the
+check of each candidate tells the phrase; a word of it in many blocks of
+the vocabulary is left to its other words, ``_most``). A
 document's id is made from its time (``database.document_id``), so the
 index gives those documents in id order, newest first, a page at a time,
 with no sort of all of them: a word in most records (``message``,
@@ -22,19 +24,20 @@ from typing import Any
 
 from ..catalog.cache import absolute
 from ..formats.opencode.database import DB_NAME
+from .documents import entry_of
 from .query import Query, index_marks
-from .vocabulary import GRAM, holding, split
+from .vocabulary import holding, split, spread
 
 FIRST_PAGE = 256  # candidates read at first (each page four times the last, up to LAST_PAGE)
 LAST_PAGE = 16384
 PROBE = 256  # newest documents of each of a query's words looked at to tell how rare it is
-COLUMNS = "d.file, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time, d.id"
-HEADS = 64  # words ending with a phrase's first word past which the phrase is asked for without it
+COLUMNS = "d.file, d.line, d.offset, d.length, d.entry, d.role, d.kind, d.time, d.escaped, d.id"
+PHRASE_BLOCKS = 256  # vocabulary blocks read for a word of a phrase, past which its other words narrow it down
 TOP = (1 << 63) - 1  # the largest id there can be (ids stay below it)
 
 
 def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterator[tuple[Any, ...]]:
-    """Rows (path, format, line, offset, length, entry, role, kind, time, id), newest first (by id: by
+    """Rows (path, format, line, offset, length, entry, role, kind, time, escaped, id), newest first (by id: by
     hour, and in an hour as indexed; ``run_query`` puts the hits of one hour in order)."""
     if query.machines:
         return  # (the machines are the team archive's: ``archive_search``; no local file is one's)
@@ -78,10 +81,10 @@ def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterat
                 "ORDER BY d.id DESC",
                 [*ids, *args],
             ).fetchall()
-        for file, *rest in rows:
+        for file, line, offset, length, entry, *rest in rows:
             found = files.get(file)
             if found is not None:
-                yield (*found, *rest)
+                yield (*found, line, offset, length, entry_of(entry), *rest)
         size = min(size * 4, LAST_PAGE)
 
 
@@ -93,18 +96,14 @@ def _wanted(db: sqlite3.Connection, query: Query) -> list[str] | None:
     """What the index is asked for, one FTS5 expression a hit must match
     each (none: nothing narrows the documents down; None: no document can
     match): for each word of each term, the index's words that may hold
-    it; the marks of the fields filtered on."""
+    it there (a term of several words: each of its words so, the index
+    keeps no positions: the check tells the phrase); the marks of the
+    fields filtered on."""
     found: list[str] = []
     for term in query.terms():
-        words_of_term = split(term)
-        phrase = _phrase(db, words_of_term) if len(words_of_term) >= 2 else None
-        if phrase == "":
-            return None
-        if phrase is not None:
-            found.append(phrase)
-            continue
-        for word, before, after in words_of_term:
-            words = holding(db, word, before, after)
+        cut = split(term)
+        held = [holding(db, *word, most) for word, most in zip(cut, _most(db, cut), strict=True)]
+        for words in held:
             if words is None:
                 continue  # (too short, or in too many words: left to the check)
             if not words:
@@ -115,37 +114,18 @@ def _wanted(db: sqlite3.Connection, query: Query) -> list[str] | None:
     return list(dict.fromkeys(found))
 
 
-def _phrase(db: sqlite3.Connection, words: list[tuple[str, bool, bool]]) -> str | None:
-    """The FTS5 phrases a term of several words may be in the index as (""
-    none: no document holds it; None: none to ask for, its words asked for
-    one by one): each word of the index that ends with its first word, then
-    its whole words, then a word starting with its last one (a prefix of
-    three characters or more, in not too many words, else left to the check). Its words past ASCII
-    between two others are asked for one by one (a case of theirs beyond
-    ASCII is a word of its own in the index)."""
-    (first, before, _), *middle, (last, _, after) = words
-    inner = [w.lower() for w, _, _ in middle]
-    if not all(w.isascii() for w in inner):
-        return None
-    star = ""
-    if last.isascii() and (after or len(last) >= GRAM and holding(db, last, True, False) is not None):
-        inner.append(last.lower())
-        star = "" if after else " *"
-    heads = holding(db, first, before, True)
-    if heads is not None and not heads:
-        return ""
-    if heads is not None and len(heads) > HEADS:
-        heads = None  # (a phrase for each costs more than the check of what the rest finds)
-    if heads is None and len(inner) < 2 or heads is not None and not inner:
-        return None
-    tail = " ".join(inner)
-    if heads is None:
-        return f'"{tail}"{star}'
-    return (
-        " OR ".join(f'"{head} {tail}"{star}' for head in heads)
-        if len(heads) == 1
-        else ("(" + " OR ".join(f'"{head} {tail}"{star}' for head in heads) + ")")
-    )
+def _most(db: sqlite3.Connection, cut: list[tuple[str, bool, bool]]) -> list[int | None]:
+    """How many blocks of the vocabulary may be read for each word of a
+    term: all for a term of one word; for one of several, all for the word
+    in the fewest, PHRASE_BLOCKS for the others (a word in more, ``the``
+    ending a word, narrows little, and its blocks take milliseconds: its
+    other words narrow the term down)."""
+    if len(cut) < 2:
+        return [None] * len(cut)
+    blocks = [spread(db, *word) for word in cut]
+    looked = [k for k, n in enumerate(blocks) if n is not None]
+    fewest = min(looked, key=lambda k: blocks[k] or 0) if looked else -1
+    return [None if k == fewest else PHRASE_BLOCKS for k in range(len(cut))]
 
 
 def _rarest(db: sqlite3.Connection, wanted: list[str]) -> list[str]:
@@ -179,7 +159,7 @@ def _where(query: Query) -> tuple[str, list[Any]]:
     if query.paths:
         clauses.append("d.kind = 'call'")
     if query.model:
-        clauses.append("instr(lower(d.model), ?) > 0")  # (a substring: no LIKE wildcards in a name)
+        clauses.append("d.model IN (SELECT id FROM models WHERE instr(lower(name), ?) > 0)")  # (no LIKE wildcards)
         args.append(query.model.lower())
     if query.secret is not None:
         clauses.append("d.secrets IS NOT NULL" if not query.secret else "instr(',' || d.secrets || ',', ?) > 0")

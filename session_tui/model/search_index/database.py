@@ -2,10 +2,11 @@
 
 ``files`` says how far each session file is indexed (its size, time, a
 fingerprint of its first bytes, the byte offset and line reached); ``docs`` holds each document's
-fields; ``words`` is a contentless FTS5 table of its words with their
-positions (``detail=full``: a phrase of common words is asked for as a
-phrase; without them the index is a third smaller, but "message message"
-was every record holding the word, each read back: 1.2 s, not 30 ms), and
+fields; ``words`` is a contentless FTS5 table of its words, without
+their positions (``detail=none``: they were half of it; a phrase's
+candidates are the records holding each of its words, and the check tells
+the phrase: the index knows which records escape a character, so that a
+big record without the phrase is passed over by one ``bytes`` search), and
 ``term_blocks``, ``hex_blocks`` and ``term_grams`` its vocabulary
 and the trigrams of it, by which a piece inside a word is found
 (``vocabulary``); every candidate is checked against the record itself. A document's id
@@ -35,10 +36,12 @@ from .vocabulary import TOKENIZER
 T = TypeVar("T")
 
 NAME = "search.sqlite"
-SCHEMA = 8  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
+SCHEMA = 11  # 2: a document's id is its time (newest first is the index's own order); 3: no secret at rest;
 # 4: words, not trigrams (pieces inside words through the vocabulary); 5: words with their positions;
 # 6: ``_`` cuts words; 7: a client's telemetry left out (``Format.unsearched``); 8: the vocabulary in blocks
-# (of sorted words, trigrams per block, long hex words apart), no unique index of it
+# (of sorted words, trigrams per block, long hex words apart), no unique index of it; 9: words without their
+# positions (``detail=none``), whether a record escapes a character; 10: the vocabulary's blocks compressed,
+# its hex words packed; 11: an entry's uuid in 16 bytes, a model by its number
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE IF NOT EXISTS files(
@@ -46,12 +49,13 @@ CREATE TABLE IF NOT EXISTS files(
     head BLOB, indexed_to INTEGER, lines INTEGER, model TEXT, calls TEXT);
 CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, offset INTEGER, length INTEGER,
-    entry TEXT, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model TEXT, secrets TEXT);
+    entry, role TEXT, kind TEXT, tool TEXT, error INTEGER, time REAL, model INTEGER, secrets TEXT, escaped INTEGER);
+CREATE TABLE IF NOT EXISTS models(id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
-    body, tokenize="{TOKENIZER}", content='', detail='full', columnsize=0);
-CREATE TABLE IF NOT EXISTS term_blocks(id INTEGER PRIMARY KEY, terms TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS hex_blocks(id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+    body, tokenize="{TOKENIZER}", content='', detail='none', columnsize=0);
+CREATE TABLE IF NOT EXISTS term_blocks(id INTEGER PRIMARY KEY, terms BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS hex_blocks(id INTEGER PRIMARY KEY, digits INTEGER NOT NULL, terms BLOB NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS term_grams USING fts5(
     term, tokenize='trigram case_sensitive 1', content='', detail='none', columnsize=0);
 """
@@ -248,6 +252,7 @@ def _open(path: str) -> sqlite3.Connection:
     if os.stat(path).st_mode & 0o077:
         os.chmod(path, 0o600)
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # (a new file's: ``vocabulary.refresh`` gives back what it freed)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(_TABLES)

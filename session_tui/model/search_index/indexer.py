@@ -21,12 +21,13 @@ from ..reading.source import is_url
 from ..sanitize import UNDECODABLE, mark_undecodable
 from . import vocabulary
 from .database import document_id, free_ids, path_of, writing
+from .documents import packed_entry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .reader import Batch, Worker
 
 HEAD = 256  # bytes of a file's start that say it is still the same file
-TIME = 9  # where a document's time is in the rows ``_insert`` takes
+ENTRY, TIME, MODEL = 4, 9, 10  # where a document's entry, time and model are in the rows ``_insert`` takes
 KEPT_CALLS = 500  # call id → tool names kept between two runs on a file (a later result names its tool)
 
 
@@ -288,9 +289,15 @@ def _index_file(
 
 
 def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str]) -> None:
-    """The documents and their words, each under the id its time gives it."""
+    """The documents and their words, each under the id its time gives it
+    (an entry's uuid in its 16 bytes, a model by its number in ``models``)."""
     if not docs:
         return
+    models: dict[str | None, int | None] = {None: None}
+    docs = [
+        (*d[:ENTRY], packed_entry(d[ENTRY]), *d[ENTRY + 1 : MODEL], _model(db, d[MODEL], models), *d[MODEL + 1 :])
+        for d in docs
+    ]
     # (the sequence never repeats: the words of a forgotten document stay in the contentless table)
     found = db.execute("SELECT value FROM meta WHERE key='next_id'").fetchone()
     first = found[0] if found else 1
@@ -301,8 +308,8 @@ def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str
     order = sorted(range(len(ids)), key=ids.__getitem__)  # (FTS5 writes a segment at each id lower than the last)
     rows = [(ids[k], *docs[k]) for k in order]
     insert = (
-        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model, secrets) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO docs(id, file, line, offset, length, entry, role, kind, tool, error, time, model, secrets,"
+        " escaped) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     db.execute("SAVEPOINT documents")
     try:
@@ -315,6 +322,14 @@ def _insert(db: sqlite3.Connection, docs: list[tuple[Any, ...]], texts: list[str
         db.executemany(insert, rows)
     db.execute("RELEASE documents")
     db.executemany("INSERT INTO words(rowid, body) VALUES(?, ?)", [(ids[k], texts[k]) for k in order])
+
+
+def _model(db: sqlite3.Connection, name: str | None, known: dict[str | None, int | None]) -> int | None:
+    """The number of a model's name in ``models`` (added if new)."""
+    if name not in known:
+        row = db.execute("SELECT id FROM models WHERE name = ?", (name,)).fetchone()
+        known[name] = row[0] if row else db.execute("INSERT INTO models(name) VALUES(?)", (name,)).lastrowid
+    return known[name]
 
 
 def _progress(

@@ -27,6 +27,9 @@ FILTERS = ("role", "tool", "error", "path", "model", "format", "after", "before"
 ROLES = ("user", "assistant", "tool", "summary", "system")
 GRAM = 3  # a query needs a string of 3 characters or more (or a filter)
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|(\S+)')
+# a JSON escape of a character that may be one of a plain term's, or lower to one (the Kelvin sign, ``İ``);
+# ``\\`` before it may make it no escape: taken as one all the same (the record is then parsed, as before)
+ESCAPED = re.compile(rb"\\u(?:00[2-7][0-9A-Fa-f]|212[aA]|0130)")
 
 
 class QueryError(ValueError):
@@ -61,26 +64,30 @@ class Query:
         """Every string a hit must hold (the index is asked for their words)."""
         return [*self.words, *self.phrases, *self.paths]
 
-    def may_match(self, raw: bytes) -> bool:
+    def may_match(self, raw: bytes, escaped: bool | None = None) -> bool:
         """A quick look at a record's JSON line: False when it cannot match.
         A term of ASCII characters that JSON never escapes (no quote,
         backslash, slash or control character) is in the decoded strings
         only if it is in the line's bytes as they are, unless the line
-        escapes characters as ``\\uXXXX``; ignoring case, unless it also
-        holds one of the two characters whose lower case is ASCII (``K``,
-        the Kelvin sign; ``İ``)."""
+        writes a character that may be one of the term's as ``\\uXXXX``
+        (an ASCII one, or one of the two whose lower case is ASCII:
+        ``\\u212a``, the Kelvin sign, ``\\u0130``, ``İ``: ``ESCAPED``; a
+        line escaping only other characters, as ``ensure_ascii`` writers
+        do, is still looked at as it is); ignoring case, unless it also
+        holds one of those two as they are. ``escaped``: whether the line
+        writes such an escape (the index keeps it: ``reader``); None: looked
+        for here, once needed."""
         exact, folded_words = self._plain()
-        escaped: bool | None = None  # (looked for only once a term is not in the bytes as they are)
         for term in exact:
             if term not in raw:
-                escaped = b"\\u" in raw if escaped is None else escaped
+                escaped = ESCAPED.search(raw) is not None if escaped is None else escaped
                 if not escaped:
                     return False
         if folded_words and b"\xe2\x84\xaa" not in raw and b"\xc4\xb0" not in raw:
             folded = raw.lower()
             for word in folded_words:
                 if word not in folded:
-                    escaped = b"\\u" in raw if escaped is None else escaped
+                    escaped = ESCAPED.search(raw) is not None if escaped is None else escaped
                     if not escaped:
                         return False
         return True

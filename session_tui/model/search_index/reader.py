@@ -27,7 +27,7 @@ _LENGTH = struct.Struct("<Q")
 @dataclass
 class Batch:
     fmt: str
-    docs: list[tuple[Any, ...]]  # (line, offset, length, entry, role, kind, tool, error, time, model, secrets)
+    docs: list[tuple[Any, ...]]  # (line, offset, length, entry, role, kind, tool, error, time, model, secrets, escaped)
     texts: list[str]  # what is indexed of each: its strings, then its fields' marks
     reached: int  # the byte the file is read to
     lines: int  # the lines read (the next one's number)
@@ -53,6 +53,7 @@ def read_batches(
     from ..session.session import Session
     from .documents import document
     from .marks import marks
+    from .query import ESCAPED
     from .secrets_masked import masked
 
     with Session(path) as probe:
@@ -88,9 +89,11 @@ def read_batches(
                 text, kinds = masked(text) if k in flagged else (text, ())
                 entry, tool = _utf8(doc.entry_id), _utf8(doc.tool)
                 entry, tool, named = (entry, tool, model) if not kinds else _masked(entry, tool, model)
+                # (whether a term may be in it only escaped: ``Query.may_match`` then looks no further)
+                escaped = 1 if b"\\u" in raw and ESCAPED.search(raw) else None
                 docs.append(
                     (doc.line, doc.offset, doc.length, entry, doc.role, doc.kind, tool, int(doc.error))
-                    + (doc.time, named, ",".join(kinds) or None)
+                    + (doc.time, named, ",".join(kinds) or None, escaped)
                 )
                 texts.append(text + "\n" + marks(doc.role, doc.kind, doc.tool, doc.error, fmt, kinds))
             reached = end

@@ -176,7 +176,7 @@ def _checked(
     branches: dict[str, array[int] | None] = {}
     try:
         for n, row in enumerate(candidates(db, query, roots)):
-            path, fmt, line, offset, length, entry, role, kind, when, doc_id = row
+            path, fmt, line, offset, length, entry, role, kind, when, escaped, doc_id = row
             check_stop(should_stop, n)
             if skip is not None and skip(path):
                 continue
@@ -185,7 +185,7 @@ def _checked(
             if window is not None and window.passes_over(when):
                 continue
             raw = _raw(sources, path, offset, length)
-            if raw is None or not query.may_match(raw):
+            if raw is None or not query.may_match(raw, bool(escaped)):
                 continue
             parts = record_strings(raw)
             if parts is None or not query.matches("\n".join(parts)):

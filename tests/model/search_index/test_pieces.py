@@ -134,7 +134,10 @@ def test_search_json_finds_a_piece_inside_a_word_and_across_words(roots):
         assert out["total"] == 1 and snippet in out["hits"][0]["snippet"], query
 
 
-def test_a_phrase_of_common_words_asks_the_index_for_the_phrase_not_each_word(db, tmp_path):
+def test_a_phrase_is_asked_of_the_index_word_by_word_and_checked_as_written(db, tmp_path):
+    """The index keeps no positions (a third of its size): a phrase's
+    candidates are the documents holding each of its words, and the check
+    of each against its record keeps only those holding the phrase."""
     from session_tui.model.search_index.candidates import candidates
 
     folder = tmp_path / "common"
@@ -146,19 +149,19 @@ def test_a_phrase_of_common_words_asks_the_index_for_the_phrase_not_each_word(db
     roots = [str(folder)]
     catch_up(db, roots)
     assert len(list(candidates(db, parse('"ha, tur"'), roots))) == 30
-    assert [row[2] for row in candidates(db, parse('"alpha bet"'), roots)] == []  # (each word in 30: none in a row)
+    assert len(list(candidates(db, parse('"alpha bet"'), roots))) == 30  # (each word in the 30: none in a row)
     assert len(list(candidates(db, parse('"the alphab"'), roots))) == 1
     assert len(found(db, '"the alphab"', roots)) == 1 and found(db, '"alpha bet"', roots) == []
+    assert len(found(db, '"ha, tur"', roots)) == 30 and found(db, '"then, alpha"', roots) == []
 
 
 def test_a_phrase_whose_ends_are_in_many_words_is_still_found(db, tmp_path):
-    from session_tui.model.search_index.candidates import HEADS
     from session_tui.model.search_index.vocabulary import MANY
 
     folder = tmp_path / "many"
     folder.mkdir()
     w = Writer(folder / "pi.jsonl", "pi", time.time())
-    w.prompt(" ".join(f"w{k}zork" for k in range(HEADS + 10)), ago=30)  # (more words ending with it than HEADS)
+    w.prompt(" ".join(f"w{k}zork" for k in range(MANY + 10)), ago=30)  # (more words ending with it than MANY)
     w.prompt(" ".join(f"quux{k}" for k in range(MANY + 10)), ago=20)  # (more starting with it than MANY)
     w.prompt("then w7zork tailword and headword quux5 end", ago=10)
     roots = [str(folder)]
@@ -175,6 +178,17 @@ def test_long_hex_words_are_found_by_any_piece_without_trigrams(db, roots):
     assert vocabulary.holding(db, HASH[3:9], True, False) == []
     for piece in (HASH[9:21], HASH[:7].upper(), f'"{HASH[5:30]}"', f'"out {HASH[:10]}"'):
         assert len(found(db, piece, roots)) == 1, piece
+
+
+def test_hex_words_of_an_odd_length_are_packed_and_found_as_written(db, tmp_path, roots):
+    Writer(tmp_path / "sessions" / "odd.jsonl", "pi", time.time()).prompt("deadbeefcafe12345 0123456789abcdef0")
+    catch_up(db, roots)
+    assert {"deadbeefcafe12345", "0123456789abcdef0"} <= set(vocabulary.words(db))
+    assert vocabulary.holding(db, "ef0", False, True) == ["0123456789abcdef0"]
+    assert vocabulary.holding(db, "e12345", False, True) == ["deadbeefcafe12345"]
+    assert vocabulary.holding(db, "3450", False, False) == []  # (its padding is no digit of it)
+    assert vocabulary.holding(db, "ef00dead", False, False) == []  # (nor is a word packed after it)
+    assert len(found(db, "BEEFCAFE", roots)) == 1 and len(found(db, "89abcdef0", roots)) == 1
 
 
 def test_a_word_holding_a_piece_twice_is_found_by_either_end(db, tmp_path, roots):

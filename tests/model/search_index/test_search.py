@@ -78,6 +78,29 @@ def test_a_snippet_is_cut_from_the_string_that_holds_the_match_not_the_ids_besid
     assert hit.snippet == "please run the «flaky» migration again"  # no uuid, session id or cwd around it
 
 
+def test_an_entry_id_comes_back_as_written_a_uuid_kept_in_its_16_bytes(db, tmp_path):
+    folder = tmp_path / "ids"
+    folder.mkdir()
+    w = Writer(folder / "c.jsonl", "claude", time.time())
+    for k in range(3):
+        w.prompt(f"kumquat number {k}", ago=60 - k)
+    ids = iter(["0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b", "0F8E2C1A-3B4D-4E5F-8A9B-0C1D2E3F4A5B", "msg_01abc"])
+    renamed = {}
+    records = [json.loads(line) for line in w.path.read_text().splitlines()]
+    for record in records:
+        if "uuid" in record:
+            record["uuid"] = renamed[record["uuid"]] = next(ids)
+            record["parentUuid"] = renamed.get(record["parentUuid"], record["parentUuid"])
+    w.path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    hits = search(db, "kumquat", [str(folder)]).hits
+    assert [h.entry for h in hits] == [
+        "msg_01abc",
+        "0F8E2C1A-3B4D-4E5F-8A9B-0C1D2E3F4A5B",
+        "0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+    ]
+    assert db.execute("SELECT count(*) FROM docs WHERE typeof(entry) = 'blob'").fetchone()[0] == 1
+
+
 def test_every_filter(db, archive):
     roots = [str(archive)]
     assert {h.role for h in search(db, "staging role:user", roots).hits} == {"user"}
@@ -301,11 +324,15 @@ def test_the_quick_look_at_the_bytes_never_hides_a_hit(db, tmp_path):
         '{"role": "user", "content": "\\u0061lembic upgrade"}',
         '{"role": "user", "content": "\u212aelvin scale"}',
         '{"role": "user", "content": "caf\u00e9 and kumquats"}',
+        '{"role": "user", "content": "\\u212aelvinator and \\u0130zmir, caf\\u00e9 plumbus"}',
+        '{"role": "user", "content": "caf\\u00e9 \\u00fcber plumbus"}',
     ]
     (tmp_path / "s.jsonl").write_text("\n".join(lines) + "\n")
     roots = [str(tmp_path)]
     assert search(db, "alembic", roots).total == 1 and search(db, '"alembic upgrade"', roots).total == 1
-    assert search(db, "KUMQUATS", roots).total == 1 and search(db, "kelvin", roots).total == 1
+    assert search(db, "KUMQUATS", roots).total == 1 and search(db, "kelvin", roots).total == 2
+    assert search(db, "kelvinator", roots).total == 1 and search(db, "i̇zmir", roots).total == 1  # (escaped)
+    assert search(db, "plumbus", roots).total == 2 and search(db, '"café über"', roots).total == 1
 
 
 def test_json_output_carries_no_byte_that_acts_on_a_terminal(tmp_path):
