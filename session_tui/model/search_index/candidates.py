@@ -24,7 +24,6 @@ from typing import Any
 
 from ..catalog.cache import absolute
 from ..formats.opencode.database import DB_NAME
-from .documents import entry_of
 from .query import Query, index_marks
 from .vocabulary import holding, split, spread
 
@@ -38,7 +37,8 @@ TOP = (1 << 63) - 1  # the largest id there can be (ids stay below it)
 
 def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterator[tuple[Any, ...]]:
     """Rows (path, format, line, offset, length, entry, role, kind, time, escaped, id), newest first (by id: by
-    hour, and in an hour as indexed; ``run_query`` puts the hits of one hour in order)."""
+    hour, and in an hour as indexed; ``run_query`` puts the hits of one hour in order). The entry is as the
+    index keeps it: ``documents.entry_of`` reads it, for the hits alone (most candidates are not)."""
     if query.machines:
         return  # (the machines are the team archive's: ``archive_search``; no local file is one's)
     where, args = _where(query)
@@ -84,7 +84,7 @@ def candidates(db: sqlite3.Connection, query: Query, roots: list[str]) -> Iterat
         for file, line, offset, length, entry, *rest in rows:
             found = files.get(file)
             if found is not None:
-                yield (*found, line, offset, length, entry_of(entry), *rest)
+                yield (*found, line, offset, length, entry, *rest)
         size = min(size * 4, LAST_PAGE)
 
 

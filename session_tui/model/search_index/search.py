@@ -24,6 +24,7 @@ from ..reading.records import BadLine, parse_object
 from ..reading.source import Source, is_url
 from .candidates import candidates
 from .database import hour_of
+from .documents import entry_of
 from .query import Query
 
 SNIPPET = 60  # characters each side of the match
@@ -192,7 +193,7 @@ def _checked(
                 continue
             if query.active_branch and on_active_branch(branches, path, line) is False:
                 continue
-            yield _Hit(path, fmt, line, entry, role, kind, when, doc_id, parts)
+            yield _Hit(path, fmt, line, entry_of(entry), role, kind, when, doc_id, parts)
     finally:
         for source in sources.values():
             source.close()
