@@ -178,26 +178,30 @@ _SEARCHES = [re.escape(first) + "(?:" + "|".join(rest) + ")" for first, rest in 
 # A raw line may write a needle's characters as ``\\u`` escapes (``\\u0073k-``):
 # a line with an escaped printable ASCII character (which JSON writers leave
 # as it is) is decoded and looked at too.
-_ESCAPED_ASCII = r"\\u00[2-7][0-9a-fA-F]"
+_ESCAPED_ASCII = r"00[2-7][0-9a-fA-F]"  # (after its ``\\u``)
 # Characters that show as nothing (zero-width, bidi controls, the soft hyphen,
 # a BOM): a token split by them is the token itself, so they are taken out
 # before a string is scanned; a line holding one (raw or ``\u``-escaped) is a candidate.
 _INVISIBLE_CHARS = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _INVISIBLE = re.compile("[" + _INVISIBLE_CHARS + "]")
-# (two searches: the raw characters' bytes are past ASCII, looked for only
-# in data that is not all ASCII; the escapes start with a literal, found fast)
-_INVISIBLE_ESCAPED = re.compile(
-    rb"\\u(?:00[aA][dD]|061[cC]|180[eE]|200[b-fB-F]|202[a-eA-E]|206[0-46-9]|[fF][eE][fF][fF])"
+# (the escapes of both start with a literal: found in one search, not two;
+# the raw characters' bytes are past ASCII, looked for only in data that is
+# not all ASCII, a search per lead byte: their alternation, with no literal
+# to start it, tried every byte, twice as slow as the five searches)
+_INVISIBLE_ESCAPED = r"00[aA][dD]|061[cC]|180[eE]|200[b-fB-F]|202[a-eA-E]|206[0-46-9]|[fF][eE][fF][fF]"
+_ESCAPED = r"\\u(?:" + _ESCAPED_ASCII + "|" + _INVISIBLE_ESCAPED + ")"
+_INVISIBLE_BYTES = (
+    rb"\xc2\xad",
+    rb"\xd8\x9c",
+    rb"\xe1\xa0\x8e",
+    rb"\xe2(?:\x80[\x8b-\x8f\xaa-\xae]|\x81[\xa0-\xa4\xa6-\xa9])",
+    rb"\xef\xbb\xbf",
 )
-_INVISIBLE_BYTES = re.compile(
-    b"\xc2\xad|\xd8\x9c|\xe1\xa0\x8e|\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf"
-)
-PREFILTERS: tuple[Pattern[bytes], ...] = (
-    *(re.compile(regex.encode()) for regex in [*_SEARCHES, _ESCAPED_ASCII]),
-    _INVISIBLE_ESCAPED,
-    _INVISIBLE_BYTES,
-)
-_ASCII_PREFILTERS = PREFILTERS[:-1]  # (what may match data that is all ASCII)
+_ASCII_PREFILTERS: tuple[Pattern[bytes], ...] = (
+    *(re.compile(regex.encode()) for regex in _SEARCHES),
+    re.compile(_ESCAPED.encode()),
+)  # (what may match data that is all ASCII)
+PREFILTERS: tuple[Pattern[bytes], ...] = (*_ASCII_PREFILTERS, *(re.compile(regex) for regex in _INVISIBLE_BYTES))
 TEXT_PREFILTERS: tuple[Pattern[str], ...] = tuple(re.compile(regex) for regex in _SEARCHES)
 _NEEDLES_AT = {**{first: tuple(needles) for first, needles in _FIRST.items()}}
 for _needle in _REFINED:
