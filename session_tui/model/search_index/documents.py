@@ -4,10 +4,10 @@ a query filters on."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..checked_paths import UUID
 from ..entries.view import EntryView, parse_time
 from ..reading.record_text import text_of
 
@@ -58,13 +58,10 @@ def document(
     )
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
 def packed_entry(entry: str) -> str | bytes:
     """An entry's id as the index keeps it: a uuid written as ``str(UUID)``
     writes it (lower case, dashed) in its 16 bytes, any other id as it is."""
-    return bytes.fromhex(entry.replace("-", "")) if _UUID.fullmatch(entry) else entry  # (UUID(): 2.5x longer)
+    return bytes.fromhex(entry.replace("-", "")) if UUID.fullmatch(entry) else entry  # (UUID(): 2.5x longer)
 
 
 def entry_of(kept: str | bytes) -> str:
