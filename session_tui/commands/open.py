@@ -68,17 +68,32 @@ def open_tui(paths: list[str], format: str | None, watch: bool, settings: Settin
         except SessionError as exc:
             print(f"session-tui: {inert(str(exc), keep_newlines=False)}", file=sys.stderr)
             return 2
-    if not files:  # the picker: its badges' look at /proc (waiting on the kernel) starts beside Textual's
+    first_rows = None
+    if not files:  # the picker: what its first rows wait for starts beside Textual's start
+        from ..model.catalog.first_rows import start
         from ..model.reading.open_writers import prefetch
 
-        prefetch()
+        mask = None
+        if settings.redact:
+            from ..model.privacy.redact import masked_text
+
+            mask = masked_text
+        first_rows = start(paths, mask)  # (a fork: before any thread, and before Textual is imported)
+        prefetch()  # the badges' look at /proc, waiting on the kernel
     problem = ui_settings_problem(settings)
     if problem:
+        if first_rows is not None:
+            first_rows.close()
         print(f"session-tui: {problem}", file=sys.stderr)
         return 2
     from ..ui.app import SessionApp
 
-    SessionApp(files[0] if files else paths, format, watch=watch, settings=settings).run()
+    app = SessionApp(files[0] if files else paths, format, watch=watch, settings=settings, first_rows=first_rows)
+    try:
+        app.run()
+    finally:
+        if first_rows is not None:
+            first_rows.close()
     return 0
 
 

@@ -20,6 +20,7 @@ from .masking import inert_shown, mask_of
 from .messages import OpenSession
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..model.catalog.first_rows import FirstRows
     from ..model.fleet.fleet import Fleet
     from ..model.settings import Settings
 
@@ -52,11 +53,15 @@ class SessionApp(App):
         fleet: Fleet | None = None,
         notify_alerts: bool = False,
         settings: Settings | None = None,
+        first_rows: FirstRows | None = None,
     ) -> None:
         """``fleet``: open on the live fleet over its folders (``session-tui live``).
         ``settings``: the user's (None: read as the command line reads them,
-        model/settings.py); ``redact`` also masks."""
+        model/settings.py); ``redact`` also masks. ``first_rows``: a child's
+        walk of the folders ``path`` names, for the picker's first rows
+        (``model/catalog/first_rows.py``, masked as this app masks)."""
         super().__init__()
+        self.first_rows = first_rows
         from ..model.settings import load
 
         self.settings = settings = load() if settings is None else settings
@@ -96,7 +101,8 @@ class SessionApp(App):
             return self._session_screen(self.path if isinstance(self.path, str) else self.path[0])
         from .screens.files import FilesScreen  # (not for a session's view: its first frame waits for no picker)
 
-        return FilesScreen(self.picker_paths, mask_of(self))
+        first_rows, self.first_rows = self.first_rows, None
+        return FilesScreen(self.picker_paths, mask_of(self), first_rows)
 
     def notify(
         self,

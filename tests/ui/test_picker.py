@@ -500,3 +500,52 @@ async def test_a_remembered_folder_shows_its_newest_rows_in_the_first_frame_then
         assert len(shown) == HEAD_ROWS and shown == names(screen)[:HEAD_ROWS]
         assert shown[0] == f"run-{FILES - 1:04d}.jsonl"
         assert f"{FILES:,} session files" in heading
+
+
+@pytest.mark.parametrize("wait", [60.0, 0.0], ids=["in-the-first-frame", "after-it"])
+async def test_with_an_empty_cache_a_childs_walk_gives_the_first_rows_and_none_is_read_twice(
+    tmp_path, monkeypatch, wait
+):
+    """``session-tui DIR`` with nothing cached forks a child that walks the
+    folder and reads the newest heads while the app starts: its rows are
+    the first shown (when done in time; else just after), with the count of
+    every file, and the app's own walk reads only the files the child did not."""
+    from session_tui.model.catalog.cache import Catalog
+    from session_tui.model.catalog.first_rows import start
+    from session_tui.ui.screens import files
+
+    monkeypatch.setattr(files, "FIRST_ROWS_WAIT", wait)
+
+    root = tmp_path / "many"
+    root.mkdir()
+    sample = (SAMPLES / "chat" / "session-fix-rounding.jsonl").read_bytes()
+    for n in range(90):
+        path = root / f"s{n:03d}.jsonl"
+        path.write_bytes(sample.replace(b"The test suite", f"Session {n}: the test suite".encode(), 1))
+        os.utime(path, (HOUR_AGO + n, HOUR_AGO + n))  # s089 the newest
+    first_rows = start([str(root)], page=30)
+    assert first_rows is not None and first_rows.walking
+    read_here: list[str] = []
+    read = Catalog.read
+
+    def counted(catalog, path):
+        read_here.append(os.path.basename(path))
+        return read(catalog, path)
+
+    monkeypatch.setattr(Catalog, "read", counted)  # (in this process: the child was forked before)
+    shown: list[tuple[list[str], str]] = []
+    remember_all = FilesScreen._remember_all
+
+    def seen_first(screen: FilesScreen) -> None:
+        shown.append((names(screen), str(screen.query_one("#heading").render())))
+        remember_all(screen)
+
+    monkeypatch.setattr(FilesScreen, "_remember_all", seen_first)
+    async with SessionApp([str(root)], watch=False, first_rows=first_rows).run_test(size=(140, 30)) as pilot:
+        screen = await picker(pilot)
+        await wait_for(pilot, lambda: len(screen.table.rows) == 90 and screen.unread == 0, what="every row read")
+        [(first, heading)] = shown
+        if wait:
+            assert first[:3] == ["s089.jsonl", "s088.jsonl", "s087.jsonl"] and "90 session files" in heading
+        assert "Session 89" in screen.table.render_line(1).text
+        assert sorted(read_here) == [f"s{n:03d}.jsonl" for n in range(60)]  # the 30 newest: read by the child only

@@ -37,12 +37,23 @@ def head_path(cache_path: str) -> str:
 def _heads(cache_path: str) -> list[object]:
     try:
         with open(head_path(cache_path), "rb") as f:
-            data = json_loads(f.read())
-    except (OSError, orjson.JSONDecodeError):
+            return _parsed(f.read())
+    except OSError:
         return []
-    if not isinstance(data, dict) or data.get("version") != HEAD_VERSION or not isinstance(data.get("heads"), list):
+
+
+def _parsed(data: bytes) -> list[object]:
+    try:
+        document = json_loads(data)
+    except orjson.JSONDecodeError:
         return []
-    heads: list[object] = data["heads"]
+    if (
+        not isinstance(document, dict)
+        or document.get("version") != HEAD_VERSION
+        or not isinstance(document.get("heads"), list)
+    ):
+        return []
+    heads: list[object] = document["heads"]
     return heads
 
 
@@ -52,7 +63,20 @@ def read_head(
     """The newest rows remembered under exactly ``roots`` and how many files
     the cache holds there; None: none kept for them (or a row that is not
     well-formed: the whole cache is read instead)."""
-    for head in _heads(cache_path):
+    return _found(_heads(cache_path), roots, info_of)
+
+
+def head_of(
+    data: bytes, roots: Sequence[str], info_of: Callable[[str, object], SessionInfo | None]
+) -> tuple[list[SessionInfo], int] | None:
+    """``read_head`` of a head document's bytes (``head_document``: a child's walk, ``first_rows.py``)."""
+    return _found(_parsed(data), roots, info_of)
+
+
+def _found(
+    heads: list[object], roots: Sequence[str], info_of: Callable[[str, object], SessionInfo | None]
+) -> tuple[list[SessionInfo], int] | None:
+    for head in heads:
         if not (isinstance(head, list) and len(head) == 3 and head[0] == list(roots)):
             continue
         _, count, rows = head
@@ -70,9 +94,17 @@ def write_head(
 ) -> None:
     """Keep the newest HEAD_ROWS of ``infos`` (every remembered file under
     ``roots``) as the head of ``roots``, first among the heads kept."""
+    others = [h for h in _heads(cache_path) if not (isinstance(h, list) and h and h[0] == list(roots))]
+    data = {"version": HEAD_VERSION, "heads": [_head(roots, infos, row_of), *others[: HEADS_KEPT - 1]]}
+    write_cache_file(head_path(cache_path), json_text.dumps(data).encode())
+
+
+def head_document(roots: Sequence[str], infos: list[SessionInfo], row_of: Callable[[SessionInfo], object]) -> bytes:
+    """The head of ``roots`` alone, as ``head_of`` reads it."""
+    return json_text.dumps({"version": HEAD_VERSION, "heads": [_head(roots, infos, row_of)]}).encode()
+
+
+def _head(roots: Sequence[str], infos: list[SessionInfo], row_of: Callable[[SessionInfo], object]) -> list[object]:
     with one_look():  # (each row's last activity asks session-tui's own writes: read once)
         newest = sorted(infos, key=lambda info: -info.last_activity)[:HEAD_ROWS]
-    mine = [list(roots), len(infos), {info.path: row_of(info) for info in newest}]
-    others = [h for h in _heads(cache_path) if not (isinstance(h, list) and h and h[0] == list(roots))]
-    data = {"version": HEAD_VERSION, "heads": [mine, *others[: HEADS_KEPT - 1]]}
-    write_cache_file(head_path(cache_path), json_text.dumps(data).encode())
+    return [list(roots), len(infos), {info.path: row_of(info) for info in newest}]

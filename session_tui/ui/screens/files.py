@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from ...model.cache_dir import refusal
 from ...model.catalog.cache import SESSION_SUFFIX, Catalog, absolute
 from ...model.catalog.finding import SORTS, by_place, rank_rows
+from ...model.catalog.first_rows import FirstRows
 from ...model.catalog.session_info import SessionInfo
 from ...model.errors import Cancelled, SessionError
 from ...model.sanitize import Mask, inert
@@ -51,6 +52,7 @@ REFILTER_SECONDS = 0.25  # changes found in the background are shown at most thi
 WATCH_DEBOUNCE_MS = 100
 WATCH_STEP_MS = 20
 TICK_SECONDS = 1.0  # live badges fade and ages move on this often
+FIRST_ROWS_WAIT = 0.1  # the first frame waits this long for the child's rows (then shows none, and they follow)
 
 
 class FilesScreen(EntryCounting, Screen):
@@ -78,10 +80,18 @@ class FilesScreen(EntryCounting, Screen):
     FilesScreen PickerTable { height: 1fr; }
     """
 
-    def __init__(self, roots: str | list[str], mask: Mask | None = None) -> None:
-        """``mask`` (``--redact``): titles read with their secrets masked before they are cut."""
+    def __init__(self, roots: str | list[str], mask: Mask | None = None, first_rows: FirstRows | None = None) -> None:
+        """``mask`` (``--redact``): titles read with their secrets masked
+        before they are cut; ``first_rows``: a child's walk of ``roots``
+        under way (``model/catalog/first_rows.py``, with the same mask),
+        whose rows are shown first when the cache remembers none."""
         super().__init__()
         self.roots = [absolute(r) for r in ([roots] if isinstance(roots, str) else roots)]
+        if first_rows is not None and first_rows.roots != self.roots:  # (found for other folders: not these rows)
+            first_rows.close()
+            first_rows = None
+        self._first_rows = first_rows
+        self._walked: tuple[list[SessionInfo], int] | None = None  # the child's rows and count, once taken
         self.catalog = Catalog(mask=mask)
         self.infos: dict[str, SessionInfo] = {}
         self.listed = False  # the folders were walked (until then: what the cache remembers)
@@ -129,8 +139,14 @@ class FilesScreen(EntryCounting, Screen):
         refused = refusal()
         if refused is not None:  # (stderr is not seen under the screen)
             self.notify(inert_shown(self.app, refused, keep_newlines=False), severity="warning", markup=False)
-        head = self.catalog.head(self.roots)
-        if head is not None:  # the newest remembered rows first, the whole cache a frame later
+        first = self._first_rows
+        if first is not None and first.walking:  # the child's rows, in this frame if it is done
+            head = first.take(FIRST_ROWS_WAIT)
+            if head is not None:
+                self._walked = head
+        else:
+            head = self.catalog.head(self.roots) if first is None else first.remembered
+        if head is not None:  # the newest rows first, the whole cache a frame later
             newest, self.remembered_count = head
             self.infos = {info.path: info for info in newest}
             self._refilter()
@@ -140,14 +156,38 @@ class FilesScreen(EntryCounting, Screen):
         self.set_interval(TICK_SECONDS, self._tick)
 
     def _remember_all(self) -> None:
-        """Every row the cache remembers of these folders, then the walk."""
-        self.infos = {info.path: info for info in self.catalog.remembered(self.roots)}
-        self.remembered_count = None
+        """Every row the cache remembers of these folders (and the child's,
+        newer), then the walk."""
+        rows = {info.path: info for info in self.catalog.remembered(self.roots)}
+        newest, count = self._walked or ([], None)
+        rows.update((info.path, info) for info in newest)
+        self.infos, self.remembered_count = rows, count
         self._refilter()
-        if self.infos:
+        first = self._first_rows
+        if first is not None and first.walking:  # the child's rows come later
+            self._take_first_rows(first)
+        elif self.infos:
             self.call_after_refresh(self._start_workers)  # the remembered rows first, then the walk
         else:
             self._start_workers()  # nothing to show before the walk: it starts with the first frame
+
+    @work(thread=True, exclusive=True, group="first-rows", exit_on_error=False, description="first rows")
+    def _take_first_rows(self, first_rows: FirstRows) -> None:
+        """Wait for the child's walk (off the interpreter's lock), then show its rows."""
+        found = first_rows.take()
+        self.app.call_from_thread(self._show_first_rows, found)
+
+    def _show_first_rows(self, found: tuple[list[SessionInfo], int] | None) -> None:
+        """The child's rows, come after the first frame (None: it failed),
+        then the walk."""
+        if found is None:
+            self._start_workers()
+            return
+        self._walked = found
+        newest, self.remembered_count = found
+        self.infos.update((info.path, info) for info in newest)
+        self._refilter()
+        self.call_after_refresh(self._start_workers)
 
     def _start_workers(self) -> None:
         self.gather(dict(self.infos))
@@ -165,6 +205,8 @@ class FilesScreen(EntryCounting, Screen):
         self.watch_files(walk_again=True)
 
     def on_unmount(self) -> None:
+        if self._first_rows is not None:  # (a thread taking its rows then ends)
+            self._first_rows.stop()
         self.catalog.save(self.roots)
 
     # -- gathering ----------------------------------------------------------------
@@ -175,6 +217,9 @@ class FilesScreen(EntryCounting, Screen):
         file the cache did not know, newest first, posting rows in batches
         (the first page at once); then save the cache."""
         worker = get_current_worker()
+        for info in self._walked[0] if self._walked else ():  # the child read them: not again
+            if info.known:  # (kept while their size and time are the same)
+                self.catalog.correct(info)
         listed = self.catalog.listing(self.roots)
         if self.catalog.unreadable:  # (passed over)
             skipped = self.catalog.unreadable
@@ -207,6 +252,7 @@ class FilesScreen(EntryCounting, Screen):
 
     async def on_infos_read(self, message: InfosRead) -> None:
         self.listed = True
+        self.remembered_count = None  # (the child's count, until the walk's own)
         self.unread = message.left
         self._apply(message.updates)
         if message.now:
