@@ -111,10 +111,13 @@ class SessionInfo:
 
     def problems(self, now: float | None = None, stuck_after: float | None = None) -> list[str]:
         """Short labels of what is wrong, worst first (a call still running is not)."""
+        return self._problems(self.dangling and self.running(now, stuck_after))
+
+    def _problems(self, running: bool) -> list[str]:
         out = []
         if self.error:
             out.append(self.error)
-        if self.dangling and not self.running(now, stuck_after):
+        if self.dangling and not running:
             out.append("call without result")
         if self.torn:
             out.append("torn")
@@ -155,12 +158,28 @@ class SessionInfo:
     def badge(self, now: float | None = None, stuck_after: float | None = None) -> str:
         """The picker's word for its agent: ``running`` (its calls run),
         ``live`` (an agent may be writing it), ``crashed`` (by the one rule,
-        as the session view says it), else nothing (a session that ended)."""
-        if self.running(now, stuck_after):
+        as the session view says it), else nothing (a session that ended):
+        ``running``, ``live`` and ``crashed`` of one judgement."""
+        now = time.time() if now is None else now
+        return self._badge(now, *self._judged(now, stuck_after))
+
+    def row(self, now: float, stuck_after: float | None = None) -> tuple[list[str], str]:
+        """A picker row's ``problems`` and ``badge``, the one rule asked once."""
+        badge = self._badge(now, *self._judged(now, stuck_after))
+        return self._problems(badge == "running"), badge
+
+    def _badge(self, now: float, decided: Decision, alive: bool | None) -> str:
+        from ..session.live_state import GONE, Activity
+
+        activity = decided.activity
+        if self.dangling and activity is Activity.RUNNING:  # (``running``)
             return "running"
-        if self.live(now, stuck_after):
+        if activity is Activity.RUNNING or (  # (``live``)
+            not (alive is None and now - self.last_activity >= LIVE_SECONDS)
+            and activity in (Activity.ANSWERING, Activity.WAITING)
+        ):
             return "live"
-        if self.known and self.format and self.crashed(now, stuck_after):
+        if self.known and self.format and activity is Activity.STOPPED and decided.inferred in GONE:  # (``crashed``)
             return "crashed"
         return ""
 

@@ -184,8 +184,7 @@ class PickerTable(RowTable):
             name = inert_shown(self.app, short_name(info.path), keep_newlines=False)
             title = Text.assemble(Text(name, dim), "  ", title)
         stuck = self.stuck_after
-        problems = info.problems(at, stuck)
-        badge = info.badge(at, stuck)
+        problems, badge = info.row(at, stuck)
         row_cells = [
             Text(info.format or "?") if info.known else Text("…", dim),
             Text(entries_text(info)),
