@@ -75,5 +75,12 @@ def entries_text(info: SessionInfo) -> str:
 
 def cell(text: Text, width: int, right: bool = False) -> Text:
     text.truncate(width, overflow="ellipsis")
-    pad = " " * (width - text.cell_len)
-    return Text(pad) + text if right else text + Text(pad)
+    pad = width - text.cell_len
+    if not pad:
+        return text
+    if right:
+        padded = Text(" " * pad)
+        padded.append_text(text)
+        return padded
+    text.append(" " * pad)  # (``text`` is the caller's to give: padded in place)
+    return text

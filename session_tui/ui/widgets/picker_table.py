@@ -197,9 +197,11 @@ class PickerTable(RowTable):
         ]
         place = place_of(info.path)
         line = self._machine_cell(Text(inert_shown(self.app, place.machine, keep_newlines=False) if place else ""))
-        line += cell(title, self._title_width(width)) + Text(" ")
-        for content, (_, column_width, right) in zip(row_cells, columns_for(width), strict=True):
-            line += cell(content, column_width, right) + Text(" ")
+        parts = [cell(title, self._title_width(width))]
+        parts += (cell(content, w, right) for content, (_, w, right) in zip(row_cells, columns_for(width), strict=True))
+        for text in parts:  # (in place: ``+`` copied the whole line at each cell)
+            text.append(" ")  # (the separator in the cell's own style, as it always was)
+            line.append_text(text)
         return line
 
     def _title_width(self, width: int) -> int:
