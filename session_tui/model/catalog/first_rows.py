@@ -113,14 +113,14 @@ def start(
 ) -> FirstRows | None:
     """The first rows of the picker over the folders ``roots``, as the
     catalog ``Catalog(cache_dir, mask)`` holds them: its remembered head,
-    or a child forked to walk them (Linux, local folders) and read the
-    heads of the ``page`` newest (None: a screen of them); None: neither.
-    Call before any thread is started: a fork copies only the calling thread."""
+    or a child forked to walk them (Linux, local folders, no thread
+    started yet) and read the heads of the ``page`` newest (None: a screen
+    of them); None: neither."""
     roots = [absolute(r) for r in roots]
     remembered = Catalog(cache_dir, mask).head(roots)
     if remembered is not None:
         return FirstRows(roots, remembered)
-    if not sys.platform.startswith("linux") or any(is_url(r) for r in roots):
+    if not sys.platform.startswith("linux") or any(is_url(r) for r in roots) or not _alone():
         return None
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -138,6 +138,12 @@ def start(
             os._exit(code)
     os.close(write_fd)
     return FirstRows(roots, pid=pid, fd=read_fd)
+
+
+def _alone() -> bool:
+    """No other thread runs: a fork beside one copies none of them, and may
+    copy a lock one of them holds (Python 3.12 warns of it)."""
+    return threading.active_count() == 1
 
 
 def _screen_rows() -> int:

@@ -18,6 +18,13 @@ from tests.model.catalog.test_head import FILES, remembered_folder
 START = 1_700_000_000
 
 
+@pytest.fixture(autouse=True)
+def alone(monkeypatch):
+    """As ``session-tui DIR`` forks, with no thread beside it (the suite's
+    workers have theirs: the child here touches none of their locks)."""
+    monkeypatch.setattr(first_rows, "_alone", lambda: True)
+
+
 def fresh_folder(tmp_path, files: int = 120) -> str:
     """``files`` sessions never seen by a cache, the i-th last written i seconds after START."""
     root = tmp_path / "fresh"
@@ -94,6 +101,16 @@ def test_a_take_waiting_in_a_thread_ends_when_the_picker_stops_the_child(tmp_pat
     first.close()  # (again: nothing left to do)
 
 
-def test_no_child_for_a_remote_folder(tmp_path, monkeypatch):
-    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked for a remote folder"))
+def test_no_child_for_a_remote_folder_nor_beside_another_thread(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked"))
     assert start(["s3://bucket/sessions"], cache_dir=str(tmp_path / "cache")) is None
+    monkeypatch.undo()
+    root, running = fresh_folder(tmp_path, files=3), threading.Event()
+    other = threading.Thread(target=running.wait)
+    other.start()
+    try:
+        monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked beside another thread"))
+        assert start([root], cache_dir=str(tmp_path / "cache")) is None  # (the picker walks in its thread)
+    finally:
+        running.set()
+        other.join()
