@@ -17,9 +17,7 @@ import orjson
 
 from ..cache_dir import trusted_cache_dir, write_cache_file
 from ..errors import SessionError
-from ..formats.codex.thread import hide_segments
 from ..formats.opencode.database import DB_NAME, list_sessions, written_file
-from ..formats.sources import open_source
 from ..reading import json_text
 from ..reading.records import loads as json_loads
 from ..reading.source import is_url
@@ -142,6 +140,8 @@ def list_session_files(paths: Iterable[str], unreadable: list[str] | None = None
                     unreadable.append(folder)
             except OSError:
                 continue
+    from ..formats.codex.thread import hide_segments  # (the walk's: not for a first frame from the head)
+
     hidden = hide_segments([path for path, _, _ in found])  # a Codex thread is listed once, by its first file
     found = [item for item in found if item[0] not in hidden]
     found.sort(key=lambda item: item[0])
@@ -238,6 +238,8 @@ class Catalog:
         path = absolute(path)
         try:
             if is_url(path) or written_file(path)[1] is not None:  # (a URL, or a session of a database)
+                from ..formats.sources import open_source
+
                 st = open_source(path).stat()
                 size, mtime_ns = st.size, st.mtime_ns
             else:

@@ -11,7 +11,7 @@ from ..reading import own_writes
 from ..reading.source import is_url
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..session.live_state import Decision
+    from ..session.live_rule import Decision
 
 LIVE_SECONDS = 5.0  # a file written this recently is live
 
@@ -61,7 +61,7 @@ class SessionInfo:
         return min(mtime, self.last_time) if self.last_time else None  # (no entry time: as last_write.last_written)
 
     def state(self, now: float | None = None, stuck_after: float | None = None) -> Decision:
-        """The agent's state by the live state's one rule (``live_state.judge``,
+        """The agent's state by the live state's one rule (``live_rule.judge``,
         as the session view and ``check`` decide it), from what the head and
         tail tell: how the file ends (calls without a result, an answer, a
         turn to answer, nothing yet), a torn line, the agent's last write,
@@ -70,7 +70,7 @@ class SessionInfo:
 
     def _judged(self, now: float | None, stuck_after: float | None) -> tuple[Decision, bool | None]:
         """(the state, whether its writer lives: None, cannot tell)."""
-        from ..session.live_state import Tail, judge  # (not for a search)
+        from ..session.live_rule import Tail, judge  # (not for a search)
         from ..session.writer_liveness import UNKNOWN, file_liveness, head_cwd
         from ..settings import STUCK_AFTER
 
@@ -93,7 +93,7 @@ class SessionInfo:
     def running(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """Its last calls have no result yet and its writer runs (or, that
         unknown, the agent wrote within ``stuck_after``): they run."""
-        from ..session.live_state import Activity
+        from ..session.live_rule import Activity
 
         if not self.dangling:
             return False
@@ -104,7 +104,7 @@ class SessionInfo:
         ``writer gone``, ``torn line``, as the session view and ``check``
         say it); not a session that simply ended (idle, or ``stopped`` by
         the time rule where its writer cannot be told)."""
-        from ..session.live_state import GONE, Activity
+        from ..session.live_rule import GONE, Activity
 
         decided = self.state(now, stuck_after)
         return decided.activity is Activity.STOPPED and decided.inferred in GONE
@@ -145,7 +145,7 @@ class SessionInfo:
         liveness cannot be told, only while it wrote in the last
         LIVE_SECONDS or its calls still run (a copy of an old session,
         told by its last entry's time, is not live)."""
-        from ..session.live_state import Activity
+        from ..session.live_rule import Activity
 
         now = time.time() if now is None else now
         decided, alive = self._judged(now, stuck_after)
@@ -169,7 +169,7 @@ class SessionInfo:
         return self._problems(badge == "running"), badge
 
     def _badge(self, now: float, decided: Decision, alive: bool | None) -> str:
-        from ..session.live_state import GONE, Activity
+        from ..session.live_rule import GONE, Activity
 
         activity = decided.activity
         if self.dangling and activity is Activity.RUNNING:  # (``running``)

@@ -27,7 +27,8 @@ from enum import StrEnum
 from ..entries.view import call_summary, parse_time
 from ..reading.segment import Shape
 from ..sanitize import Mask
-from ..session.live_state import GONE, IDLE_AFTER, live_state
+from ..session.live_rule import GONE, IDLE_AFTER
+from ..session.live_state import live_state
 from ..session.problems import find_problems
 from ..session.session import Session
 from ..session.writer_liveness import Probe

@@ -1,6 +1,7 @@
-"""What the agent writing a session is doing now: the one rule every view
-uses (the session view and its status line, the tree's running rows,
-``check``, the picker, the fleet, the store's refusals and the dialogs).
+"""What the agent writing a session is doing now, by the one rule every
+view uses (``live_rule``: the session view and its status line, the tree's
+running rows, ``check``, the picker, the fleet, the store's refusals and
+the dialogs), from the whole session.
 
 It reads three things: the session's last entries (a call without a
 result the model has not gone past, an answer, a prompt or results being
@@ -30,7 +31,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum, StrEnum
 from typing import TYPE_CHECKING
 
 from ..entries.view import iso_time, parse_time
@@ -41,77 +41,15 @@ from ..sanitize import inert_line
 from ..settings import STUCK_AFTER
 from ..words import ago, clock
 from .last_write import file_written, last_written
-from .writer_liveness import (
-    PROCESS_GONE,
-    UNKNOWN,
-    WRITER_GONE,
-    WRITER_OPEN,
-    Liveness,
-    Probe,
-    writer_liveness,
-)
+from .live_rule import GONE, IDLE_AFTER, Activity, Tail, judge
+from .writer_liveness import UNKNOWN, Probe, writer_liveness
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..entries.pairing import ToolIssue
     from .session import Session
 
-IDLE_AFTER = 900.0  # seconds after an answer the agent counts as idle rather than waiting for you
-ANSWER_SETTLE = 2.0  # seconds of quiet after an answer before the agent is waiting for you
-TORN_QUIET = 5.0  # seconds a torn last line may stay before the run counts as crashed
 TAIL_LIMIT = 512  # entries before the leaf looked at for calls still running
 TOOLS_SHOWN = 60  # characters of the tools' names in the words
-
-TIME_RULE = "time rule"  # the writer's liveness cannot be told: the agent's quiet decides
-TORN_LINE = "torn line"
-ENTRIES = "entries"  # the entries alone (an answer, an empty session)
-GONE = (WRITER_GONE, PROCESS_GONE, TORN_LINE)
-
-
-class Activity(StrEnum):
-    RUNNING = "running"  # a tool call runs (or waits for an approval: the file cannot tell)
-    ANSWERING = "answering"  # the model has a prompt or results to answer
-    WAITING = "waiting for you"  # its last entry is an answer
-    STUCK = "stuck"  # a call quiet past stuck_after, whether its writer lives unknown
-    STOPPED = "stopped"  # crashed, killed: cut off in the middle of a turn
-    IDLE = "idle"  # an answer, then quiet (or its client gone)
-
-    @property
-    def state(self) -> str:
-        """The state's name in the JSON outputs (``check --json``'s agent, ``live --json``)."""
-        return _STATES[self]
-
-
-_STATES = {
-    Activity.RUNNING: "tool",
-    Activity.ANSWERING: "working",
-    Activity.WAITING: "waiting",
-    Activity.STUCK: "stuck",
-    Activity.STOPPED: "crashed",
-    Activity.IDLE: "idle",
-}
-
-
-class Tail(Enum):
-    """What the session's active branch ends in, for the rule."""
-
-    EMPTY = "empty"  # no entry yet (a header)
-    CALLS = "calls"  # calls without a result the model has not gone past
-    ANSWER = "answer"  # an answer: the turn is done
-    TURN = "turn"  # a prompt, results or a step: the model has to answer
-
-
-_TAIL_OF_ACTIVITY = {
-    Activity.RUNNING: Tail.CALLS,
-    Activity.STUCK: Tail.CALLS,
-    Activity.ANSWERING: Tail.TURN,
-    Activity.STOPPED: Tail.TURN,
-    Activity.WAITING: Tail.ANSWER,
-    Activity.IDLE: Tail.ANSWER,
-}
-
-
-#: the branch's end that gives each activity (a state remembered across session-tui's own edit)
-_TAIL_OF: dict[str, Tail] = {activity.value: tail for activity, tail in _TAIL_OF_ACTIVITY.items()}
 
 
 @dataclass(frozen=True)
@@ -122,13 +60,6 @@ class Awaited:
     call_id: str
     tool: str
     since: float | None  # when it was made (epoch seconds), if its record says
-
-
-@dataclass(frozen=True)
-class Decision:
-    activity: Activity
-    since: float | None  # when the state began (epoch seconds), as far as can be told
-    inferred: str  # how it was decided
 
 
 @dataclass(frozen=True)
@@ -193,51 +124,6 @@ class LiveState:
         }
 
 
-# -- the rule --------------------------------------------------------------------------------
-def decide(
-    tail: Tail,
-    written: float | None,
-    now: float,
-    liveness: Liveness,
-    stuck_after: float,
-    idle_after: float = IDLE_AFTER,
-    started: float | None = None,
-    torn_quiet: float = 0.0,
-) -> Decision:
-    """The state, from what the branch ends in (``tail``), the agent's last
-    write, its writer's liveness and the thresholds: the one decision.
-    ``started``: when the first call awaited was made; ``torn_quiet``:
-    seconds the file has ended in a torn line (0: it does not)."""
-    quiet = max(0.0, now - written) if written is not None else float("inf")
-    alive, how = liveness.alive, liveness.how
-    if torn_quiet >= TORN_QUIET and how != WRITER_OPEN:  # (a writer that holds it open is writing the line)
-        return Decision(Activity.STOPPED, now - torn_quiet + TORN_QUIET, TORN_LINE)
-    if tail is Tail.ANSWER:
-        if alive is False:
-            return Decision(Activity.IDLE, written, how)
-        if quiet < ANSWER_SETTLE:  # (a response's calls follow its text a moment later)
-            return Decision(Activity.ANSWERING, written, how or ENTRIES)
-        if quiet < idle_after:
-            return Decision(Activity.WAITING, written, how or ENTRIES)
-        return Decision(Activity.IDLE, None if written is None else written + idle_after, how or ENTRIES)
-    if tail is Tail.EMPTY:  # a session just begun: ``written`` is the file's own time
-        if alive is True or (alive is None and quiet < idle_after):
-            return Decision(Activity.ANSWERING, written, how or ENTRIES)
-        return Decision(Activity.IDLE, written, how or ENTRIES)
-    calls = tail is Tail.CALLS
-    if alive is True:
-        return Decision(Activity.RUNNING if calls else Activity.ANSWERING, (started if calls else None) or written, how)
-    if alive is False:
-        return Decision(Activity.STOPPED, written, how)
-    if quiet < stuck_after:
-        return Decision(
-            Activity.RUNNING if calls else Activity.ANSWERING, (started if calls else None) or written, TIME_RULE
-        )
-    return Decision(
-        Activity.STUCK if calls else Activity.STOPPED, None if written is None else written + stuck_after, TIME_RULE
-    )
-
-
 # -- the session's side: its entries, its last write, its writer ------------------------------
 def live_state(
     session: Session,
@@ -298,38 +184,6 @@ def live_state(
         stuck_after,
         tool_then=ours.tool or "" if ours is not None and decided.activity.value == ours.state else "",
     )
-
-
-def judge(
-    tail: Tail,
-    written: float | None,
-    now: float,
-    liveness: Liveness,
-    stuck_after: float,
-    idle_after: float = IDLE_AFTER,
-    started: float | None = None,
-    torn_at: float | None = None,
-    ours: own_writes.OwnWrite | None = None,
-) -> Decision:
-    """The state from what was gathered of a session, however it was (the
-    session view and ``check`` from the whole session, the picker from its
-    head and tail): ``decide``, with a torn last line's quiet (``torn_at``:
-    the file's mtime when it ends in one, else None) and session-tui's own
-    last write (``ours``, while the file is as that left it) weighed the
-    one way for every screen."""
-    torn = 0.0
-    if torn_at is not None:
-        if liveness.alive is not True and written is not None and torn_at - written >= stuck_after:
-            # no writer seen and the entries quiet for longer than the stuck rule: a checkout or a copy
-            # of a crashed file, fresh by its mtime, crashed all the same (not a line being written now)
-            torn_at = written
-        torn = max(0.0, now - torn_at)
-    decided = decide(tail, written, now, liveness, stuck_after, idle_after, started, torn)
-    if ours is not None and ours.state in _TAIL_OF and liveness.alive is not True and ours.state != decided.activity:
-        # the file is as session-tui's own edit left it (a leaf moved to a prompt, a call closed): the
-        # agent has not written since, so the state is what it was before that edit
-        decided = decide(_TAIL_OF[ours.state], written, now, liveness, stuck_after, idle_after, started, torn)
-    return decided
 
 
 def _last_said(session: Session, leaf: int) -> int:

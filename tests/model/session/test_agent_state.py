@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from session_tui.model.session.live_state import Activity, live_state
+from session_tui.model.session.live_rule import Activity
+from session_tui.model.session.live_state import live_state
 from session_tui.model.session.session import open_session
 from tests.model.fleet import builders
 from tests.model.fleet.builders import Writer

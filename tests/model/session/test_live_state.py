@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from session_tui.model.session.last_write import last_written
-from session_tui.model.session.live_state import Activity, live_state
+from session_tui.model.session.live_rule import Activity
+from session_tui.model.session.live_state import live_state
 from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.model.session.writer_liveness import cannot_tell
