@@ -510,12 +510,12 @@ async def test_with_an_empty_cache_a_childs_walk_gives_the_first_rows_and_none_i
     folder and reads the newest heads while the app starts: its rows are
     the first shown (when done in time; else just after), with the count of
     every file, and the app's own walk reads only the files the child did not."""
-    from session_tui.model.catalog import first_rows as first_rows_module
+    from session_tui.model import forked
     from session_tui.model.catalog.cache import Catalog
     from session_tui.model.catalog.first_rows import start
     from session_tui.ui.screens import files
 
-    monkeypatch.setattr(first_rows_module, "_alone", lambda: True)  # (as the command line forks: the suite has threads)
+    monkeypatch.setattr(forked, "alone", lambda: True)  # (as the command line forks: the suite has threads)
     monkeypatch.setattr(files, "FIRST_ROWS_WAIT", wait)
 
     root = tmp_path / "many"

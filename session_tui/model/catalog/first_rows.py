@@ -12,22 +12,20 @@ cache, its mask), and sends back a head: the newest rows and how many files
 there are. The parent shows them as it shows a remembered head, then walks
 as usual (the child's reads are kept in its catalog: no head is read twice).
 
-Only on Linux (``fork`` before any thread) and for local folders. A child
-that fails, is killed or sends what does not parse gives nothing, and the
-picker walks as it would have. What it sends is checked as a head read
-from the cache is.
+Only for local folders, where ``forked.fork`` forks (Linux, no other
+thread yet). A child that fails, is killed or sends what does not parse
+gives nothing, and the picker walks as it would have. What it sends is
+checked as a head read from the cache is.
 """
 
 from __future__ import annotations
 
 import os
-import select
-import signal
 import sys
-import threading
-import time
 from collections.abc import Sequence
 
+from .. import forked
+from ..forked import Forked
 from ..reading.source import is_url
 from ..sanitize import Mask
 from .cache import Catalog, _info_of, _row_of, absolute
@@ -44,68 +42,31 @@ class FirstRows:
     """The first rows of a picker over ``roots``: ``remembered`` by the
     cache, or a child's walk under way (``take`` them)."""
 
-    def __init__(self, roots: list[str], remembered: Head | None = None, pid: int = 0, fd: int = -1) -> None:
-        self.roots, self.remembered, self.pid, self.fd = roots, remembered, pid, fd
-        self._data = bytearray()
-        self._taking = False
-        self._lock = threading.Lock()
+    def __init__(self, roots: list[str], remembered: Head | None = None, child: Forked | None = None) -> None:
+        self.roots, self.remembered, self.child = roots, remembered, child
 
     @property
     def walking(self) -> bool:
         """A child walks the folders (its rows are not taken yet)."""
-        return self.fd >= 0
+        return self.child is not None and not self.child.ended
 
     def take(self, timeout: float | None = None) -> Head | None:
         """The child's rows, once it has sent them (waiting at most
         ``timeout`` seconds: None, until it ends); None when it failed, or
         is not done in time (then it is still ``walking``: ask again, or
-        ``close``). One thread takes at a time."""
-        with self._lock:
-            if self.fd < 0:
-                return None
-            self._taking = True
-        try:
-            if not self._read(timeout):
-                return None
-        finally:
-            with self._lock:
-                self._taking = False
-        self.close()
-        if not self._data or len(self._data) > MAX_BYTES:
-            return None
-        return head_of(bytes(self._data), self.roots, _info_of)
-
-    def _read(self, timeout: float | None) -> bool:
-        """Read what the child sends until it ends (True) or ``timeout`` passes (False)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            if not select.select([self.fd], [], [], left)[0]:
-                return False
-            chunk = os.read(self.fd, 1 << 16)
-            self._data += chunk
-            if not chunk or len(self._data) > MAX_BYTES:
-                return True
+        ``close``)."""
+        data = None if self.child is None else self.child.take(timeout)
+        return None if data is None else head_of(data, self.roots, _info_of)
 
     def stop(self) -> None:
-        """Stop the child if it is still at work (a ``take`` waiting in
-        another thread then returns, with nothing)."""
-        with self._lock:
-            if self.pid:
-                os.kill(self.pid, signal.SIGKILL)
+        """Stop the child's walk (a ``take`` waiting in another thread then returns None)."""
+        if self.child is not None:
+            self.child.stop()
 
     def close(self) -> None:
-        """Stop the child and reap it; while another thread takes, only stop
-        it (that thread then closes)."""
-        with self._lock:
-            if self.fd < 0:
-                return
-            os.kill(self.pid, signal.SIGKILL)
-            if self._taking:
-                return
-            os.close(self.fd)
-            os.waitpid(self.pid, 0)
-            self.fd, self.pid = -1, 0
+        """Stop the child's walk and reap it (only stop it while another thread takes)."""
+        if self.child is not None:
+            self.child.close()
 
 
 def start(
@@ -113,37 +74,17 @@ def start(
 ) -> FirstRows | None:
     """The first rows of the picker over the folders ``roots``, as the
     catalog ``Catalog(cache_dir, mask)`` holds them: its remembered head,
-    or a child forked to walk them (Linux, local folders, no thread
-    started yet) and read the heads of the ``page`` newest (None: a screen
-    of them); None: neither."""
+    or a child forked to walk them (local folders; ``forked.fork``) and
+    read the heads of the ``page`` newest (None: a screen of them); None:
+    neither."""
     roots = [absolute(r) for r in roots]
     remembered = Catalog(cache_dir, mask).head(roots)
     if remembered is not None:
         return FirstRows(roots, remembered)
-    if not sys.platform.startswith("linux") or any(is_url(r) for r in roots) or not _alone():
+    if any(is_url(r) for r in roots):
         return None
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns, never writes to the terminal
-        code = 1
-        try:
-            os.close(read_fd)
-            data = _first_rows(roots, mask, cache_dir, page or _screen_rows())
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-            code = 0
-        except BaseException:  # noqa: S110 - (the parent walks instead: nothing to say on its screen)
-            pass
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    return FirstRows(roots, pid=pid, fd=read_fd)
-
-
-def _alone() -> bool:
-    """No other thread runs: a fork beside one copies none of them, and may
-    copy a lock one of them holds (Python 3.12 warns of it)."""
-    return threading.active_count() == 1
+    child = forked.fork(lambda: _first_rows(roots, mask, cache_dir, page or _screen_rows()), MAX_BYTES)
+    return None if child is None else FirstRows(roots, child=child)
 
 
 def _screen_rows() -> int:

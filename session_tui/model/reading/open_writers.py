@@ -13,10 +13,14 @@ command line, working directory and start, and the session files
 
 from __future__ import annotations
 
+import marshal
 import os
 import threading
 import time
 from dataclasses import dataclass
+
+from .. import forked
+from ..forked import Forked
 
 PROC = "/proc"
 
@@ -151,8 +155,9 @@ def _session_writes(pid: str, holder: Holder, found: dict[tuple[int, int], list[
             found.setdefault((st.st_dev, st.st_ino), []).append(holder)
 
 
-def _read_table() -> ProcessTable:
-    me = str(os.getpid())
+def _read_table(me: int | None = None) -> ProcessTable:
+    """The table as the processes are now; ``me``: the process left out (this one)."""
+    mine = str(os.getpid() if me is None else me)
     boot = _boot_time()
     try:
         ticks = float(os.sysconf("SC_CLK_TCK"))
@@ -162,7 +167,7 @@ def _read_table() -> ProcessTable:
     processes: list[Process] = []
     writers: dict[tuple[int, int], list[Holder]] = {}
     try:
-        pids = [p for p in os.listdir(PROC) if p.isdigit() and p != me]
+        pids = [p for p in os.listdir(PROC) if p.isdigit() and p != mine]
     except OSError:
         pids = []
     for pid in pids:
@@ -190,10 +195,14 @@ def process_table(fresh_after: float | None = None) -> ProcessTable | None:
     again when it was read before ``fresh_after``, epoch seconds: what
     says a process is gone must have been seen after the file's last
     write); None where the OS does not tell (no ``/proc``)."""
-    global _table
+    global _table, _reading
     if not can_tell():
         return None
     with _lock:
+        if _reading is not None:  # (``prefetch``'s child: its table, if it sends one)
+            _table = _table_sent(_reading.take(PREFETCH_WAIT)) or _table
+            _reading.close()
+            _reading = None
         now = time.monotonic()
         if _table is not None and now - _table[0] < PROCESS_TABLE_TTL:
             if fresh_after is None or _table[1].taken >= fresh_after:
@@ -203,10 +212,45 @@ def process_table(fresh_after: float | None = None) -> ProcessTable | None:
         return table
 
 
+PREFETCH_WAIT = 2.0  # seconds the first look waits for the prefetching child (then it reads /proc itself)
+_reading: Forked | None = None  # a child reading the table (``prefetch``)
+
+
 def prefetch() -> None:
-    """Read the process table in a thread, now: the picker's first rows ask
-    it for their badges, and its reads of ``/proc`` wait on the kernel, so
-    they overlap the interpreter's start of the UI (a caller meanwhile waits
-    for this read under the lock, then shares it)."""
-    if can_tell():
+    """Read the process table now, beside the interpreter's start of the
+    UI (the picker's first rows ask it for their badges): in a forked
+    child where one can be (``forked.fork``: its Python work then takes
+    nothing from Textual's start), else in a thread (a caller meanwhile
+    waits for this read under the lock, then shares it)."""
+    global _reading
+    if not can_tell():
+        return
+    parent = os.getpid()
+    _reading = forked.fork(lambda: _sent(parent), 16 << 20)
+    if _reading is None:
         threading.Thread(target=process_table, name="process-table", daemon=True).start()
+
+
+def _sent(parent: int) -> bytes:
+    """The child's work: the table as ``parent`` would read it, with when (monotonic), as plain values."""
+    at = time.monotonic()
+    table = _read_table(me=parent)
+    processes = [(p.pid, p.cwd, p.names, p.args, p.started) for p in table.processes if p.pid != os.getpid()]
+    writers = [(key, [(h.pid, h.name) for h in holders]) for key, holders in table.writers.items()]
+    return marshal.dumps((at, table.taken, processes, writers))
+
+
+def _table_sent(data: bytes | None) -> tuple[float, ProcessTable] | None:
+    """``_sent``'s table again (None: nothing sent, or not of its shape)."""
+    if data is None:
+        return None
+    try:
+        at, taken, processes, writers = marshal.loads(data)
+        table = ProcessTable(
+            taken,
+            tuple(Process(pid, cwd, names, args, started) for pid, cwd, names, args, started in processes),
+            {tuple(key): tuple(Holder(pid, name) for pid, name in holders) for key, holders in writers},
+        )
+    except (EOFError, ValueError, TypeError):
+        return None
+    return at, table

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from session_tui.model import forked
 from session_tui.model.catalog import first_rows
 from session_tui.model.catalog.cache import Catalog
 from session_tui.model.catalog.first_rows import start
@@ -22,7 +23,7 @@ START = 1_700_000_000
 def alone(monkeypatch):
     """As ``session-tui DIR`` forks, with no thread beside it (the suite's
     workers have theirs: the child here touches none of their locks)."""
-    monkeypatch.setattr(first_rows, "_alone", lambda: True)
+    monkeypatch.setattr(forked, "alone", lambda: True)
 
 
 def fresh_folder(tmp_path, files: int = 120) -> str:
@@ -49,7 +50,7 @@ def test_a_child_walks_a_folder_no_cache_knows_and_reads_the_newest_heads(tmp_pa
     cache = str(tmp_path / "cache")
     first = start([root], cache_dir=cache, page=50)
     assert first is not None and first.walking and first.remembered is None
-    pid = first.pid
+    pid = first.child.pid
     found = first.take(timeout=30)
     assert found is not None and not first.walking and reaped(pid)
     rows, count = found
@@ -81,7 +82,7 @@ def test_a_child_killed_or_sending_what_is_not_a_head_gives_nothing(tmp_path, mo
     monkeypatch.setattr(first_rows, "_first_rows", lambda *args: (time.sleep(60), b"")[1])
     first = start([root], cache_dir=str(tmp_path / "cache"))
     assert first is not None
-    pid = first.pid
+    pid = first.child.pid
     assert first.take(timeout=0.05) is None and first.walking  # not done in time: still walking
     os.kill(pid, 9)
     assert first.take(timeout=30) is None and not first.walking and reaped(pid)
@@ -92,7 +93,7 @@ def test_a_take_waiting_in_a_thread_ends_when_the_picker_stops_the_child(tmp_pat
     monkeypatch.setattr(first_rows, "_first_rows", lambda *args: (time.sleep(60), b"")[1])
     first = start([root], cache_dir=str(tmp_path / "cache"))
     assert first is not None
-    pid, taken = first.pid, []
+    pid, taken = first.child.pid, []
     taker = threading.Thread(target=lambda: taken.append(first.take()))
     taker.start()
     first.close()  # (from another thread while one takes: it only stops the child)
