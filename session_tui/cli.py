@@ -166,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     from .inert_output import inert_output
+    from .model.collector import collect_less
 
+    collect_less()  # (a big session is millions of objects: model/collector.py)
     with inert_output():
         return _run(sys.argv[1:] if argv is None else list(argv))
 

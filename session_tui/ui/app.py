@@ -6,7 +6,6 @@ thousands of files should be on screen as fast as Textual can draw.
 
 from __future__ import annotations
 
-import gc
 import os
 from typing import TYPE_CHECKING
 
@@ -14,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ..model.collector import collect_less
 from ..model.reading.source import is_url
 from . import keys
 from .masking import inert_shown, mask_of
@@ -29,9 +29,6 @@ def _entry_jump_provider():
     from .commands import EntryJumpProvider
 
     return EntryJumpProvider
-
-
-GC_THRESHOLDS = (50_000, 20, 100)  # (Python's defaults: 700, 10, 10)
 
 
 class SessionApp(App):
@@ -75,7 +72,7 @@ class SessionApp(App):
             self.theme = settings.theme
         # The collector's full passes stop every thread, for longer the more
         # objects live (0.3 s with 100,000 picker rows): collect less often (the picker also freezes its rows).
-        gc.set_threshold(*GC_THRESHOLDS)
+        collect_less()
         self.path = path
         self.format = format
         self.watching = watch  # follow files as they change (not DOMNode.watch)

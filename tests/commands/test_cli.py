@@ -237,3 +237,21 @@ def test_help_and_the_no_folders_message_name_every_known_location_and_client(tm
     resume = listed[listed.index("resume ") :][:300]
     titles = {fmt.client.title for fmt in FORMATS.values() if fmt.client is not None}
     assert len(titles) == 7 and all(title in resume for title in titles), resume
+
+
+def test_every_verb_runs_the_collector_less_often_than_python_does():
+    """The command line's policy, set once at its entry (model/collector.py):
+    a 5 GB session is millions of objects the default passes walk again and again."""
+    from session_tui.model.collector import THRESHOLDS
+
+    code = (
+        "import gc, sys; from session_tui.cli import main; "
+        "main(['check', '--json', sys.argv[1]]); print(gc.get_threshold(), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(SAMPLES / "tree" / "branched-summary.jsonl")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert done.stderr.strip() == str(THRESHOLDS) and THRESHOLDS[0] > 700
