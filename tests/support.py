@@ -138,3 +138,28 @@ def copy_session(source: Path, folder: Path) -> Path:
         return folder / source.parent.name / source.name
     shutil.copyfile(source, folder / source.name)
     return folder / source.name
+
+
+class KillPace:
+    """When to kill a run of a write that takes ``took`` seconds here and
+    now: a random time over its length (``low`` to ``high`` times it), so
+    kills land both before and after the write. The pace of a loaded
+    machine changes between the timing run and the trials: while one side
+    is not seen yet, every five trials steer the kills toward it."""
+
+    def __init__(self, took: float, rng, low: float = 0.2, high: float = 1.6) -> None:
+        self.took, self.rng, self.low, self.high = took, rng, low, high
+        self.scale, self.trials = 1.0, 0
+
+    def delay(self) -> float:
+        return self.rng.uniform(self.low, self.high) * self.took * self.scale
+
+    def saw(self, before: bool, after: bool) -> None:
+        """After a trial: whether kills landed before the write, and after it, so far."""
+        self.trials += 1
+        if self.trials % 5 == 0 and not (before and after):
+            self.scale *= 0.7 if not before else 1.4
+
+    def more(self, before: bool, after: bool, trials: int, most: int) -> bool:
+        """Whether to run another trial: ``trials`` at least, up to ``most`` while a side is not seen."""
+        return self.trials < trials or (not (before and after) and self.trials < most)

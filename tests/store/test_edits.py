@@ -16,7 +16,7 @@ import pytest
 from session_tui.model.session.context import context_at
 from session_tui.model.session.session import open_session
 from session_tui.store import edits
-from tests.support import REPO, SAMPLES, check_json, run_cli
+from tests.support import REPO, SAMPLES, KillPace, check_json, run_cli
 
 from .test_store import HOLD_LOCK, old
 
@@ -207,8 +207,10 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
     command = [sys.executable, "-c", KILLABLE, str(REPO), "fix"]
     subprocess.run([*command, str(timing), *args], capture_output=True, check=True)
     whole = time.monotonic() - started
-    outcomes = set()
-    for trial in range(trials):
+    outcomes: set[bool] = set()
+    pace = KillPace(whole, rng, low=0.1)  # (a time relative to the run's own: under load too)
+    while pace.more(False in outcomes, True in outcomes, trials, 3 * trials):
+        trial = pace.trials
         path = work / f"t{trial}.jsonl"
         path.write_bytes(original)
         old(path)
@@ -217,7 +219,7 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(rng.uniform(0.1, 1.6) * whole)  # (a time relative to the run's own: under load too)
+        time.sleep(pace.delay())
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         data = path.read_bytes()
@@ -230,6 +232,7 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
                 if p.name.startswith(path.name + ".") and (".bak-" in p.name or ".torn-" in p.name)
             ]
             assert saved, f"trial {trial}: changed but nothing saved aside"
+        pace.saw(False in outcomes, True in outcomes)
     assert outcomes == {True, False}, "the kills should land both before and after the edit"
 
 

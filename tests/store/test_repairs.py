@@ -23,7 +23,7 @@ from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.store import edits
 from session_tui.store.salvage import salvage
-from tests.support import REPO, SAMPLES, check_json, run_cli
+from tests.support import REPO, SAMPLES, KillPace, check_json, run_cli
 
 from .test_edits import KILLABLE
 from .test_store import old
@@ -349,6 +349,9 @@ def _crash_files(tmp_path: Path) -> dict[str, Path]:
     return {"zeroed": zeroed, "inside": inside, "bad-lines": copy(tmp_path, "tree/bad-lines.jsonl")}
 
 
+TRIALS, MAX_TRIALS = 20, 60  # kills of a repair; more while one side (before it, after it) is not seen yet
+
+
 @pytest.mark.parametrize(
     "name, steps",
     [
@@ -380,12 +383,14 @@ def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
     began = time.monotonic()
     start(whole).wait()
     took = time.monotonic() - began
-    for trial in range(20):
+    last, pace = len(states) - 1, KillPace(took, rng)
+    while pace.more(0 in seen, last in seen, TRIALS, MAX_TRIALS):
+        trial = pace.trials
         target = work / f"t{trial}.jsonl"
         target.write_bytes(original)
         old(target)
         proc = start(target)
-        time.sleep(rng.uniform(0.2, 1.6) * took)
+        time.sleep(pace.delay())
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         data = target.read_bytes()
@@ -393,4 +398,5 @@ def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
         seen.add(states.index(data))
         if data != original:
             assert list(work.glob(f"{target.name}.bak-*")), f"trial {trial}: changed without a backup"
-    assert 0 in seen and len(states) - 1 in seen, "the kills should land both before and after the repair"
+        pace.saw(0 in seen, last in seen)
+    assert 0 in seen and last in seen, f"the kills should land both before and after the repair ({pace.scale:.2f})"
