@@ -2,7 +2,8 @@
 
 One slot per entry in each ``array``; the only Python objects per entry are
 in ``_members``, the set of id keys (a 60-bit hash of each id) that finds
-duplicates. An id is found by its key in the recent part of ``_keys`` (an
+duplicates (a big file's far half may join it only when a lookup needs it:
+``_extend_unsettled``). An id is found by its key in the recent part of ``_keys`` (an
 array in entry order): parents and pointers almost always name a recent
 entry. The first lookup that misses there builds a full key → entry dict,
 which then replaces the set.
@@ -32,6 +33,7 @@ from ..reading.segment import Segment, Shape
 
 NONE = -1
 RECENT = (128, 4096)  # windows of newest entries a lookup searches before building a full index
+UNSETTLED_MIN = 100_000  # entries of a far scan's segment whose keys may wait to join _members
 _mask = _KEY_MASK.__and__
 _SUMMARY = Shape.SUMMARY
 _ASIDE = Shape.ASIDE
@@ -54,6 +56,7 @@ class SessionTree:
         self.shape = array("B")  # role, tool flags, summary bit (segment.Shape)
         self._keys = array("q")  # id key of each entry
         self._members: set[int] | dict[int, int] = set()  # id keys; a key -> entry dict once built
+        self._unsettled: tuple[int, int] | None = None  # entries whose keys are not in _members yet (_settle)
         self._collided: dict[str, int] = {}  # exact ids whose 60-bit key is shared
         self._pending: dict[int, list[int]] = {}  # parent key -> waiting children
         self._pending_ids: dict[int, str] = {}  # waiting child -> its parent id
@@ -85,6 +88,9 @@ class SessionTree:
         if self.linear:
             self._extend_linear(seg)
             return []
+        if self._extend_unsettled(seg):
+            return []
+        self._settle()
         if self._extend_batch(seg):
             return []
         if len(seg.ids) != seg.entry_count:
@@ -143,6 +149,13 @@ class SessionTree:
         if not linked or len(self._members) != size + n:
             self._drop_keys(keys, start)
             return False
+        self._link_batch(seg, start, far)
+        return True
+
+    def _link_batch(self, seg: Segment, start: int, far: list[tuple[int, int]]) -> None:
+        """Add ``seg``'s entries from entry ``start`` on, each the child of the
+        one before it but for ``far`` (entry, its parent)."""
+        n = seg.entry_count
         self._extend_arrays(seg)
         self.parent.extend(range(start - 1, start + n - 1))
         parent = self.parent
@@ -156,6 +169,39 @@ class SessionTree:
                 self._others.setdefault(p, []).append(child)
                 adjacent -= 1
         self._adjacent += adjacent
+
+    def _extend_unsettled(self, seg: Segment) -> bool:
+        """A big segment from the far scan, its keys told unique where they
+        were hashed (``Segment.keys_unique``), at the cost of one look each
+        in ``_members`` (``isdisjoint``) instead of an insertion: its keys
+        join the set only when a lookup needs them (``_settle``). Adding 5.6
+        M keys to a set of 5.0 M took 2.2 s of a 5 GB ``check``, asking 0.8
+        s. Returns False, having changed nothing, where the batch path has
+        to decide."""
+        members, n = self._members, seg.entry_count
+        if (
+            n < UNSETTLED_MIN
+            or not seg.keys_unique
+            or seg.keys is None
+            or seg.key_check != hash("session-tui")
+            or self._unsettled is not None
+            or self._collided
+            or self._pending
+            or not isinstance(members, set)
+            or not members.isdisjoint(seg.keys)
+        ):
+            return False
+        start = self.count
+        self._keys.extend(seg.keys)
+        self._unsettled = (start, start + n)
+        far: list[tuple[int, int]] = []
+        for k, pid in seg.far:
+            p = NONE if pid is None else self._index_of_key(hash(pid) & _KEY_MASK, start + k)
+            if p is None or p >= start + k:  # a forward or missing parent: the batch path decides
+                self._drop_keys(seg.keys, start)
+                return False
+            far.append((start + k, p))
+        self._link_batch(seg, start, far)
         return True
 
     def _extend_one_by_one(self, seg: Segment, read_id: Callable[[int], str | None]) -> list[tuple[int, str]]:
@@ -236,8 +282,25 @@ class SessionTree:
         else:
             self._members.update(keys)
 
+    def _settle(self) -> None:
+        """Put the keys ``_extend_unsettled`` left out into ``_members``
+        (unique, and none there before: it checked)."""
+        if self._unsettled is None:
+            return
+        start, stop = self._unsettled
+        self._unsettled = None
+        keys = self._keys[start:stop]
+        if isinstance(self._members, dict):
+            self._members.update(zip(keys, range(start, stop), strict=True))
+        else:
+            self._members.update(keys)
+
     def _drop_keys(self, keys: Sequence[int], start: int) -> None:
         """Undo ``_add_keys(keys, start)`` (rare: the batch goes entry by entry)."""
+        if self._unsettled is not None and self._unsettled[0] == start:  # (never put into _members)
+            self._unsettled = None
+            del self._keys[start:]
+            return
         del self._keys[start:]
         members = self._members
         batch = set(keys)
@@ -255,6 +318,7 @@ class SessionTree:
 
     def _full_index(self) -> dict[int, int]:
         """Replace the key set by a key → entry dict (first entry wins)."""
+        self._settle()
         if not isinstance(self._members, dict):
             index: dict[int, int] = {}
             for i, key in enumerate(self._keys):
@@ -265,26 +329,48 @@ class SessionTree:
     def _index_of_key(self, key: int, before: int | None = None) -> int | None:
         """The entry with id key ``key``; the search starts with the RECENT
         entries before entry ``before`` (default: the newest)."""
+        if self._unsettled is not None:  # (a key may be in _keys and not yet in _members)
+            told, found = self._in_recent(key, before)
+            if told:
+                return found
+            self._settle()
         members = self._members
         if isinstance(members, dict):
             return members.get(key)
         if key not in members:
             return None
+        told, found = self._in_recent(key, before)
+        return found if told else self._full_index().get(key)
+
+    def _in_recent(self, key: int, before: int | None) -> tuple[bool, int | None]:
+        """(told, the entry): the entry with key ``key`` among the RECENT
+        entries before ``before`` (default: the newest), or None when the
+        windows held every entry before it; not told when they did not."""
         keys = self._keys
         stop = len(keys) if before is None else before
         for window in RECENT:
             start = max(0, stop - window)
             try:
-                return start + keys[start:stop].index(key)
+                return True, start + keys[start:stop].index(key)
             except ValueError:
                 if not start:
-                    return None
-        return self._full_index().get(key)
+                    return True, None
+        return False, None
 
     # -- queries ------------------------------------------------------------------
-    def has(self, entry_id: str) -> bool:
-        """Whether an entry may have ``entry_id`` (its key is known: no scan, no full index)."""
-        return entry_id in self._collided or (hash(entry_id) & _KEY_MASK) in self._members
+    def has(self, entry_id: str, near: int | None = None) -> bool:
+        """Whether an entry may have ``entry_id`` (its key is known: no scan,
+        no full index). ``near``: the entries before where it is named (a
+        pointer's): the recent ones are looked at first."""
+        key = hash(entry_id) & _KEY_MASK
+        if entry_id in self._collided or key in self._members:
+            return True
+        if self._unsettled is not None:
+            if near is not None and self._in_recent(key, near)[1] is not None:
+                return True
+            self._settle()
+            return key in self._members
+        return False
 
     def find(self, entry_id: str) -> int | None:
         """Entry index of ``entry_id`` (unverified: see ``Session.find``)."""

@@ -117,6 +117,7 @@ class Segment:
     far: list[tuple[int, str | None]] = field(default_factory=list)  # (position, parent id | None)
     keys: array[int] | None = None  # id keys, when computed by the scanning process
     key_check: int = 0  # hash("session-tui") in the scanning process
+    keys_unique: bool = False  # no two of ``keys`` are the same (told where they were hashed)
     pointers: list[tuple[int, object]] = field(default_factory=list)  # (line, target id)
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
     header: dict[str, Any] | None = None

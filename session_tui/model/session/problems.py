@@ -3,6 +3,7 @@ the notes: what is worth knowing but no problem."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -76,8 +77,9 @@ def find_notes(session: Session) -> list[tuple[int, str]]:
         for line, _rank, text, names in session.titles
         if names is not None and session.find(names) is None
     )
-    for line, target in session.pointers:
-        if not isinstance(target, str) or not session.tree.has(target):  # (no full id index for this)
+    entry_lines = session.tree.entry_line
+    for line, target in session.pointers:  # (no full id index for this; its target is most often just before it)
+        if not isinstance(target, str) or not session.tree.has(target, near=bisect_left(entry_lines, line)):
             out.append((line + 1, f"active_leaf pointer to unknown entry {target!r} ignored"))
     leaf = session.active_leaf()
     if leaf >= 0:
