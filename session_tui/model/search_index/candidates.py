@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog.cache import absolute
 from ..formats.opencode.database import DB_NAME
 from .query import Query, index_marks
-from .vocabulary import holding, split, spread
+from .vocabulary import blocks_of, holding, split
 
 FIRST_PAGE = 256  # candidates read at first (each page four times the last, up to LAST_PAGE)
 LAST_PAGE = 16384
@@ -102,7 +102,11 @@ def _wanted(db: sqlite3.Connection, query: Query) -> list[str] | None:
     found: list[str] = []
     for term in query.terms():
         cut = split(term)
-        held = [holding(db, *word, most) for word, most in zip(cut, _most(db, cut), strict=True)]
+        blocks = [blocks_of(db, *word) for word in cut]  # (each word's trigrams asked once)
+        held = [
+            holding(db, *word, most, found)
+            for word, most, found in zip(cut, _most(blocks), blocks, strict=True)
+        ]
         for words in held:
             if words is None:
                 continue  # (too short, or in too many words: left to the check)
@@ -114,18 +118,17 @@ def _wanted(db: sqlite3.Connection, query: Query) -> list[str] | None:
     return list(dict.fromkeys(found))
 
 
-def _most(db: sqlite3.Connection, cut: list[tuple[str, bool, bool]]) -> list[int | None]:
+def _most(blocks: list[list[int] | None]) -> list[int | None]:
     """How many blocks of the vocabulary may be read for each word of a
-    term: all for a term of one word; for one of several, all for the word
-    in the fewest, PHRASE_BLOCKS for the others (a word in more, ``the``
-    ending a word, narrows little, and its blocks take milliseconds: its
-    other words narrow the term down)."""
-    if len(cut) < 2:
-        return [None] * len(cut)
-    blocks = [spread(db, *word) for word in cut]
-    looked = [k for k, n in enumerate(blocks) if n is not None]
-    fewest = min(looked, key=lambda k: blocks[k] or 0) if looked else -1
-    return [None if k == fewest else PHRASE_BLOCKS for k in range(len(cut))]
+    term (``blocks``: each word's, ``blocks_of``): all for a term of one
+    word; for one of several, all for the word in the fewest, PHRASE_BLOCKS
+    for the others (a word in more, ``the`` ending a word, narrows little,
+    and its blocks take milliseconds: its other words narrow the term down)."""
+    if len(blocks) < 2:
+        return [None] * len(blocks)
+    looked = [k for k, found in enumerate(blocks) if found is not None]
+    fewest = min(looked, key=lambda k: len(blocks[k] or ())) if looked else -1
+    return [None if k == fewest else PHRASE_BLOCKS for k in range(len(blocks))]
 
 
 def _rarest(db: sqlite3.Connection, wanted: list[str]) -> list[str]:

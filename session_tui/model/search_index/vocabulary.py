@@ -38,7 +38,6 @@ import re
 import sqlite3
 import zlib
 from collections.abc import Iterable
-from itertools import islice
 
 from .marks import BASE
 
@@ -196,29 +195,32 @@ def words(db: sqlite3.Connection) -> list[str]:
 
 
 def holding(
-    db: sqlite3.Connection, piece: str, starts: bool, ends: bool, most_blocks: int | None = None
+    db: sqlite3.Connection,
+    piece: str,
+    starts: bool,
+    ends: bool,
+    most_blocks: int | None = None,
+    blocks: list[int] | None = None,
 ) -> list[str] | None:
     """The index's words that hold ``piece`` ignoring case (``starts``: that
     begin with it; ``ends``: that end with it; both: that are it); None:
     too many of them to be worth asking for (or in more than ``most_blocks``
     blocks), or a piece too short to look up. The blocks whose trigrams
-    hold the piece's are read through, and the long hex words too when the
-    piece could be in one."""
+    hold the piece's (``blocks``: as ``blocks_of`` found them already) are
+    read through, and the long hex words too when the piece could be in one."""
     folded = piece.lower()
     if starts and ends and folded.isascii():
         return [folded]  # (the tokenizer folds ASCII as lower() does)
-    expression = _grams(db, folded)
-    if expression is None:
+    if blocks is None:
+        blocks = blocks_of(db, folded, starts, ends)
+        if blocks is None:
+            return None
+    if most_blocks is not None and len(blocks) > most_blocks:
         return None
     found: list[str] = []
-    blocks: Iterable[tuple[bytes]] = db.execute(
-        "SELECT b.terms FROM term_grams g JOIN term_blocks b ON b.id = g.rowid WHERE term_grams MATCH ?", (expression,)
-    )
-    if most_blocks is not None:
-        blocks = list(islice(blocks, most_blocks + 1))
-        if len(blocks) > most_blocks:
-            return None
-    for (block,) in blocks:
+    for (block,) in db.execute(
+        "SELECT terms FROM term_blocks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id", (str(blocks),)
+    ):
         if not _scan(_text(block), folded, starts, ends, found):
             return None
     if _HEX_PIECE.fullmatch(folded):
@@ -228,14 +230,14 @@ def holding(
     return found
 
 
-def spread(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> int | None:
-    """How many blocks ``holding`` reads for ``piece`` (None: none, the
-    piece is a whole word of ASCII, or too short to look up)."""
+def blocks_of(db: sqlite3.Connection, piece: str, starts: bool, ends: bool) -> list[int] | None:
+    """The vocabulary's blocks ``holding`` reads for ``piece``, by id (None:
+    none, the piece is a whole word of ASCII, or too short to look up)."""
     folded = piece.lower()
     expression = None if starts and ends and folded.isascii() else _grams(db, folded)
     if expression is None:
         return None
-    return int(db.execute("SELECT count(*) FROM term_grams WHERE term_grams MATCH ?", (expression,)).fetchone()[0])
+    return [rowid for (rowid,) in db.execute("SELECT rowid FROM term_grams WHERE term_grams MATCH ?", (expression,))]
 
 
 def _grams(db: sqlite3.Connection, folded: str) -> str | None:
