@@ -17,7 +17,7 @@ import marshal
 import os
 import threading
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import forked
 from ..forked import Forked
@@ -25,8 +25,7 @@ from ..forked import Forked
 PROC = "/proc"
 
 
-@dataclass(frozen=True)
-class Holder:
+class Holder(NamedTuple):
     pid: int
     name: str  # the command name (``/proc/<pid>/comm``), for the message
 
@@ -90,8 +89,7 @@ PROCESS_TABLE_TTL = 2.0  # seconds a look at the process table is reused (the fl
 ARGS_KEPT = 64  # arguments of a command line kept (a session's id or file is named early)
 
 
-@dataclass(frozen=True)
-class Process:
+class Process(NamedTuple):
     """One process this user may see, as the process table shows it."""
 
     pid: int
@@ -101,8 +99,7 @@ class Process:
     started: float | None  # when it started (epoch seconds), if the OS says
 
 
-@dataclass(frozen=True)
-class ProcessTable:
+class ProcessTable(NamedTuple):
     taken: float  # when it was read (epoch seconds)
     processes: tuple[Process, ...]
     #: (device, inode) of each ``*.jsonl`` file a process holds open for writing → those processes

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..cache_dir import trusted_cache_dir, write_cache_file
 
@@ -30,8 +30,7 @@ MAX_WRITES = 256  # files remembered (the oldest forgotten first)
 MAX_BYTES = 256 << 10  # a bigger ledger is not read
 
 
-@dataclass(frozen=True)
-class OwnWrite:
+class OwnWrite(NamedTuple):
     inode: int
     size: int
     mtime_ns: int

@@ -103,10 +103,7 @@ def _wanted(db: sqlite3.Connection, query: Query) -> list[str] | None:
     for term in query.terms():
         cut = split(term)
         blocks = [blocks_of(db, *word) for word in cut]  # (each word's trigrams asked once)
-        held = [
-            holding(db, *word, most, found)
-            for word, most, found in zip(cut, _most(blocks), blocks, strict=True)
-        ]
+        held = [holding(db, *word, most, found) for word, most, found in zip(cut, _most(blocks), blocks, strict=True)]
         for words in held:
             if words is None:
                 continue  # (too short, or in too many words: left to the check)

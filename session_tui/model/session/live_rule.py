@@ -9,9 +9,8 @@ session's reading (its entries' view, its tree) loaded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .writer_liveness import PROCESS_GONE, WRITER_GONE, WRITER_OPEN, Liveness
 
@@ -75,8 +74,7 @@ _TAIL_OF_ACTIVITY = {
 _TAIL_OF: dict[str, Tail] = {activity.value: tail for activity, tail in _TAIL_OF_ACTIVITY.items()}
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     activity: Activity
     since: float | None  # when the state began (epoch seconds), as far as can be told
     inferred: str  # how it was decided

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..formats.opencode.database import written_file
 from ..reading import open_writers
@@ -51,8 +51,7 @@ WRITER_GONE = "writer gone"  # the process seen holding it open is gone, and non
 PROCESS_GONE = "process gone"  # no process of its client runs with it
 
 
-@dataclass(frozen=True)
-class Liveness:
+class Liveness(NamedTuple):
     """Whether the session's writer lives: True, False, or None (cannot tell); and how that was told."""
 
     alive: bool | None
