@@ -93,21 +93,14 @@ class SessionInfo:
     def running(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """Its last calls have no result yet and its writer runs (or, that
         unknown, the agent wrote within ``stuck_after``): they run."""
-        from ..session.live_rule import Activity
-
-        if not self.dangling:
-            return False
-        return self.state(now, stuck_after).activity is Activity.RUNNING
+        return self.dangling and _runs(self.state(now, stuck_after))
 
     def crashed(self, now: float | None = None, stuck_after: float | None = None) -> bool:
         """The one rule says its run crashed (``crashed (process gone)``,
         ``writer gone``, ``torn line``, as the session view and ``check``
         say it); not a session that simply ended (idle, or ``stopped`` by
         the time rule where its writer cannot be told)."""
-        from ..session.live_rule import GONE, Activity
-
-        decided = self.state(now, stuck_after)
-        return decided.activity is Activity.STOPPED and decided.inferred in GONE
+        return _crashed(self.state(now, stuck_after))
 
     def problems(self, now: float | None = None, stuck_after: float | None = None) -> list[str]:
         """Short labels of what is wrong, worst first (a call still running is not)."""
@@ -145,10 +138,12 @@ class SessionInfo:
         liveness cannot be told, only while it wrote in the last
         LIVE_SECONDS or its calls still run (a copy of an old session,
         told by its last entry's time, is not live)."""
+        now = time.time() if now is None else now
+        return self._lives(now, *self._judged(now, stuck_after))
+
+    def _lives(self, now: float, decided: Decision, alive: bool | None) -> bool:
         from ..session.live_rule import Activity
 
-        now = time.time() if now is None else now
-        decided, alive = self._judged(now, stuck_after)
         if decided.activity is Activity.RUNNING:
             return True
         if alive is None and now - self.last_activity >= LIVE_SECONDS:  # (quiet, and nothing says it runs)
@@ -169,19 +164,26 @@ class SessionInfo:
         return self._problems(badge == "running"), badge
 
     def _badge(self, now: float, decided: Decision, alive: bool | None) -> str:
-        from ..session.live_rule import GONE, Activity
-
-        activity = decided.activity
-        if self.dangling and activity is Activity.RUNNING:  # (``running``)
+        """``badge`` of one judgement: ``running``, ``live`` and ``crashed`` asked of it in turn."""
+        if self.dangling and _runs(decided):
             return "running"
-        if activity is Activity.RUNNING or (  # (``live``)
-            not (alive is None and now - self.last_activity >= LIVE_SECONDS)
-            and activity in (Activity.ANSWERING, Activity.WAITING)
-        ):
+        if self._lives(now, decided, alive):
             return "live"
-        if self.known and self.format and activity is Activity.STOPPED and decided.inferred in GONE:  # (``crashed``)
+        if self.known and self.format and _crashed(decided):
             return "crashed"
         return ""
+
+
+def _runs(decided: Decision) -> bool:
+    from ..session.live_rule import Activity
+
+    return decided.activity is Activity.RUNNING
+
+
+def _crashed(decided: Decision) -> bool:
+    from ..session.live_rule import GONE, Activity
+
+    return decided.activity is Activity.STOPPED and decided.inferred in GONE
 
 
 def is_subagent(path: str) -> bool:

@@ -138,19 +138,24 @@ class SessionTree:
         start = self.count
         size = len(members)
         self._add_keys(keys, start)  # a key seen before shows as a size short of size + n
-        far: list[tuple[int, int]] = []
-        linked = True
-        for k, pid in seg.far:
-            p = NONE if pid is None else self._index_of_key(hash(pid) & _KEY_MASK, start + k)
-            if p is None or p >= start + k:
-                linked = False  # a forward or missing parent: decide entry by entry
-                break
-            far.append((start + k, p))
-        if not linked or len(self._members) != size + n:
+        far = self._far_parents(seg, start)
+        if far is None or len(self._members) != size + n:
             self._drop_keys(keys, start)
             return False
         self._link_batch(seg, start, far)
         return True
+
+    def _far_parents(self, seg: Segment, start: int) -> list[tuple[int, int]] | None:
+        """(entry, its parent) of ``seg``'s entries whose parent is not the
+        entry before them, its keys added from entry ``start`` on; None: a
+        forward or missing parent (the entries are decided one by one)."""
+        far: list[tuple[int, int]] = []
+        for k, pid in seg.far:
+            p = NONE if pid is None else self._index_of_key(hash(pid) & _KEY_MASK, start + k)
+            if p is None or p >= start + k:
+                return None
+            far.append((start + k, p))
+        return far
 
     def _link_batch(self, seg: Segment, start: int, far: list[tuple[int, int]]) -> None:
         """Add ``seg``'s entries from entry ``start`` on, each the child of the
@@ -194,13 +199,10 @@ class SessionTree:
         start = self.count
         self._keys.extend(seg.keys)
         self._unsettled = (start, start + n)
-        far: list[tuple[int, int]] = []
-        for k, pid in seg.far:
-            p = NONE if pid is None else self._index_of_key(hash(pid) & _KEY_MASK, start + k)
-            if p is None or p >= start + k:  # a forward or missing parent: the batch path decides
-                self._drop_keys(seg.keys, start)
-                return False
-            far.append((start + k, p))
+        far = self._far_parents(seg, start)
+        if far is None:  # (the batch path decides)
+            self._drop_keys(seg.keys, start)
+            return False
         self._link_batch(seg, start, far)
         return True
 
