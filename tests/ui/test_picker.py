@@ -77,6 +77,31 @@ def screen_text(screen: FilesScreen) -> list[str]:
     return [table.render_line(y).text for y in range(1, len(table.rows) + 1)]
 
 
+def numbered_sessions(tmp_path, count: int):
+    """``count`` chat sessions ``s000``… in one folder, each titled ``Session N: …``, the last the newest."""
+    root = tmp_path / "many"
+    root.mkdir()
+    sample = (SAMPLES / "chat" / "session-fix-rounding.jsonl").read_bytes()
+    for n in range(count):
+        path = root / f"s{n:03d}.jsonl"
+        path.write_bytes(sample.replace(b"The test suite", f"Session {n}: the test suite".encode(), 1))
+        os.utime(path, (HOUR_AGO + n, HOUR_AGO + n))
+    return root
+
+
+def first_frames(monkeypatch) -> list[tuple[list[str], str]]:
+    """The rows and heading of the picker's first frame (as the whole cache is then read), once it is drawn."""
+    seen: list[tuple[list[str], str]] = []
+    remember_all = FilesScreen._remember_all
+
+    def seen_first(screen: FilesScreen) -> None:
+        seen.append((names(screen), str(screen.query_one("#heading").render())))
+        remember_all(screen)
+
+    monkeypatch.setattr(FilesScreen, "_remember_all", seen_first)
+    return seen
+
+
 async def test_rows_show_title_format_entries_problems(folder):
     async with SessionApp([str(folder)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
@@ -296,13 +321,7 @@ async def test_remembered_rows_come_first_then_the_folder_as_it_is(folder):
 async def test_with_an_empty_cache_the_first_rows_shown_already_have_their_titles(tmp_path):
     """A new user's first start: the newest files are read before the listing is
     shown, so the first rows on screen carry their titles, not bare paths."""
-    root = tmp_path / "many"
-    root.mkdir()
-    sample = (SAMPLES / "chat" / "session-fix-rounding.jsonl").read_bytes()
-    for n in range(300):
-        path = root / f"s{n:03d}.jsonl"
-        path.write_bytes(sample.replace(b"The test suite", f"Session {n}: the test suite".encode(), 1))
-        os.utime(path, (HOUR_AGO + n, HOUR_AGO + n))  # s299 the newest
+    root = numbered_sessions(tmp_path, 300)  # s299 the newest
     async with SessionApp([str(root)], watch=False).run_test(size=(140, 30)) as pilot:
         screen = pilot.app.screen
         await wait_for(
@@ -485,14 +504,7 @@ async def test_a_remembered_folder_shows_its_newest_rows_in_the_first_frame_then
     from tests.model.catalog.test_head import FILES, remembered_folder
 
     root = remembered_folder(tmp_path, str(tmp_path / "cache"))
-    first: list[tuple[list[str], str]] = []
-    remember_all = FilesScreen._remember_all
-
-    def seen_first(screen: FilesScreen) -> None:
-        first.append((names(screen), str(screen.query_one("#heading").render())))
-        remember_all(screen)
-
-    monkeypatch.setattr(FilesScreen, "_remember_all", seen_first)
+    first = first_frames(monkeypatch)
     async with SessionApp([root], watch=False).run_test(size=(120, 40)) as pilot:
         screen = await picker(pilot)
         await wait_for(pilot, lambda: len(screen.table.rows) == FILES, what="every row")
@@ -518,13 +530,7 @@ async def test_with_an_empty_cache_a_childs_walk_gives_the_first_rows_and_none_i
     monkeypatch.setattr(forked, "alone", lambda: True)  # (as the command line forks: the suite has threads)
     monkeypatch.setattr(files, "FIRST_ROWS_WAIT", wait)
 
-    root = tmp_path / "many"
-    root.mkdir()
-    sample = (SAMPLES / "chat" / "session-fix-rounding.jsonl").read_bytes()
-    for n in range(90):
-        path = root / f"s{n:03d}.jsonl"
-        path.write_bytes(sample.replace(b"The test suite", f"Session {n}: the test suite".encode(), 1))
-        os.utime(path, (HOUR_AGO + n, HOUR_AGO + n))  # s089 the newest
+    root = numbered_sessions(tmp_path, 90)  # s089 the newest
     first_rows = start([str(root)], page=30)
     assert first_rows is not None and first_rows.walking
     read_here: list[str] = []
@@ -535,14 +541,7 @@ async def test_with_an_empty_cache_a_childs_walk_gives_the_first_rows_and_none_i
         return read(catalog, path)
 
     monkeypatch.setattr(Catalog, "read", counted)  # (in this process: the child was forked before)
-    shown: list[tuple[list[str], str]] = []
-    remember_all = FilesScreen._remember_all
-
-    def seen_first(screen: FilesScreen) -> None:
-        shown.append((names(screen), str(screen.query_one("#heading").render())))
-        remember_all(screen)
-
-    monkeypatch.setattr(FilesScreen, "_remember_all", seen_first)
+    shown = first_frames(monkeypatch)
     async with SessionApp([str(root)], watch=False, first_rows=first_rows).run_test(size=(140, 30)) as pilot:
         screen = await picker(pilot)
         await wait_for(pilot, lambda: len(screen.table.rows) == 90 and screen.unread == 0, what="every row read")

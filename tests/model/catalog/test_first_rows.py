@@ -13,10 +13,7 @@ from session_tui.model import forked
 from session_tui.model.catalog import first_rows
 from session_tui.model.catalog.cache import Catalog
 from session_tui.model.catalog.first_rows import start
-from tests.builders.tree import chain
-from tests.model.catalog.test_head import FILES, remembered_folder
-
-START = 1_700_000_000
+from tests.model.catalog.test_head import FILES, remembered_folder, written_folder
 
 
 @pytest.fixture(autouse=True)
@@ -28,13 +25,7 @@ def alone(monkeypatch):
 
 def fresh_folder(tmp_path, files: int = 120) -> str:
     """``files`` sessions never seen by a cache, the i-th last written i seconds after START."""
-    root = tmp_path / "fresh"
-    for i in range(files):
-        path = root / f"p{i % 5}" / f"run-{i:04d}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(chain(2))
-        os.utime(path, (START + i, START + i))
-    return str(root)
+    return written_folder(tmp_path / "fresh", files, folders=5)
 
 
 def reaped(pid: int) -> bool:

@@ -4,6 +4,7 @@ picker last showed, read for its first frame without the whole cache."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import orjson
 
@@ -15,14 +16,19 @@ FILES = HEAD_ROWS + 30
 START = 1_700_000_000
 
 
-def remembered_folder(tmp_path, cache: str) -> str:
-    """FILES sessions, the i-th last written i seconds after START, each read into the cache and saved."""
-    root = tmp_path / "s"
-    for i in range(FILES):
-        path = root / f"p{i % 7}" / f"run-{i:04d}.jsonl"
+def written_folder(root: Path, files: int, folders: int = 7) -> str:
+    """``files`` sessions spread over ``folders`` folders, the i-th last written i seconds after START."""
+    for i in range(files):
+        path = root / f"p{i % folders}" / f"run-{i:04d}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(chain(1))
         os.utime(path, (START + i, START + i))
+    return str(root)
+
+
+def remembered_folder(tmp_path, cache: str) -> str:
+    """FILES sessions (``written_folder``), each read into the cache and saved."""
+    root = written_folder(tmp_path / "s", FILES)
     catalog = Catalog(cache)
     for info in catalog.listing([str(root)]):
         catalog.read(info.path)
