@@ -72,13 +72,10 @@ def open_tui(paths: list[str], format: str | None, watch: bool, settings: Settin
     if not files:  # the picker: what its first rows wait for starts beside Textual's start
         from ..model.catalog.first_rows import start
         from ..model.reading.open_writers import prefetch
+        from ..ui.masking import mask_of
 
-        mask = None
-        if settings.redact:
-            from ..model.privacy.redact import masked_text
-
-            mask = masked_text
-        first_rows = start(paths, mask)  # (a fork: before any thread, and before Textual is imported)
+        # (masked as the app will mask: it redacts as the settings say; a fork before any thread or Textual)
+        first_rows = start(paths, mask_of(settings))
         prefetch()  # the badges' look at /proc, waiting on the kernel
     problem = ui_settings_problem(settings)
     if problem:

@@ -152,9 +152,9 @@ def _session_writes(pid: str, holder: Holder, found: dict[tuple[int, int], list[
             found.setdefault((st.st_dev, st.st_ino), []).append(holder)
 
 
-def _read_table(me: int | None = None) -> ProcessTable:
-    """The table as the processes are now; ``me``: the process left out (this one)."""
-    mine = str(os.getpid() if me is None else me)
+def _read_table(left_out: frozenset[str] | None = None) -> ProcessTable:
+    """The table as the processes are now; ``left_out``: the pids not in it (default: this process)."""
+    left_out = frozenset((str(os.getpid()),)) if left_out is None else left_out
     boot = _boot_time()
     try:
         ticks = float(os.sysconf("SC_CLK_TCK"))
@@ -164,7 +164,7 @@ def _read_table(me: int | None = None) -> ProcessTable:
     processes: list[Process] = []
     writers: dict[tuple[int, int], list[Holder]] = {}
     try:
-        pids = [p for p in os.listdir(PROC) if p.isdigit() and p != mine]
+        pids = [p for p in os.listdir(PROC) if p.isdigit() and p not in left_out]
     except OSError:
         pids = []
     for pid in pids:
@@ -231,8 +231,8 @@ def prefetch() -> None:
 def _sent(parent: int) -> bytes:
     """The child's work: the table as ``parent`` would read it, with when (monotonic), as plain values."""
     at = time.monotonic()
-    table = _read_table(me=parent)
-    processes = [(p.pid, p.cwd, p.names, p.args, p.started) for p in table.processes if p.pid != os.getpid()]
+    table = _read_table(left_out=frozenset((str(parent), str(os.getpid()))))  # (the picker, and this child)
+    processes = [(p.pid, p.cwd, p.names, p.args, p.started) for p in table.processes]
     writers = [(key, [(h.pid, h.name) for h in holders]) for key, holders in table.writers.items()]
     return marshal.dumps((at, table.taken, processes, writers))
 
