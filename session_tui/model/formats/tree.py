@@ -20,7 +20,7 @@ from ..entries.tree import path_of_runs
 from ..entries.view import EntryView
 from ..errors import STOP_EVERY, check_stop
 from ..reading import json_text
-from ..reading.records import JSONDecodeError, loads, name_of
+from ..reading.records import JSONDecodeError, fast_loads, loads, name_of
 from ..reading.segment import LineKind, Segment, Shape
 from .base import CONTINUED, Compacted, Format, Session, not_an_object, path_up, unparsable
 from .openai_messages import OpenAIMessages, message_view, shape_of
@@ -86,10 +86,13 @@ class TreeFormat(OpenAIMessages, Format):
         first, last = tally.first, tally.last
         for line, raw in enumerate(pieces, first_line):
             try:
-                obj = loads(raw)
-            except JSONDecodeError as exc:
-                kinds[line - first_line] = unparsable(raw, exc, line, seg)
-                continue
+                obj = fast_loads(raw)
+            except JSONDecodeError:
+                try:
+                    obj = loads(raw)  # (its lone-surrogate reading)
+                except JSONDecodeError as exc:
+                    kinds[line - first_line] = unparsable(raw, exc, line, seg)
+                    continue
             if obj.__class__ is not dict:
                 kinds[line - first_line] = not_an_object(obj, line, seg)
             elif obj.get("type") == "message" and (eid := obj.get("id")).__class__ is str and eid:

@@ -9,6 +9,9 @@ import orjson
 
 BOM = b"\xef\xbb\xbf"
 JSONDecodeError = orjson.JSONDecodeError
+#: orjson's own ``loads``, for a loop over every line that calls ``loads`` only
+#: where it raises (one Python call less per line)
+fast_loads = orjson.loads
 
 
 def _no_constant(name: str) -> Any:
