@@ -172,3 +172,23 @@ async def test_the_branch_list_prices_each_branchs_own_responses(tmp_path):
         costs = [table.costs[b.leaf] for b in table.rows]
         assert all(c is not None and c > 0 for c in costs) and costs[0] > costs[1]  # the active one is longer
         assert f"${costs[0]:,.2f}" in table.render_line(1).text and "cost" in table.render_line(0).text
+
+
+async def test_the_live_state_tick_over_a_file_replaced_before_its_reload_raises_nothing(tmp_path):
+    # (the race the test above can lose: the tick reads the last entry and the awaited calls' records
+    # every second, and a file replaced a moment ago holds other bytes there until the reload)
+    path = copy(tmp_path, BRANCHED["tree"])
+    with open(path, "ab") as f:
+        f.write(b'{"type":"message","id":"a9","parentId":null,"createdAt":"2026-03-14T11:00:00.000Z",')
+        f.write(b'"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c9","type":"function",')
+        f.write(b'"function":{"name":"bash","arguments":"{}"}}]}}\n')
+    async with SessionApp(str(path), watch=False).run_test(size=(150, 40)) as pilot:
+        screen = await session_screen(pilot)
+        await wait_for(pilot, lambda: screen.state.problems is not None, what="the problems")
+        size = path.stat().st_size
+        path.write_bytes(b"x" * size)  # (other bytes where every record was)
+        screen.tick_live_state()
+        path.write_bytes(b"")
+        screen.tick_live_state()
+        await pilot.pause()
+        assert pilot.app.return_code is None and pilot.app.screen is screen  # still running, no error shown

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..entries.view import parse_time
 from ..reading import own_writes
+from ..reading.records import BadLine
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -49,7 +50,7 @@ def last_written(session: Session) -> float | None:
     if count:
         try:
             stamp = parse_time(session.format.view(session.record(count - 1)).time)
-        except (OSError, ValueError):
+        except (OSError, ValueError, BadLine):  # (BadLine: the file replaced under it, not yet reloaded)
             stamp = None
     told = min(mtime, stamp) if stamp is not None else None
     if seen is not None:

@@ -240,3 +240,16 @@ def test_a_file_whose_inode_a_cached_table_names_is_looked_at_again_even_with_it
     assert file_liveness(str(path), "tree", None).how != WRITER_OPEN
     monkeypatch.setattr(open_writers, "_table", (time.monotonic(), ProcessTable(time.time() + 1, (), stale.writers)))
     assert file_liveness(str(path), "tree", None).how == WRITER_OPEN  # a table read after it: believed
+
+
+def test_a_file_replaced_under_an_open_session_has_no_entry_time_and_raises_nothing(tmp_path):
+    # (the problems screen asks every second, and the file may be replaced before its reload:
+    # the last entry's line then holds other bytes, or none)
+    path = _crash(tmp_path)
+    with open_session(path) as session:
+        timed = last_written(session)
+        assert timed is not None
+        path.write_bytes(b"")  # (shorter: its last entry's line is gone)
+        assert last_written(session) is None
+        path.write_bytes(b"x" * (session.lines.end + 10))  # (as long, other bytes: not JSON)
+        assert last_written(session) is None

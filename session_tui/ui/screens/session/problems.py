@@ -10,6 +10,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ....model.errors import Cancelled, SessionError
+from ....model.reading.records import BadLine
 from ... import cells
 from ...app_services import settings_of
 from ...messages import ProblemsReady, UsageReady
@@ -158,7 +159,7 @@ class ProblemActions(SessionHost):
             live = live_state(
                 session, now=cells.now(), dangling=self.state.dangling, stuck_after=settings_of(self).stuck_after
             )
-        except (SessionError, OSError):
+        except (SessionError, OSError, BadLine):  # (BadLine: the file replaced under it; its reload follows)
             return
         finally:
             session.checking.release()
