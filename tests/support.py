@@ -45,6 +45,31 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     )
 
 
+def run_killed(*args: str, after: float) -> subprocess.CompletedProcess:
+    """``run_cli(*ARGS)`` killed with SIGKILL ``after`` seconds from its start, if it has not ended
+    by then (a forked child of the warm server, or with SESSION_TUI_TESTS_COLD=1 a fresh interpreter,
+    whose start the kill then may land in)."""
+    env = dict(os.environ)
+    env.pop("SESSION_TUI_DEBUG", None)
+    if env.get("SESSION_TUI_TESTS_COLD") != "1":
+        from tests.warm_cli import run_warm
+
+        return run_warm(list(args), REPO, env, kill_after=after)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "session_tui", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        proc.wait(timeout=after)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode)
+
+
 def check_json(*paths: Path | str, usage: bool = False, agent: bool = False) -> list[dict]:
     """The reports of ``check --json``; their ``usage`` (tests/model/usage) and ``agent`` (the live state, which
     depends on the time: tests/model/session/test_agent_state.py) left out unless asked for."""

@@ -6,7 +6,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ import pytest
 from session_tui.model.session.context import context_at
 from session_tui.model.session.session import open_session
 from session_tui.store import edits
-from tests.support import REPO, SAMPLES, KillPace, check_json, run_cli
+from tests.support import SAMPLES, KillPace, check_json, run_cli, run_killed
 
 from .test_store import HOLD_LOCK, old
 
@@ -174,14 +173,6 @@ def test_edits_refused_while_a_writer_is_live_or_holds_the_lock(tmp_path, monkey
         appender.wait()
 
 
-KILLABLE = r"""
-import sys
-sys.path.insert(0, sys.argv[1])
-from session_tui.cli import main
-raise SystemExit(main(sys.argv[2:]))
-"""
-
-
 @pytest.mark.parametrize(
     "rel, args, trials",
     [
@@ -204,8 +195,7 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
     timing.write_bytes(original)
     old(timing)
     started = time.monotonic()
-    command = [sys.executable, "-c", KILLABLE, str(REPO), "fix"]
-    subprocess.run([*command, str(timing), *args], capture_output=True, check=True)
+    assert run_cli("fix", str(timing), *args).returncode == 0
     whole = time.monotonic() - started
     outcomes: set[bool] = set()
     pace = KillPace(whole, rng, low=0.1)  # (a time relative to the run's own: under load too)
@@ -214,14 +204,7 @@ def test_killed_rewrites_leave_the_old_or_the_new_file(tmp_path, rel, args, tria
         path = work / f"t{trial}.jsonl"
         path.write_bytes(original)
         old(path)
-        proc = subprocess.Popen(
-            [sys.executable, "-c", KILLABLE, str(REPO), "fix", str(path), *args],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(pace.delay())
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        run_killed("fix", str(path), *args, after=pace.delay())
         data = path.read_bytes()
         assert data in (original, expected_new), f"trial {trial}: a torn or mixed file"
         outcomes.add(data == expected_new)

@@ -8,9 +8,6 @@ import json
 import os
 import random
 import shutil
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,9 +20,8 @@ from session_tui.model.session.problems import find_problems
 from session_tui.model.session.session import open_session
 from session_tui.store import edits
 from session_tui.store.salvage import salvage
-from tests.support import REPO, SAMPLES, KillPace, check_json, run_cli
+from tests.support import SAMPLES, KillPace, check_json, run_cli, run_killed
 
-from .test_edits import KILLABLE
 from .test_store import old
 
 #: a sample per format with tool results inside its active branch
@@ -369,19 +365,14 @@ def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
     work.mkdir()
     seen = set()
 
-    def start(target):
-        return subprocess.Popen(
-            [sys.executable, "-c", KILLABLE, str(REPO), "fix", str(target), *[a for step in steps for a in step]],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+    args = [a for step in steps for a in step]
 
     # the kills are spread over a whole run's time as this machine takes it now (a loaded one is slower)
     whole = work / "whole.jsonl"
     whole.write_bytes(original)
     old(whole)
     began = time.monotonic()
-    start(whole).wait()
+    run_cli("fix", str(whole), *args)
     took = time.monotonic() - began
     last, pace = len(states) - 1, KillPace(took, rng)
     while pace.more(0 in seen, last in seen, TRIALS, MAX_TRIALS):
@@ -389,10 +380,7 @@ def test_killed_repairs_leave_a_whole_file(tmp_path, name, steps):
         target = work / f"t{trial}.jsonl"
         target.write_bytes(original)
         old(target)
-        proc = start(target)
-        time.sleep(pace.delay())
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        run_killed("fix", str(target), *args, after=pace.delay())
         data = target.read_bytes()
         assert data in states, f"trial {trial}: a torn or mixed file"
         seen.add(states.index(data))
