@@ -178,7 +178,9 @@ def _read_table(left_out: frozenset[str] | None = None) -> ProcessTable:
             continue
         try:
             cwd: str | None = os.readlink(os.path.join(PROC, pid, "cwd"))
-        except OSError:
+        except FileNotFoundError:  # ended since its command line was read: it runs no session now
+            continue
+        except OSError:  # (not ours to look at: its directory cannot be told)
             cwd = None
         names = frozenset(os.path.basename(a) for a in args[:3])
         processes.append(Process(int(pid), cwd, names, args, _started(pid, boot, ticks)))

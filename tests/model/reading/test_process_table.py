@@ -58,3 +58,28 @@ def test_a_child_that_sends_nothing_leaves_the_table_to_be_read_here(fresh, monk
     table = open_writers.process_table()
     assert table is not None and os.getpid() not in {p.pid for p in table.processes}
     assert open_writers._reading is None
+
+
+def test_a_process_that_ends_while_the_table_is_read_is_not_in_it(monkeypatch):
+    # (its command line read, then gone: kept with no directory, a stand-in client that ended under
+    # another test's look made the liveness "cannot tell" and a crashed session "working" by the time rule)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        readlink = os.readlink
+        gone = os.path.join(open_writers.PROC, str(other.pid), "cwd")
+        unreadable = os.path.join(open_writers.PROC, "1", "cwd")
+
+        def ended_between_reads(path, *args, **kwargs):
+            if path == gone:
+                raise FileNotFoundError(path)
+            if path == unreadable:
+                raise PermissionError(path)
+            return readlink(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "readlink", ended_between_reads)
+        table = open_writers._read_table()
+        assert other.pid not in {p.pid for p in table.processes}
+        assert [p.cwd for p in table.processes if p.pid == 1] in ([None], [])  # (another user's: kept, no directory)
+    finally:
+        other.kill()
+        other.wait()
