@@ -26,12 +26,19 @@ ONE_PER_FORMAT = [
 ]
 
 
+def _cli_env() -> tuple[dict[str, str], bool]:
+    """The environment a CLI run gets (no debug switch of the user's), and whether it runs warm
+    (forked by tests/warm_cli.py's server) rather than in a fresh interpreter (SESSION_TUI_TESTS_COLD=1)."""
+    env = dict(os.environ)
+    env.pop("SESSION_TUI_DEBUG", None)
+    return env, env.get("SESSION_TUI_TESTS_COLD") != "1"
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m session_tui ARGS`` as a real process: a child forked by a warm server
     (tests/warm_cli.py), or, with SESSION_TUI_TESTS_COLD=1, a fresh interpreter each time."""
-    env = dict(os.environ)
-    env.pop("SESSION_TUI_DEBUG", None)
-    if env.get("SESSION_TUI_TESTS_COLD") != "1":
+    env, warm = _cli_env()
+    if warm:
         from tests.warm_cli import run_warm
 
         return run_warm(list(args), cwd or REPO, env)
@@ -49,9 +56,8 @@ def run_killed(*args: str, after: float) -> subprocess.CompletedProcess:
     """``run_cli(*ARGS)`` killed with SIGKILL ``after`` seconds from its start, if it has not ended
     by then (a forked child of the warm server, or with SESSION_TUI_TESTS_COLD=1 a fresh interpreter,
     whose start the kill then may land in)."""
-    env = dict(os.environ)
-    env.pop("SESSION_TUI_DEBUG", None)
-    if env.get("SESSION_TUI_TESTS_COLD") != "1":
+    env, warm = _cli_env()
+    if warm:
         from tests.warm_cli import run_warm
 
         return run_warm(list(args), REPO, env, kill_after=after)

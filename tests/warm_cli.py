@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 #: imported once by the server: what most verbs import before they read a byte, and what many runs
 #: import later (counted over a suite run: of ~1,000 runs, 680 imported importlib.metadata and email,
-#: 470 the store, 410 asyncio, 320 the secret detector with requests, 230 psycopg, 200 genai-prices:
+#: 470 the store, 410 asyncio, 320 the secret detector (then with requests), 230 psycopg, 200 genai-prices:
 #: ~0.1 s of CPU a run). None reads the environment at import, but psycopg (``PSYCOPG_IMPL``, which
 #: no test sets). Optional ones (the archive's psycopg) are passed over when missing.
 PRELOAD = (
