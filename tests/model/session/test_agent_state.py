@@ -315,7 +315,9 @@ def test_the_fleet_asks_the_writer_as_the_session_view_does_and_says_a_crash_the
         return (seen.state.value, seen.inferred, seen.state_words()), (live.state, live.inferred, live.words())
 
     with held_open(path):
-        held = until(both, lambda b: b[1][1] == "writer open", 10, "the writer seen")
+        # (both looks share the process table, read at most every PROCESS_TABLE_TTL: one read in the
+        # worker before the holder started, after the file's last write, says no writer until it is old)
+        held = until(both, lambda b: b[0][1] == b[1][1] == "writer open", 10, "the writer seen by both")
     assert held[0][:2] == ("tool", "writer open"), held  # not stuck by the time rule: its writer lives
     gone = until(both, lambda b: b[1][0] == "crashed", 10, "the crash seen")
     assert gone[0] == ("crashed", "process gone", "crashed (process gone)") and gone[1][2] == gone[0][2], gone
