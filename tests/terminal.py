@@ -20,6 +20,8 @@ import threading
 import time
 
 import pyte
+from pyte import charsets, modes
+from wcwidth import wcwidth
 
 from tests.support import REPO
 
@@ -33,6 +35,37 @@ KEYS = {
     "down": "\x1b[B",
     "question": "?",
 }
+
+
+class TextScreen(pyte.Screen):
+    """A pyte screen that keeps the characters only: no test reads a colour or a style, and keeping them
+    (a new cell per character drawn, every SGR parsed) took most of what a terminal test spent of its
+    own CPU (Textual writes ~1 MB for a walk of 30 keys)."""
+
+    #: a cell per character of width 1 seen so far (the same cell serves every place it is drawn)
+    _cells: dict[str, pyte.screens.Char] = {}
+
+    def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
+        """Colours and styles are not kept."""
+
+    def draw(self, data: str) -> None:
+        """pyte's ``draw`` but for the common run, drawn here: characters of width 1 that fit on the
+        cursor's line, in the default character set and replace mode."""
+        x = self.cursor.x
+        plain = not self.charset and self.g0_charset is charsets.LAT1_MAP and modes.IRM not in self.mode
+        if not plain or x + len(data) > self.columns:
+            return super().draw(data)
+        cells = self._cells
+        for char in data:
+            if char not in cells:
+                if wcwidth(char) != 1:
+                    return super().draw(data)
+                cells[char] = self.default_char._replace(data=char)
+        line = self.buffer[self.cursor.y]
+        for offset, char in enumerate(data, x):
+            line[offset] = cells[char]
+        self.cursor.x = x + len(data)
+        self.dirty.add(self.cursor.y)
 
 
 def _feed(stream: pyte.ByteStream, screen: pyte.Screen, data: bytes) -> pyte.ByteStream:
@@ -81,7 +114,8 @@ class Terminal:
         self.master = master
         self.output = bytearray()
         self.last_output = time.monotonic()
-        self.screen = pyte.Screen(width, height)
+        self._shown: tuple[int, str] | None = None  # (len(output), the screen's text then): polls reuse it
+        self.screen = TextScreen(width, height)
         self.stream = pyte.ByteStream(self.screen)
         self.lock = threading.Lock()
         self.closing = threading.Event()
@@ -106,8 +140,12 @@ class Terminal:
                 self.stream = _feed(self.stream, self.screen, data)
 
     def text(self) -> str:
+        """The screen as a person sees it now (built again only when the app wrote since: a wait polls
+        it every few ms, and building it from pyte's cells took most of a terminal test's own CPU)."""
         with self.lock:
-            return "\n".join(self.screen.display)
+            if self._shown is None or self._shown[0] != len(self.output):
+                self._shown = (len(self.output), "\n".join(self.screen.display))
+            return self._shown[1]
 
     def send(self, *keys: str) -> None:
         for key in keys:
