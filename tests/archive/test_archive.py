@@ -245,8 +245,8 @@ def test_a_push_killed_mid_way_is_finished_by_the_next(pg: Cluster, tmp_path):
     init(clean_url)
     session = tmp_path / "big.jsonl"
     with open(session, "wb") as f:
-        for k in range(0, 36_000, 1000):
-            f.write(tree_lines(1000, start=k, text="x" * 700))  # ~30 MB: four batches
+        for k in range(0, 14_000, 1000):
+            f.write(tree_lines(1000, start=k, text="x" * 700))  # ~12 MB: a batch (lines.BATCH) and half of one
     size = session.stat().st_size
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     argv = [sys.executable, "-m", "session_tui", "archive", "push", killed_url, str(session), "--machine", "m"]

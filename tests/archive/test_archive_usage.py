@@ -45,21 +45,18 @@ def without_address(report: dict, url: str, machine: str) -> dict:
     return report
 
 
-@pytest.mark.parametrize("by", ["session", "machine", "user", "project", "day", "model"])
-def test_usage_of_the_archive_equals_local_usage_of_the_same_files(pushed, by):
+def test_usage_of_the_archive_equals_local_usage_of_the_same_files(pushed):
+    """By every grouping (one push: each grouping only reads it), and for one session addressed alone."""
     url, folder = pushed
-    local = usage_json(str(folder), "--by", by)
-    archived = usage_json(url, "--by", by)
-    if by == "session":
-        archived = without_address(archived, url, socket.gethostname())
-    assert archived == local
-    assert local["total"]["responses"] > 100 and local["files"] == 19
-    if by == "session":  # (the sub-agents rolled up into their session, as locally)
-        assert not any("/subagents/" in row["key"] for row in local["rows"])
-
-
-def test_one_archived_session_is_counted_as_its_file(pushed):
-    url, folder = pushed
+    for by in ["session", "machine", "user", "project", "day", "model"]:
+        local = usage_json(str(folder), "--by", by)
+        archived = usage_json(url, "--by", by)
+        if by == "session":
+            archived = without_address(archived, url, socket.gethostname())
+        assert archived == local, by
+        assert local["total"]["responses"] > 100 and local["files"] == 19
+        if by == "session":  # (the sub-agents rolled up into their session, as locally)
+            assert not any("/subagents/" in row["key"] for row in local["rows"])
     session = folder / "claude" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
     local = usage_json(str(session), "--by", "model")
     archived = usage_json(f"{url}#{socket.gethostname()}{session}", "--by", "model")

@@ -12,6 +12,7 @@ import sys
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -20,8 +21,8 @@ from tests.model.fleet.builders import Writer
 from tests.secret_samples import planted
 from tests.support import REPO
 
-mcp = pytest.importorskip("mcp")  # (the `mcp` extra; the test extra pulls it in)
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 TOOLS = {"search_sessions", "session_context", "session_branches", "session_problems", "session_usage"}
 DAMAGED = "tree/damaged-links.jsonl"
@@ -58,8 +59,11 @@ class Server:
 
 @asynccontextmanager
 async def server(tmp_path: Path, *args: str):
+    # imported here, not at the module's top: the SDK takes ~1.2 s to import, which every worker of the
+    # suite paid when it collected this module
+    mcp = pytest.importorskip("mcp")  # (the `mcp` extra; the test extra pulls it in)
     errlog = tmp_path / f"server-stderr-{time.monotonic_ns()}.txt"
-    params = StdioServerParameters(
+    params = mcp.StdioServerParameters(
         command=sys.executable,
         args=["-m", "session_tui", "mcp", *args],
         # the index and caches in the test's private cache dir (tests/conftest.py), never the user's
@@ -67,7 +71,7 @@ async def server(tmp_path: Path, *args: str):
         cwd=str(REPO),
     )
     with anyio.fail_after(DEADLINE), open(errlog, "w") as err:
-        async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+        async with mcp.stdio_client(params, errlog=err) as (read, write), mcp.ClientSession(read, write) as session:
             await session.initialize()
             yield Server(session, errlog)
     assert "Traceback" not in errlog.read_text()

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from session_tui.model.reading import remote
 
-from .servers import S3Server, SFTPServer, s3_server, sftp_server
+if TYPE_CHECKING:  # (the servers are imported by the fixtures: asyncssh and moto take ~0.5 s and ~1 s to
+    # import, which every worker of the suite paid when it collected this folder)
+    from .servers import S3Server, SFTPServer
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +24,8 @@ def no_aws_profile(monkeypatch, tmp_path):
 
 @pytest.fixture
 def sftp(tmp_path) -> SFTPServer:
+    from .servers import sftp_server
+
     root = tmp_path / "served"
     root.mkdir()
     with sftp_server(root, tmp_path / "keys") as server:
@@ -30,6 +36,8 @@ def sftp(tmp_path) -> SFTPServer:
 
 @pytest.fixture
 def s3() -> S3Server:
+    from .servers import s3_server
+
     with s3_server() as server:
         remote.configure(server.url(""), server.options)
         yield server
