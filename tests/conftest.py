@@ -77,6 +77,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         imported = module is not None and any(value is Terminal for value in vars(module).values())
         if imported or (code is not None and "Terminal" in code.co_varnames):  # imported where it is used
             item.add_marker(pytest.mark.terminal)
+    # the slow tests first (pyproject's ``--dist worksteal`` spreads them over the workers, and a worker left
+    # idle takes half of another's queue): handed out last, in collection order (tests/ui and tests/store come
+    # late in it), they ran alone at the end while the other workers had finished
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
