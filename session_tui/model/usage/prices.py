@@ -6,7 +6,7 @@ prompts cost more per token with some models)."""
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 
 from ..entries.tokens import Response
 from ..entries.view import parse_time
@@ -28,27 +28,51 @@ def priced_by() -> str:
 def response_cost(response: Response, format_name: str) -> float | None:
     """What ``response`` cost in USD, or None when the table does not know
     its model (never a guess)."""
-    if not response.model:
+    if not isinstance(response.model, str) or not response.model:
         return None
+    return _cost(
+        response.model,
+        provider_for(response.provider, format_name),
+        response.context,
+        response.cache_read,
+        response.cache_write,
+        response.cache_write_1h,
+        response.output,
+        parse_time(response.time),
+    )
+
+
+@lru_cache(maxsize=8192)
+def _cost(
+    model: str,
+    provider: str | None,
+    context: int,
+    cache_read: int,
+    cache_write: int,
+    hour: int,
+    output: int,
+    when: float | None,
+) -> float | None:
+    """The table's price of a response of these figures (kept: the table's own work took ~0.3 ms a
+    response, and a session is priced again on each ``check``, usage screen and MCP call; what decides the
+    price is all in the key)."""
     try:
         from genai_prices import Usage, calc_price
     except ImportError:  # pragma: no cover - a dependency
         return None
     # (the table counts the cache inside its input total; an hour's cache writes cost more than 5 minutes')
-    hour = response.cache_write_1h
     usage = Usage(
-        input_tokens=response.context,
-        cache_read_tokens=response.cache_read,
-        cache_write_tokens=response.cache_write,
+        input_tokens=context,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
         cache_write_1h_tokens=hour or None,
-        cache_write_5m_tokens=response.cache_write - hour if hour else None,
-        output_tokens=response.output,
+        cache_write_5m_tokens=cache_write - hour if hour else None,
+        output_tokens=output,
     )
-    when = parse_time(response.time)
     moment = datetime.fromtimestamp(when).astimezone() if when is not None else None
-    for provider in _providers(response, format_name):
+    for named in [provider, None] if provider else [None]:
         try:
-            found = calc_price(usage, response.model, provider_id=provider, genai_request_timestamp=moment)
+            found = calc_price(usage, model, provider_id=named, genai_request_timestamp=moment)
         except LookupError:
             continue
         return float(found.total_price)
@@ -65,11 +89,6 @@ def provider_for(recorded: str | None, format_name: str) -> str | None:
 
     fmt = FORMATS.get(format_name)
     return fmt.client.provider if fmt is not None and fmt.client is not None else None
-
-
-def _providers(response: Response, format_name: str) -> list[str | None]:
-    named = provider_for(response.provider, format_name)
-    return [named, None] if named else [None]
 
 
 @cache
