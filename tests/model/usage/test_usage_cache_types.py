@@ -4,26 +4,20 @@ through the real verb: exit 0 and the same figures as without a cache."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 
 import orjson
 import pytest
 
 from session_tui.model.usage.ledger import NAME
-from tests.support import SAMPLES
+from tests.support import SAMPLES, run_cli
 
 
 def run(root, cache):
-    done = subprocess.run(
-        [sys.executable, "-m", "session_tui", "usage", str(root), "--json"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "SESSION_TUI_CACHE_DIR": str(cache)},
-        timeout=60,
-    )
+    """``usage ROOT --json`` with its cache in ``cache``, as a real process (forked warm: tests/warm_cli.py)."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SESSION_TUI_CACHE_DIR", str(cache))
+        done = run_cli("usage", str(root), "--json")
     assert done.returncode == 0 and done.stderr == "", done.stderr
     return orjson.loads(done.stdout)
 
