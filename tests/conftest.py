@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -25,6 +26,41 @@ def pytest_configure(config) -> None:
     import compileall
 
     compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "session_tui"), quiet=1)
+    # the tests' own helpers too (tests/support.py, tests/terminal.py...); the test modules pytest rewrites:
+    compileall.compile_dir(str(Path(__file__).parent), quiet=1, rx=re.compile(r"(/test_[^/]*|/conftest)\.py$"))
+    _rewrite_test_modules(config)
+
+
+def _rewrite_test_modules(config) -> None:
+    """The test modules' bytecode with pytest's assertions rewritten, written where pytest's import hook
+    looks for it, for each module whose copy is missing or older than its source: on a clean clone, each
+    of six workers rewrote all ~130 modules itself, at once (a worker's collection 4.9 s -> 9.2 s). Uses
+    pytest's own rewrite (private names: without them, the workers do it as before)."""
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc_fp, get_cache_dir
+    except ImportError:  # pragma: no cover - another pytest
+        return
+    import importlib.util
+    import struct
+
+    for source in Path(__file__).parent.rglob("*.py"):
+        if not (source.name.startswith("test_") or source.name == "conftest.py"):
+            continue
+        pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
+        stat = source.stat()
+        header = importlib.util.MAGIC_NUMBER + bytes(4) + struct.pack("<LL", int(stat.st_mtime), stat.st_size)
+        try:
+            with open(pyc, "rb") as f:
+                if f.read(16) == header:
+                    continue
+        except OSError:
+            pass
+        written, code = _rewrite_test(source, config)
+        pyc.parent.mkdir(exist_ok=True)
+        partial = pyc.with_name(f"{pyc.name}.{os.getpid()}")
+        with open(partial, "wb") as f:
+            _write_pyc_fp(f, written, code)
+        os.replace(partial, pyc)
 
 
 @pytest.fixture
