@@ -457,3 +457,16 @@ def test_redaction_flag_change_sends_again(db_url, tmp_path, redact):
     second = [] if redact else ["--no-redact"]
     done = push(db_url, str(session), "--machine", "m", *second)
     assert f"redaction turned {'on' if redact else 'off'}" in done.stdout
+
+
+def test_a_push_by_the_owner_leaves_the_trigram_index_nothing_pending(pg: Cluster, db_url):
+    """A push adds its chunks to the trigram index's pending list in bulk, then the owner's push merges the
+    list into the index (a search reads all of a pending list: it would wait for autovacuum otherwise)."""
+    init(db_url)
+    database = psycopg.conninfo.conninfo_to_dict(db_url)["dbname"]
+    pg.psql("CREATE EXTENSION IF NOT EXISTS pgstattuple", database=database)
+    assert push(db_url, str(SAMPLES), "--machine", "m").returncode == 0
+    pending = pg.psql("SELECT pending_pages, pending_tuples FROM pgstatginindex('chunks_trigrams')", database)
+    assert pending.strip() == "0|0"
+    with psycopg.connect(db_url) as conn:  # (and it had chunks to take)
+        assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] > 500

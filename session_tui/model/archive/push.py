@@ -52,6 +52,11 @@ from .schema import require
 from .summary import Summaries
 
 HEAD = 4096  # bytes of a file's start that say it is still the same file
+#: a push's GIN pending list and the memory that merges it (4 MB each by default): the trigram index takes
+#: a push's chunks in bulk, 16 MB at a time, not a few at a time (its upkeep was 90 % of a cold push: 63 MB
+#: of varied sessions took 44.7 s, 34.8 s with these; 64 MB took 30.1 s but grew the index by 42 %, 16 MB
+#: by 8.5 %). ``--follow``'s rounds keep the defaults.
+BULK_MB = 16
 
 
 @dataclass
@@ -185,6 +190,8 @@ class Pusher:
         unreadable: list[str] = []
         listed = list_session_files([p for p in paths], unreadable)
         totals.notes += [f"cannot read {inert_line(p)}: passed over" for p in unreadable]
+        self.conn.execute(f"SET gin_pending_list_limit = '{BULK_MB}MB'")
+        self.conn.execute(f"SET work_mem = '{BULK_MB}MB'")
         for path, _size, _mtime in listed:
             done = self.push_listed(path)
             if done.sent:
@@ -200,8 +207,25 @@ class Pusher:
             if progress is not None:
                 progress(done)
         self.summaries.store()  # (the files' usage: worked out beside the push, stored at its end)
+        self.flush_trigrams()
+        self.conn.execute("RESET gin_pending_list_limit")
+        self.conn.execute("RESET work_mem")
         totals.seconds = time.monotonic() - began
         return totals
+
+    def flush_trigrams(self) -> None:
+        """The trigram index's pending list merged into the index now, where this role owns the table
+        (else autovacuum does it: a search reads the whole pending list meanwhile)."""
+        import psycopg
+
+        try:
+            with self.conn.transaction():
+                self.conn.execute(
+                    "SELECT gin_clean_pending_list(c.oid) FROM pg_class c WHERE c.oid = to_regclass('chunks_trigrams') "
+                    "AND pg_has_role((SELECT relowner FROM pg_class WHERE oid = 'chunks'::regclass), 'USAGE')"
+                )
+        except psycopg.Error:  # (a pusher that does not own the table: autovacuum's work)
+            pass
 
     def push_listed(self, path: str) -> Pushed:
         if is_url(path):
