@@ -48,7 +48,8 @@ def _rewrite_test_modules(config) -> None:
             continue
         pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
         stat = source.stat()
-        header = importlib.util.MAGIC_NUMBER + bytes(4) + struct.pack("<LL", int(stat.st_mtime), stat.st_size)
+        stamp = struct.pack("<LL", int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF)  # (as pytest writes it)
+        header = importlib.util.MAGIC_NUMBER + bytes(4) + stamp
         try:
             with open(pyc, "rb") as f:
                 if f.read(16) == header:
