@@ -6,8 +6,8 @@ import pytest
 
 from session_tui.model.reading import remote
 
-if TYPE_CHECKING:  # (the servers are imported by the fixtures: asyncssh and moto take ~0.5 s and ~1 s to
-    # import, which every worker of the suite paid when it collected this folder)
+if TYPE_CHECKING:  # (the servers are imported by the fixtures: their asyncssh takes ~0.5 s to import,
+    # which every worker of the suite paid when it collected this folder)
     from .servers import S3Server, SFTPServer
 
 
