@@ -5,6 +5,8 @@ mid-parallel-call)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -162,6 +164,33 @@ def test_a_session_being_written_grows_as_its_wal_does(tmp_path):
         session.refresh()
         assert session.entries == 57 and seen == sorted(seen)
         assert session.record(56)["data"]["text"] == "appended 39"
+
+
+def test_a_commit_seen_only_in_the_wal_index_is_read(tmp_path):
+    """A writer appends a commit's frames to the WAL, then makes them
+    visible in the WAL index (``-shm``). A read between the two sees the
+    WAL at its new size without the commit, and if the writer then closes
+    beside a reader no file changes again: the WAL index's header alone
+    says the commit came. Here the commit reuses checkpointed frames (the
+    WAL keeps its size) and the files' times are put back: a read must
+    still see it."""
+    db = _copy("crash", tmp_path)
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("pragma wal_checkpoint(passive)")  # (every frame in the database: the next commit restarts the WAL)
+    with open_session(f"{db}#{CRASH_ID}") as session:
+        assert session.entries == 17
+        times = {f: os.stat(f) for f in (db, f"{db}-wal", f"{db}-shm")}
+        message = writer.execute("select id from message where session_id = ? order by id desc", (CRASH_ID,))
+        data = json.dumps({"type": "text", "text": "seen by the index alone"})
+        row = ("prt_zzzzzzzzzzzz00000000000000", message.fetchone()[0], CRASH_ID, 1, 1, data)
+        writer.execute("insert into part values (?, ?, ?, ?, ?, ?)", row)
+        for name, st in times.items():
+            assert os.path.getsize(name) == st.st_size
+            os.utime(name, ns=(st.st_atime_ns, st.st_mtime_ns))
+        session.refresh()
+        assert session.entries == 18
+        assert session.record(17)["data"]["text"] == "seen by the index alone"
+    writer.close()
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,12 @@ checkpoints someone else's WAL and never writes the database or the WAL
 (checked: bytes and times the same after a read); like any reader it
 keeps its read marks in the ``-shm`` (shared memory, which opencode
 rebuilds). Each read is one transaction, one consistent snapshot. A
-session is read again when one of the three files changed (size or time).
+session is read again when one of the three files changed (size or time)
+or the WAL index's header in ``-shm`` did: a writer appends a commit's
+frames to the WAL first and makes them visible in that header after, so a
+read between the two sees the WAL at its new size without the commit, and
+nothing on disk but the header says the commit came (a writer that then
+closes beside a reader leaves every file as it was).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ SIDE_FILES = ("", "-wal", "-shm")
 #: opencode's id grammar: a prefix, ``_``, 26 characters of [0-9A-Za-z] (a time part and a random part)
 SESSION_ID = re.compile(r"ses_[0-9A-Za-z]{12,40}\Z")
 HEADER = "opencode.session"
+#: the WAL index's header at the start of ``-shm``: two 48-byte copies (its frame count, salts, checksums)
+WAL_INDEX_HEADER = 96
 T = TypeVar("T")
 
 
@@ -72,7 +79,8 @@ def changed_database(path: str) -> str | None:
     return None
 
 
-def _signature(db: str) -> tuple[tuple[int, int], ...]:
+def _stats(db: str) -> tuple[tuple[int, int], ...]:
+    """The size and time of the database and its side files ((-1, 0): none)."""
     out = []
     for suffix in SIDE_FILES:
         try:
@@ -82,6 +90,16 @@ def _signature(db: str) -> tuple[tuple[int, int], ...]:
             continue
         out.append((st.st_size, st.st_mtime_ns))
     return tuple(out)
+
+
+def _wal_index_header(db: str) -> bytes:
+    """The WAL index's header, where a commit becomes visible (written in
+    the mapped ``-shm``: no file time changes); empty without one."""
+    try:
+        with open(db + "-shm", "rb") as shm:
+            return shm.read(WAL_INDEX_HEADER)
+    except OSError:
+        return b""
 
 
 def _connect(db: str) -> Any:
@@ -235,7 +253,7 @@ def list_sessions(db: str) -> list[tuple[str, int, int]]:
             stale = [sid for sid, version in versions.items() if _listed.get((db, sid), ((),))[0] != version]
         if stale:
             found = _rows(conn) if len(stale) > 8 else {sid: _rows(conn, "id", (sid,))[sid] for sid in stale}
-            mtime = max(mt for _, mt in _signature(db))
+            mtime = max(mt for _, mt in _stats(db))
             with _listed_lock:
                 if len(_listed) > 100_000:
                     _listed.clear()
@@ -263,12 +281,12 @@ class OpencodeSession:
         self.session_id = session_id
         self.files: tuple[str, ...] = (db, db + "-wal")
         self._data: bytes | None = None
-        self._signature: tuple[tuple[int, int], ...] | None = None
+        self._signature: tuple[tuple[tuple[int, int], ...], bytes] | None = None
         self._generation = 0  # bumped when the stream changed other than by growing
         self._mtime_ns = 0
 
     def stat(self) -> SourceStat:
-        signature = _signature(self.db)
+        signature = _stats(self.db), _wal_index_header(self.db)
         if self._data is None or signature != self._signature:
             found = session_rows(self.db, self.session_id)
             if found is None:
@@ -277,7 +295,7 @@ class OpencodeSession:
             if self._data is not None and not data.startswith(self._data):
                 self._generation += 1  # (a part updated in place: read again from the start)
             self._data, self._signature = data, signature
-            self._mtime_ns = updated_ns(found, max(mt for _, mt in signature))
+            self._mtime_ns = updated_ns(found, max(mt for _, mt in signature[0]))
         st = os.stat(self.db)
         return SourceStat(len(self._data), (st.st_dev, st.st_ino, self._generation), self._mtime_ns)
 
