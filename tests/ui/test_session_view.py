@@ -58,14 +58,15 @@ async def test_fold_and_unfold_a_branch():
 async def test_search_next_and_previous():
     async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
+        # (each search runs in a thread: its jump may come after the keys are handled)
         await pilot.press("g", "slash", *"round_half", "enter")
-        assert cursor_line(screen) == 8
+        await wait_for(pilot, lambda: cursor_line(screen) == 8, what="the first match, line 8")
         await pilot.press("n")
-        assert cursor_line(screen) == 15
+        await wait_for(pilot, lambda: cursor_line(screen) == 15, what="the next match, line 15")
         await pilot.press("N")
-        assert cursor_line(screen) == 8
+        await wait_for(pilot, lambda: cursor_line(screen) == 8, what="the previous match, line 8")
         await pilot.press("slash", *"72e56246", "enter")  # an id
-        assert cursor_line(screen) == 2
+        await wait_for(pilot, lambda: cursor_line(screen) == 2, what="the id's line, 2")
 
 
 async def test_a_search_notice_shows_the_query_literally():
