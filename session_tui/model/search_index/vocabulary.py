@@ -225,7 +225,7 @@ def holding(
             return None
     if _HEX_PIECE.fullmatch(folded):
         for digits, packed in db.execute("SELECT digits, terms FROM hex_blocks"):
-            if not _scan_hex(packed.hex(), digits, folded, starts, ends, found):
+            if not _scan_packed(packed, digits, folded, starts, ends, found):
                 return None
     return found
 
@@ -247,6 +247,39 @@ def _grams(db: sqlite3.Connection, folded: str) -> str | None:
         return None
     grams = list(dict.fromkeys(folded[k : k + GRAM] for k in range(len(folded) - GRAM + 1)))
     return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
+
+
+def _scan_packed(packed: bytes, digits: int, piece: str, starts: bool, ends: bool, found: list[str]) -> bool:
+    """``_scan_hex`` of a block as it is kept, two digits a byte, without
+    making the block text: the piece's bytes looked for in the block's (the
+    piece at an even digit; then, for one at an odd digit, its bytes after
+    its first digit), each place found checked in its word's digits. The
+    words come in the block's order, as ``_scan_hex`` gives them. A piece
+    of fewer than five digits has too few bytes to look for: the block is
+    read as text."""
+    if len(piece) < 5:
+        return _scan_hex(packed.hex(), digits, piece, starts, ends, found)
+    width = (digits + 1) // 2  # (the bytes of a word)
+    words: dict[int, str | None] = {}  # (None: it holds the piece, not where ``starts`` or ``ends`` asks)
+    held = 0
+    for shift in (0, 1):
+        inner = piece[shift:]
+        needle = bytes.fromhex(inner[: len(inner) // 2 * 2])
+        at = packed.find(needle)
+        while at >= 0:
+            begin = 2 * at - shift  # (where the piece would start, in the block's digits)
+            word, within = divmod(begin, 2 * width)
+            if begin >= 0 and word not in words:
+                text = packed[word * width : (word + 1) * width].hex()[:digits]
+                if text.startswith(piece, within):  # (not into the word's padding, nor across into the next)
+                    wanted = (not starts or text.startswith(piece)) and (not ends or text.endswith(piece))
+                    words[word] = text if wanted else None
+                    held += wanted
+                    if len(found) + held > MANY:
+                        return False
+            at = packed.find(needle, at + 1)
+    found += [text for _, text in sorted(words.items()) if text is not None]
+    return True
 
 
 def _scan_hex(text: str, digits: int, piece: str, starts: bool, ends: bool, found: list[str]) -> bool:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from session_tui.model.search_index import vocabulary
 from session_tui.model.search_index.database import open_database
@@ -198,3 +201,37 @@ def test_a_word_holding_a_piece_twice_is_found_by_either_end(db, tmp_path, roots
     assert vocabulary.holding(db, "xyz", False, True) == ["xyzabcxyz"]
     assert vocabulary.holding(db, "xyz", True, False) == ["xyzabcxyz"]
     assert len(found(db, '"abcxyz"', roots)) == 1 and len(found(db, "zabcx", roots)) == 1
+
+
+@st.composite
+def _hex_block(draw):
+    """A block of long hex words of one length (odd ones too), as the
+    vocabulary packs them, and a piece: from one of its words, across two
+    of them, or any digits; few digits, so pieces recur."""
+    digits = draw(st.integers(5, 20))
+    words = draw(st.lists(st.text("abc0", min_size=digits, max_size=digits), min_size=1, max_size=40, unique=True))
+    text = "".join(w if digits % 2 == 0 else w + "0" for w in words)
+    at = draw(st.integers(0, len(text) - 1))
+    piece = draw(
+        st.one_of(
+            st.just(text[at : at + draw(st.integers(1, digits))]),  # (from a word, or across two, or into padding)
+            st.text("abc0", min_size=1, max_size=digits),
+        )
+    )
+    return digits, bytes.fromhex(text), piece
+
+
+@given(block=_hex_block(), starts=st.booleans(), ends=st.booleans(), many=st.sampled_from([vocabulary.MANY, 2]))
+@settings(max_examples=400, deadline=None)
+def test_a_packed_hex_block_is_looked_through_as_its_text_would_be(block, starts, ends, many):
+    """The scan of a block's bytes finds the words, in the order, that the
+    scan of its text finds (``_scan_hex``, the plain reading: the oracle),
+    and says "too many" where it does."""
+    digits, packed, piece = block
+    plain: list[str] = []
+    fast: list[str] = []
+    with patch.object(vocabulary, "MANY", many):  # (2: "too many" comes up)
+        told = vocabulary._scan_packed(packed, digits, piece, starts, ends, fast)
+        assert told == vocabulary._scan_hex(packed.hex(), digits, piece, starts, ends, plain)
+    if told:
+        assert fast == plain, piece
