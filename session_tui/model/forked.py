@@ -24,6 +24,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from .pipes import write_all
+
 
 def alone() -> bool:
     """No other thread runs (a fork now copies every thread there is)."""
@@ -113,9 +115,8 @@ def fork(work: Callable[[], bytes], max_bytes: int) -> Forked | None:
         code = 1
         try:
             os.close(read_fd)
-            data = work()
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
+            write_all(write_fd, work())
+            os.close(write_fd)
             code = 0
         except BaseException:  # noqa: S110 - (the parent does the work itself: nothing to say on its screen)
             pass

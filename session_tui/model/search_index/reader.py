@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from ..errors import Cancelled, SessionError
 from ..formats.sources import open_source
+from ..pipes import write_all
 from ..sanitize import mark_undecodable
 
 BATCH = 20_000  # documents per batch (the indexer commits each: a killed run resumes from the last)
@@ -133,11 +134,9 @@ def _masked(*fields: str | None) -> tuple[str | None, ...]:
 
 
 # -- the worker -----------------------------------------------------------------------
-def _send(stream: IO[bytes], value: object) -> None:
+def _send(fd: int, value: object) -> None:
     data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_LENGTH.pack(len(data)))
-    stream.write(data)
-    stream.flush()
+    write_all(fd, _LENGTH.pack(len(data)) + data)  # (not a buffered file: a stopped write lost its place)
 
 
 def _receive(stream: IO[bytes]) -> Any:
@@ -154,7 +153,7 @@ def _receive(stream: IO[bytes]) -> Any:
 def serve() -> None:
     """The worker: for each request (path, start, lines, model, calls) read
     from stdin, its batches to stdout, or ("error", message)."""
-    requests, answers = sys.stdin.buffer, sys.stdout.buffer
+    requests, answers = sys.stdin.buffer, sys.stdout.fileno()
     while True:
         try:
             request = _receive(requests)
@@ -183,7 +182,7 @@ class Worker:
     def ask(self, path: str, start: int, lines: int, model: str | None, calls: dict[str, str]) -> None:
         assert self.process.stdin is not None
         try:
-            _send(self.process.stdin, (path, start, lines, model, calls))
+            _send(self.process.stdin.fileno(), (path, start, lines, model, calls))
         except OSError:  # (it went away: ``batches`` says so)
             pass
 

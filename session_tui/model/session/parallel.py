@@ -19,6 +19,7 @@ from array import array
 from typing import TYPE_CHECKING
 
 from ..formats import get_format
+from ..pipes import write_all
 from ..reading.segment import KEY_MASK, LineBlocks, Segment, scan
 from ..reading.source import READ_BUFFER, Source
 
@@ -182,4 +183,4 @@ def scan_file_range(fmt_name: str, path: str, start: int, end: int) -> Segment:
 
 if __name__ == "__main__":  # the child: FORMAT PATH START STOP
     name, file, first, last = sys.argv[1:5]
-    sys.stdout.buffer.write(pickle.dumps(scan_file_range(name, file, int(first), int(last)), protocol=5))
+    write_all(sys.stdout.fileno(), pickle.dumps(scan_file_range(name, file, int(first), int(last)), protocol=5))

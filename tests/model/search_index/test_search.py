@@ -7,11 +7,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 
@@ -479,3 +481,43 @@ def test_a_word_only_in_qwens_telemetry_is_not_found_but_in_a_message_it_is(db, 
         out.write(json.dumps(user) + "\n")
     hits = search(db, "quokkaflux", [str(folder)]).hits
     assert [(hit.role, hit.snippet) for hit in hits] == [("user", "why is «quokkaflux» slow?")]
+
+
+def test_a_reader_stopped_and_continued_mid_write_sends_every_batch_whole(tmp_path):
+    """ctrl+z then ``fg``, a debugger or a profiler stops the index's reader
+    process in the middle of writing a batch of megabytes to its pipe; the
+    write, cut short, went on from the wrong place (Python's buffered
+    writer): the batch arrived at its length with other bytes in it."""
+    from session_tui.model.search_index import reader
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from gen_tree import generate
+
+    path = tmp_path / "big.jsonl"
+    generate(str(path), 4 << 20)
+    expected = [(b.docs, b.texts) for b in reader.read_batches(str(path), 0, 0, None, {})]
+    worker = reader.Worker()
+    done = threading.Event()
+
+    def stop_and_continue() -> None:
+        pace = random.Random(7)
+        while not done.is_set():
+            os.kill(worker.process.pid, signal.SIGSTOP)
+            done.wait(pace.random() * 0.003)  # (a stop of up to 3 ms, then up to 5 ms running)
+            os.kill(worker.process.pid, signal.SIGCONT)
+            done.wait(pace.random() * 0.005)
+
+    pester = threading.Thread(target=stop_and_continue, daemon=True)
+    pester.start()
+    deadline = threading.Timer(120, worker.process.kill)  # (a garbled length waits forever: then an EOFError)
+    deadline.start()
+    try:
+        for _ in range(8):
+            worker.ask(str(path), 0, 0, None, {})
+            assert [(b.docs, b.texts) for b in worker.batches()] == expected
+    finally:
+        deadline.cancel()
+        done.set()
+        pester.join()
+        os.kill(worker.process.pid, signal.SIGCONT)
+        worker.close()
