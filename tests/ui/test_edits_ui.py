@@ -196,6 +196,8 @@ async def test_after_our_own_edit_the_dialog_does_not_say_the_agent_just_wrote_t
     shutil.copy(SAMPLES / "pi" / name, path)  # a fresh copy of an old session: written now, by no agent
     async with SessionApp(str(path)).run_test(size=(120, 40)) as pilot:
         screen = await session_screen(pilot)
+        # (the dialog's warning comes from the live state the problems' pass finds: looked at once it is)
+        await wait_for(pilot, lambda: screen.state.live_state is not None, what="the live state")
         await pilot.press("g", "j", "a")
         assert isinstance(pilot.app.screen, ConfirmScreen)
         assert "wrote this file" not in pilot.app.screen.warning, pilot.app.screen.warning

@@ -53,6 +53,8 @@ async def test_rows_nesting_open_back_and_an_alert(tmp_path, monkeypatch):
         order = [agent.path.split("/")[-1] for _, agent in screen.table.rows]
         parent = order.index("5b0c7e21-9d3a-4f6e-8a2b-3c4d5e6f7a80.jsonl")
         assert order[parent + 1].startswith("agent-") and screen.table.rows[parent + 1][0] == 1  # nested under it
+        # (the rows are redrawn on a timer, the summary when the watch hands the scan over: either first)
+        await wait_for(pilot, lambda: "5 agents" in str(screen.query_one("#summary").render()), what="the summary")
         summary = str(screen.query_one("#summary").render())
         assert "5 agents" in summary and "1 stuck" in summary and "1 waiting" in summary
 

@@ -117,8 +117,8 @@ async def test_call_result_jump_and_raw_toggle():
 async def test_context_view_and_help():
     async with app_for(BRANCHED).run_test(size=(120, 40)) as pilot:
         await session_screen(pilot)
-        await pilot.press("c")
-        assert isinstance(pilot.app.screen, TextViewScreen)
+        await pilot.press("c")  # (the context is built in a thread)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, TextViewScreen), what="the context view")
         assert "7 messages" in pilot.app.screen.title_text
         assert "## Goal" in pilot.app.screen.body
         await pilot.press("escape", "question_mark")

@@ -20,6 +20,17 @@ def app_for(name: str) -> SessionApp:
     return SessionApp(str(SAMPLES / "tree" / name), watch=False)
 
 
+async def usage_words(pilot, screen) -> None:
+    """Until the problems' pass has also sent the status line's words (its usage, title and origin, a
+    second message after the problems)."""
+    await wait_for(
+        pilot,
+        lambda: not any(w.group == "problems" and not w.is_finished for w in screen.workers),
+        what="the usage words",
+    )
+    await pilot.pause()
+
+
 def ready(*keys: str, line: int | None = None):
     """run_before: wait for the view and its problems, press ``keys``, let
     the detail pane catch up."""
@@ -27,6 +38,7 @@ def ready(*keys: str, line: int | None = None):
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
         await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
+        await usage_words(pilot, screen)
         if keys:
             await pilot.press(*keys)
         if line is not None:
@@ -241,6 +253,7 @@ def test_failed_tool_results_are_marked_and_reached_with_a_key(snap_compare, siz
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
         await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
+        await usage_words(pilot, screen)
         await pilot.press("g", "right_square_bracket")
         await wait_for(
             pilot,
