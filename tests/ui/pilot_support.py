@@ -68,3 +68,28 @@ async def picker_read(pilot, rows: int):
         what=f"the picker with its {rows} rows read",
     )
     return pilot.app.screen
+
+
+def hold_index(monkeypatch):
+    """A big file's full index waits until the returned function is called
+    (on the app's loop): the preview before it, looked at on a machine
+    quick enough to index the whole file before the view's first look."""
+    held: list[SessionScreen] = []
+    released = False
+    index_file = SessionScreen.index_file
+    monkeypatch.setattr(SessionScreen, "index_file", lambda screen: asked(screen))
+
+    def asked(screen: SessionScreen) -> None:
+        if released:
+            index_file(screen)
+        else:
+            held.append(screen)
+
+    def release() -> None:
+        nonlocal released
+        released = True  # (asked after the first frame: maybe not yet, then at once when it is)
+        for screen in held:
+            index_file(screen)
+        held.clear()
+
+    return release

@@ -13,7 +13,7 @@ from session_tui.ui.screens.session import view as session_module
 from tests.builders.tree import chain, fresh, message
 from tests.support import SAMPLES
 
-from .pilot_support import cursor_line, session_screen, tail_armed, wait_for
+from .pilot_support import cursor_line, hold_index, session_screen, tail_armed, wait_for
 
 
 def append(path, data: bytes) -> None:
@@ -99,24 +99,28 @@ def big_from_64k(monkeypatch):
     monkeypatch.setattr(session_module, "PREVIEW_MAX_BYTES", 16 << 10)
 
 
-async def test_quit_while_indexing_a_big_file(tmp_path, big_from_64k):
+async def test_quit_while_indexing_a_big_file(tmp_path, big_from_64k, monkeypatch):
+    release = hold_index(monkeypatch)
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(60_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
         assert screen.state.session.partial and screen.state.indexing  # the end first
         assert cursor_line(screen) is not None
+        release()
         await pilot.press("k", "k")  # keys work while indexing
     # leaving the context manager quits: it returned, so no worker hung
 
 
-async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, big_from_64k):
+async def test_big_file_shows_the_end_first_then_the_whole(tmp_path, big_from_64k, monkeypatch):
+    release = hold_index(monkeypatch)
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(30_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
         screen = await session_screen(pilot)
         first_rows = len(screen.state.rows)
         assert first_rows < 30_000
+        release()
         await wait_for(pilot, lambda: not screen.state.indexing, timeout=30, what="the full index")
         assert len(screen.state.rows) == 30_000 and cursor_line(screen) == 30_001
 

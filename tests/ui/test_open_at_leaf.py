@@ -14,7 +14,7 @@ from session_tui.ui.screens.session import view as session_module
 from tests.builders.tree import chain, message
 from tests.support import REPO, SAMPLES
 
-from .pilot_support import session_screen, tail_armed, wait_for
+from .pilot_support import hold_index, session_screen, tail_armed, wait_for
 from .test_picker import picker
 
 
@@ -118,6 +118,7 @@ async def test_a_big_file_lands_on_the_leaf_before_and_after_its_full_index(tmp_
     monkeypatch.setattr(session_module, "SYNC_INDEX_BYTES", 64 << 10)
     monkeypatch.setattr(session_module, "PREVIEW_BYTES", 16 << 10)
     monkeypatch.setattr(session_module, "PREVIEW_MAX_BYTES", 16 << 10)
+    release = hold_index(monkeypatch)
     path = tmp_path / "big.jsonl"
     path.write_bytes(chain(30_000))
     async with SessionApp(str(path)).run_test(size=(120, 30)) as pilot:
@@ -126,6 +127,7 @@ async def test_a_big_file_lands_on_the_leaf_before_and_after_its_full_index(tmp_
         await landed(pilot, screen)
         record = screen.state.session.record(screen.tree_widget.cursor_entry)
         on_screen = screen.state.rows.row_of(screen.tree_widget.cursor_entry) - screen.tree_widget.scroll_offset.y
+        release()
         await wait_for(pilot, lambda: not screen.state.indexing, timeout=60, what="the full index")
         await landed(pilot, screen)
         assert screen.state.session.record(screen.tree_widget.cursor_entry) == record  # the same entry
