@@ -77,13 +77,14 @@ def hold_index(monkeypatch):
     held: list[SessionScreen] = []
     released = False
     index_file = SessionScreen.index_file
-    monkeypatch.setattr(SessionScreen, "index_file", lambda screen: asked(screen))
 
     def asked(screen: SessionScreen) -> None:
         if released:
             index_file(screen)
         else:
             held.append(screen)
+
+    monkeypatch.setattr(SessionScreen, "index_file", asked)
 
     def release() -> None:
         nonlocal released

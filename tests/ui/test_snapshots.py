@@ -20,9 +20,10 @@ def app_for(name: str) -> SessionApp:
     return SessionApp(str(SAMPLES / "tree" / name), watch=False)
 
 
-async def usage_words(pilot, screen) -> None:
-    """Until the problems' pass has also sent the status line's words (its usage, title and origin, a
-    second message after the problems)."""
+async def looked(pilot, screen) -> None:
+    """Until the problems' pass has found the problems and also sent the status line's words (its usage,
+    title and origin, a second message after the problems)."""
+    await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
     await wait_for(
         pilot,
         lambda: not any(w.group == "problems" and not w.is_finished for w in screen.workers),
@@ -37,8 +38,7 @@ def ready(*keys: str, line: int | None = None):
 
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
-        await usage_words(pilot, screen)
+        await looked(pilot, screen)
         if keys:
             await pilot.press(*keys)
         if line is not None:
@@ -252,8 +252,7 @@ def test_failed_tool_results_are_marked_and_reached_with_a_key(snap_compare, siz
 
     async def run_before(pilot) -> None:
         screen = await session_screen(pilot)
-        await wait_for(pilot, lambda: screen.state.problems is not None, what="problems")
-        await usage_words(pilot, screen)
+        await looked(pilot, screen)
         await pilot.press("g", "right_square_bracket")
         await wait_for(
             pilot,
