@@ -184,8 +184,11 @@ def test_an_appended_active_leaf_pointer_moves_the_marks_on_screen(tmp_path):
     path = tmp_path / "live.jsonl"
     path.write_bytes(chain(3) + message("b2", "m1", content="the other branch"))
 
-    def mark(screen: str, text: str) -> str:
-        line = next(line for line in screen.splitlines() if text in line)
+    def mark(screen: str, text: str) -> str | None:
+        """The row's mark; None while the row is not on the screen (a frame read half repainted)."""
+        line = next((line for line in screen.splitlines() if text in line), None)
+        if line is None:
+            return None
         return "●" if "●" in line.split(text)[0] else "○"
 
     with Terminal(str(path)) as term:
