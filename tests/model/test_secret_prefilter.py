@@ -99,3 +99,41 @@ _PIECES = st.sampled_from(
 @given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=40))
 def test_any_data_flags_as_before(pieces):
     same("".join(pieces).encode("utf-8", "surrogatepass"))
+
+
+# -- a string's secrets: the one pass spares an ASCII string's regex passes ---------
+
+
+def secrets_as_before(text: str, name: str | None = None) -> list[secrets.Secret]:
+    """``find_secrets`` as it was: the string's own regex passes always run."""
+    return secrets.find_secrets(text, name, secrets.needle_hits(text))
+
+
+_SAMPLES = [text for _, _, text in PLANTED] + list(TRAPS)
+_STRING_PIECES = st.sampled_from(
+    [*_SAMPLES, "\\u0073", "\\u00ad", "sk-", "KEY=", "OPENAI_API_KEY", " = ", "://", "bob:", "@", "\n", "é", "\u200b"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_STRING_PIECES, st.text(max_size=6)), max_size=12), st.sampled_from([None, "t", "API_KEY"]))
+def test_a_string_holds_the_secrets_its_regex_passes_find(pieces, name):
+    text = "".join(pieces)
+    assert secrets.find_secrets(text, name) == secrets_as_before(text, name)
+    items = [(name, text), (None, text.upper()), ("GITHUB_TOKEN", "".join(reversed(pieces)))]
+    assert secrets.find_in_strings(items) == [secrets_as_before(t, n) for n, t in items]
+
+
+def test_a_plain_string_is_answered_by_the_one_pass_alone(monkeypatch):
+    def passes(text: str) -> list[int]:
+        raise AssertionError("the regex passes ran")
+
+    monkeypatch.setattr(secrets, "needle_hits", passes)
+    assert secrets.find_secrets("a plain ASCII tool output, 300 KB of it\n" * 100) == []
+    assert secrets.find_in_strings([(None, "plain"), ("t", "text")]) == [[], []]
+
+
+def test_beyond_ascii_a_string_is_still_scanned_as_a_string():
+    # a user of 600 characters is 1,200 bytes: past the raw pass's {0,1024}, within the string's
+    text = "https://" + "é" * 600 + ":Hunter2-pass-word9@example.com/x"
+    assert [s.value for s in secrets.find_secrets(text)] == ["Hunter2-pass-word9"]

@@ -255,6 +255,15 @@ def needle_hits(text: str) -> list[int]:
     return sorted({found.start() for prefilter in TEXT_PREFILTERS for found in prefilter.finditer(text)})
 
 
+def _plainly_none(text: str, name: str | None) -> bool:
+    """Whether the raw-line prefilter's one pass tells that ``text`` holds no
+    secret, sparing the text's regex passes (``needle_hits``, ``_HIDING``).
+    For ASCII only: there its searches are the text's, byte for byte (a
+    needle's regex counts characters, ``{1,1024}``, that are more bytes
+    beyond ASCII); and only when ``name`` makes no secret of a value whole."""
+    return text.isascii() and not (name and ENV_NAME.fullmatch(name)) and not _hits(text.encode())
+
+
 def find_secrets(
     text: str, name: str | None = None, hits: list[int] | None = None, *, in_base64: bool = False
 ) -> list[Secret]:
@@ -264,6 +273,8 @@ def find_secrets(
     environment variable that holds a secret (``OPENAI_API_KEY``) makes a
     non-trivial value a secret as a whole. ``hits``: ``needle_hits(text)``,
     when known. ``in_base64``: ``text`` is decoded base64 (not looked into again)."""
+    if hits is None and _plainly_none(text, name):
+        return []
     if _HIDING.search(text):
         return _unhidden(text, name, in_base64)
     found: list[tuple[bool, int, int, str]] = []  # (generic, start, end, kind)
@@ -357,7 +368,8 @@ def find_in_strings(items: list[tuple[str | None, str]]) -> list[list[Secret]]:
     joined by newlines (which no search crosses); only the strings they find
     something in, or whose field is named like a secret, are looked at."""
     joined = "\n".join(text for _, text in items)
-    hits = needle_hits(joined)
+    plain = _plainly_none(joined, None)  # (then neither a needle nor what hides one: the env names alone are looked at)
+    hits = [] if plain else needle_hits(joined)
     by_item: dict[int, list[int]] = {n: [] for n, (name, _) in enumerate(items) if name and ENV_NAME.fullmatch(name)}
     if hits:
         starts, at = [], 0
@@ -367,7 +379,7 @@ def find_in_strings(items: list[tuple[str | None, str]]) -> list[list[Secret]]:
         for hit in hits:
             n = bisect_right(starts, hit) - 1
             by_item.setdefault(n, []).append(hit - starts[n])
-    if _HIDING.search(joined):  # (a token split by them holds no needle as written)
+    if not plain and _HIDING.search(joined):  # (a token split by them holds no needle as written)
         for n, (_, text) in enumerate(items):
             if n not in by_item and _HIDING.search(text):
                 by_item[n] = []
