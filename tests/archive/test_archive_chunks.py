@@ -146,3 +146,12 @@ def test_the_next_batch_asks_for_what_the_page_still_needs():
     assert archive_search._budget(read, 10, 50) == 2 * read * 5
     assert archive_search._budget(read, 50, 50) == 2 * read
     assert archive_search._budget(1, 1, 50) == archive_search.FIRST_BATCH
+
+
+def test_a_batch_holds_its_budget_of_bytes_even_when_its_newest_files_are_small():
+    sizes = [3_000, 2_000, 5 << 20, 1 << 20, 1 << 20]
+    files = [archive_search._File(k, "m", f"/s{k}.jsonl", "tree", None, True, size) for k, size in enumerate(sizes)]
+    first = archive_search._next_batch(files, 0, 2 << 20)
+    assert [f.id for f in first] == [0, 1, 2]  # (two files of a few KB tell nothing of how rare a word is)
+    assert [f.id for f in archive_search._next_batch(files, 3, 1)] == [3]  # (one at least)
+    assert [f.id for f in archive_search._next_batch(files, 3, 2 << 20)] == [3, 4]

@@ -9,7 +9,7 @@ the files the filters on a file name keep (``machine:``, ``format:``,
 ``in:``, the addresses given), asked a batch of files at a time: the files
 ordered by their newest entry a search may hit (``files.newest_entry``,
 written at push; none older than ``after:``), the first batch
-``FIRST_BATCH`` bytes of them, each next one twice what the page still
+``FIRST_BATCH`` bytes of them at least, each next one twice what the page still
 needs at the rate hits came so far (the whole rest when none came: one
 look-up of the index for a rare word). Each candidate is then what ``search.run_query`` makes
 of a line: its record parsed (``records.parse_object``), passed over where
@@ -153,9 +153,10 @@ def _files(conn: Any, query: Query, where: Where) -> list[_File]:
 
 
 def _next_batch(files: list[_File], at: int, budget: int) -> list[_File]:
-    """The files from ``at`` on, up to ``budget`` bytes of them (one at least)."""
+    """The files from ``at`` on until they hold ``budget`` bytes (the last may pass it: the newest
+    files are often a few KB, and a batch of them alone would tell nothing of how rare a word is)."""
     end, size = at, 0
-    while end < len(files) and (end == at or size + files[end].size <= budget):
+    while end < len(files) and size < budget:
         size += files[end].size
         end += 1
     return files[at:end]
