@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from session_tui.model.search_index import archive_terms
+from session_tui.model.search_index import archive_search, archive_terms
 from session_tui.model.search_index.query import parse
 from tests.builders.claude import assistant_record, line, user_record
 from tests.support import SAMPLES, run_cli
@@ -272,3 +272,95 @@ def test_without_pg_trgm_search_says_so_and_reads_every_line(pg: Cluster, tmp_pa
     done = run_cli("search", "scanned", url, "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["total"] == 3
     assert done.stderr.count("\n") == 1 and "pg_trgm" in done.stderr
+
+
+def test_a_results_tool_is_its_last_call_near_far_or_written_escaped(db_url, tmp_path):
+    """``tool:`` takes a result's tool from the last call with its id before it, as the local
+    index does: a call a line before (looked for in the lines just before), one past
+    ``archive_search.NEAR`` bytes (through the chunks' index), and a later call of the same id
+    whose line writes the id with a ``\\u`` escape (a nearer one, which the id as written in
+    the lines just before would pass over)."""
+    project = tmp_path / "claude" / "-w-tools"
+    project.mkdir(parents=True)
+
+    def call(n: int, parent: str, tool: str, call_id: str) -> dict:
+        block = {"type": "tool_use", "id": call_id, "name": tool, "input": {"command": "ls"}}
+        return assistant_record(n, parent, message_id=f"m{n}", blocks=[block])
+
+    def result(n: int, parent: str, call_id: str, text: str) -> dict:
+        return user_record(n, parent, [{"type": "tool_result", "tool_use_id": call_id, "content": text}])
+
+    records = [
+        user_record(1, None, "go"),
+        call(2, "u1", "Bash", "toolu_far"),
+        user_record(3, "u2", "filler " * 20_000),  # (140 KB: the call is past NEAR)
+        result(4, "u3", "toolu_far", "farresult toolword"),
+        call(5, "u4", "Bash", "toolu_dup"),
+        call(6, "u5", "Read", "toolu_dup"),  # (written escaped below: the last call of that id)
+        result(7, "u6", "toolu_dup", "dupresult toolword"),
+        call(8, "u7", "Grep", "toolu_near"),
+        result(9, "u8", "toolu_near", "nearresult toolword"),
+    ]
+    raw = [line(r) for r in records]
+    raw[5] = raw[5].replace(b'"toolu_dup"', b'"toolu_\\u0064up"')
+    (project / "a41a41a4-2222-4aaa-8bbb-000000000042.jsonl").write_bytes(b"".join(raw))
+    assert len(raw[2]) > archive_search.NEAR
+    init(db_url)
+    assert push(db_url, str(tmp_path), "--machine", "m", "--no-redact").returncode == 0
+    for query, hits in [("tool:Bash toolword", 1), ("tool:Read toolword", 1), ("tool:Grep toolword", 1)]:
+        local = _named(_search(query, str(tmp_path)), "")
+        assert _named(_search(query, db_url), f"{db_url}#m") == local and local["total"] == hits, query
+    assert "farresult" in _search("tool:Bash toolword", db_url)["hits"][0]["snippet"]
+    assert "dupresult" in _search("tool:Read toolword", db_url)["hits"][0]["snippet"]
+
+
+def test_a_records_model_is_the_one_named_last_before_it_even_written_escaped(db_url, tmp_path):
+    """``model:`` takes a record's model from the last line naming one before it (read back from
+    the lines holding ``model``): a tool's big output between is passed over, and a line whose
+    key is written ``\\u006dodel`` still names its model."""
+    project = tmp_path / "claude" / "-w-models"
+    project.mkdir(parents=True)
+    first = assistant_record(2, "u1", message_id="m2", model="claude-opus-4-1", blocks=[{"type": "text", "text": "a"}])
+    later = assistant_record(4, "u3", message_id="m4", model="claude-haiku-4-5", blocks=[{"type": "text", "text": "b"}])
+    records = [
+        user_record(1, None, "go"),
+        first,
+        user_record(3, "u2", "output " * 20_000),
+        later,
+        user_record(5, "u4", "modelword after the later one"),
+    ]
+    raw = [line(r) for r in records]
+    raw[3] = raw[3].replace(b'"model":"claude-haiku', b'"\\u006dodel":"claude-haiku')
+    assert b"\\u006dodel" in raw[3]
+    (project / "a41a41a4-3333-4aaa-8bbb-000000000043.jsonl").write_bytes(b"".join(raw))
+    init(db_url)
+    assert push(db_url, str(tmp_path), "--machine", "m", "--no-redact").returncode == 0
+    for query, hits in [("model:haiku modelword", 1), ("model:opus modelword", 0)]:
+        local = _named(_search(query, str(tmp_path)), "")
+        assert _named(_search(query, db_url), f"{db_url}#m") == local and local["total"] == hits, query
+
+
+def test_each_candidate_of_a_file_has_the_model_named_last_before_it(db_url, tmp_path):
+    """A file's candidates come last first, and the model found for one serves the next ones
+    down to the line that names it: one before that line has the model named before it."""
+    project = tmp_path / "claude" / "-w-models"
+    project.mkdir(parents=True)
+
+    def said(n: int, parent: str | None, model: str) -> dict:
+        return assistant_record(n, parent, message_id=f"m{n}", model=model, blocks=[{"type": "text", "text": "ok"}])
+
+    records = [
+        said(1, None, "claude-opus-4-1"),
+        user_record(2, "a1", "everyword one"),
+        said(3, "u2", "claude-haiku-4-5"),
+        user_record(4, "a3", "everyword two"),
+        user_record(5, "u4", "everyword three"),
+        said(6, "u5", "claude-sonnet-4-5"),
+        user_record(7, "a6", "everyword four"),
+    ]
+    (project / "a41a41a4-4444-4aaa-8bbb-000000000044.jsonl").write_bytes(b"".join(map(line, records)))
+    init(db_url)
+    assert push(db_url, str(tmp_path), "--machine", "m", "--no-redact").returncode == 0
+    for query, hits in [("model:opus everyword", 1), ("model:haiku everyword", 2), ("model:sonnet everyword", 1)]:
+        local = _named(_search(query, str(tmp_path)), "")
+        assert _named(_search(query, db_url), f"{db_url}#m") == local and local["total"] == hits, query

@@ -44,13 +44,14 @@ from ..reading.record_text import string_values
 from ..reading.records import BOM, BadLine, parse_object
 from .archive_terms import conditions, like_pattern, pieces
 from .documents import Document, document
-from .query import Query
+from .query import Query, plain_ascii
 from .search import COUNT_BUDGET, Found, Hit, cut_snippet, on_active_branch
 from .secrets_masked import masked
 
 ITERSIZE = 500  # candidate lines fetched at a time
 BACK = 200  # lines read back at a time looking for the model named last
 FIRST_BATCH = 2 << 20  # bytes of the newest files whose candidates are asked first
+NEAR = 64 << 10  # bytes before a result in which its call is looked for first, line by line
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -289,6 +290,8 @@ class _Checker:
         self.query = query
         self.formats: dict[str, Format | None] = {}
         self.branches: dict[str, array[int] | None] = {}
+        # a file's model looked up last: (from where it was looked back, the line naming it or -1, the model)
+        self.models: dict[int, tuple[int, int, str | None]] = {}
 
     def format(self, name: str) -> Format | None:
         if name not in self.formats:
@@ -355,7 +358,22 @@ class _Checker:
         return True
 
     def _tools(self, file_id: int, start: int, call_id: str, fmt: Format) -> dict[str, str]:
-        """call id → tool name of the last call with ``call_id`` before the line at ``start``."""
+        """call id → tool name of the last call with ``call_id`` before the line at ``start``: looked
+        for first in the lines of the NEAR bytes before it (a call is most often a line or a few
+        before its result) that hold the id as it is written, or any ``\\u`` escape (which may write
+        it otherwise), read back from the line before; then, if none there is the call, through the
+        chunks' index in the lines before those."""
+        if plain_ascii(call_id):
+            near = self.conn.execute(
+                "SELECT l.text FROM lines l WHERE l.file_id = %s AND l.start < %s AND l.start >= %s "
+                "AND l.text IS NOT NULL AND (strpos(l.text, %s) > 0 OR strpos(l.text, '\\u') > 0) "
+                "ORDER BY l.start DESC",
+                (file_id, start, start - NEAR, call_id),
+            )
+            named = self._called(near, call_id, fmt)
+            if named is not None:
+                return {call_id: named}
+            start -= NEAR  # (the lines read through: none of them is the call)
         looked = pieces(call_id, word=False)
         holding = " AND ".join(p.clause for p in looked) or "TRUE"
         rows = self.conn.execute(
@@ -364,6 +382,11 @@ class _Checker:
             f"AND {holding}) ORDER BY l.start DESC",
             (file_id, start, file_id, start, *(p.arg for p in looked)),
         )
+        named = self._called(rows, call_id, fmt)
+        return {} if named is None else {call_id: named}
+
+    def _called(self, rows: Any, call_id: str, fmt: Format) -> str | None:
+        """The tool of the first call with ``call_id`` in ``rows`` (lines, the last first)."""
         for (text,) in rows:
             try:
                 record = parse_object(text.encode("utf-8", "surrogatepass"))
@@ -374,19 +397,33 @@ class _Checker:
                 continue
             for call in reversed(calls):
                 if call.id == call_id:
-                    return {call_id: call.name}
-        return {}
+                    return str(call.name)
+        return None
 
     def _model_before(self, file_id: int, start: int, fmt: Format) -> str | None:
-        """The model named last in the file's lines before the one at ``start``."""
+        """The model named last in the file's lines before the one at ``start`` (read back from the
+        lines that hold ``model``, as a line naming one writes its key, or a ``\\u`` escape, which
+        may write it otherwise: not a tool's output of 300 KB between). A file's candidates come
+        last first: one after the line found for the one before and no later than it has its model."""
+        looked = self.models.get(file_id)
+        if looked is not None and looked[1] < start <= looked[0]:
+            return looked[2]
+        named = self._model_looked_back(file_id, start, fmt)
+        self.models[file_id] = (start, *named)
+        return named[1]
+
+    def _model_looked_back(self, file_id: int, start: int, fmt: Format) -> tuple[int, str | None]:
+        """(the line naming it or -1, the model named last before ``start``)."""
+        back = 4  # (the line before most often: a few first, then four times as many, up to BACK)
         while True:
             rows = self.conn.execute(
                 "SELECT start, text FROM lines WHERE file_id = %s AND start < %s AND text IS NOT NULL "
-                "ORDER BY start DESC LIMIT %s",
-                (file_id, start, BACK),
+                "AND (strpos(text, 'model') > 0 OR strpos(text, '\\u') > 0) ORDER BY start DESC LIMIT %s",
+                (file_id, start, back),
             ).fetchall()
+            back = min(back * 4, BACK)
             if not rows:
-                return None
+                return -1, None
             for at, text in rows:
                 start = at
                 try:
@@ -396,4 +433,4 @@ class _Checker:
                 if not fmt.unsearched(record):
                     named = model_named(record)
                     if named:
-                        return named
+                        return at, named

@@ -96,8 +96,8 @@ class Query:
         """The phrases and paths, and the words (lower case), that may_match
         can look for in the bytes (worked out once per query)."""
         if self._plain_terms is None:
-            exact = [t.encode() for t in (*self.phrases, *self.paths) if _plain_ascii(t)]
-            self._plain_terms = (exact, [w.lower().encode() for w in self.words if _plain_ascii(w)])
+            exact = [t.encode() for t in (*self.phrases, *self.paths) if plain_ascii(t)]
+            self._plain_terms = (exact, [w.lower().encode() for w in self.words if plain_ascii(w)])
         return self._plain_terms
 
     def matches(self, text: str) -> bool:
@@ -108,7 +108,8 @@ class Query:
         return all(w.lower() in folded for w in self.words)
 
 
-def _plain_ascii(term: str) -> bool:
+def plain_ascii(term: str) -> bool:
+    """Whether a JSON line writes ``term`` as it is (printable ASCII that JSON does not escape)."""
     return term.isascii() and all(" " <= ch <= "~" and ch not in '"\\/' for ch in term)
 
 
