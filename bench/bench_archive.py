@@ -30,8 +30,10 @@ machines push their sessions into one PostgreSQL database, then search,
 
 The database: ``--db-url`` (it must be empty or an archive; rows are
 added as machines m01…, nothing is removed), else a private cluster
-(tests/archive/postgres.py: fsync off, 32 MB shared buffers, restarted
-with room for N+30 connections), removed at the end. Not part of CI.
+(tests/archive/postgres.py: fsync off; restarted with room for N+30
+connections and ``--shared-buffers``, 2 GB by default, what a server of 8 GB
+would have: the tests' 32 MB makes every query of a database of gigabytes
+read through the kernel's cache), removed at the end. Not part of CI.
 """
 
 from __future__ import annotations
@@ -89,13 +91,15 @@ def say(what: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {what}", flush=True)
 
 
-def more_connections(pg: Cluster, connections: int) -> None:
-    """Restart the private cluster with the tests' settings and room for ``connections``."""
+def more_connections(pg: Cluster, connections: int, shared_buffers: str) -> None:
+    """Restart the private cluster with the tests' settings, room for ``connections`` and
+    ``shared_buffers`` (the tests' 32 MB; a server of the team's, a quarter of its memory)."""
     data, log = os.path.join(pg.root, "data"), os.path.join(pg.root, "server.log")
     pg_ctl = os.path.join(pg.bin, "pg_ctl")
     options = (
         f"-p {pg.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={pg.root} -c fsync=off "
-        f"-c synchronous_commit=off -c full_page_writes=off -c shared_buffers=32MB -c max_connections={connections}"
+        f"-c synchronous_commit=off -c full_page_writes=off -c shared_buffers={shared_buffers} "
+        f"-c max_connections={connections}"
     )
     stop = [pg_ctl, "-D", data, "-m", "fast", "-w", "stop"]
     start = [pg_ctl, "-D", data, "-l", log, "-w", "-o", options, "start"]
@@ -223,6 +227,11 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=0.02, help="seconds between two appends (any machine)")
     parser.add_argument("--no-peer", action="store_true", help="skip agentsview even when installed")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--shared-buffers",
+        default="2GB",
+        help="the private cluster's shared_buffers (default 2GB, as a server of 8 GB would have; the tests: 32MB)",
+    )
     args = parser.parse_args()
     if not args.db_url and (reason := why_not()):
         raise SystemExit(f"bench_archive: {reason} (or give --db-url)")
@@ -249,7 +258,7 @@ def main() -> None:
             url = args.db_url
         else:
             pg = stack.enter_context(cluster())
-            more_connections(pg, args.machines + 30)
+            more_connections(pg, args.machines + 30, args.shared_buffers)
             url = pg.fresh_database("bench_archive")
         cli("archive", "init", url)
         say(f"pushing {args.machines} machines, {args.parallel} at a time")
