@@ -155,3 +155,24 @@ def test_a_batch_holds_its_budget_of_bytes_even_when_its_newest_files_are_small(
     assert [f.id for f in first] == [0, 1, 2]  # (two files of a few KB tell nothing of how rare a word is)
     assert [f.id for f in archive_search._next_batch(files, 3, 1)] == [3]  # (one at least)
     assert [f.id for f in archive_search._next_batch(files, 3, 2 << 20)] == [3, 4]
+
+
+def test_a_search_reads_one_archive_while_a_push_changes_it(db_url, tmp_path, monkeypatch):
+    """The candidates' keys come first and their texts after: a push that commits in between
+    (here, every line deleted) changes neither, the search reads one snapshot."""
+    (tmp_path / "s.jsonl").write_bytes(tree_lines(30, text="snapword"))
+    init(db_url)
+    assert push(db_url, str(tmp_path), "--machine", "m", "--no-redact").returncode == 0
+    texts = archive_search._texts
+    deleted = []
+
+    def texts_after_a_push(conn, group):
+        if not deleted:
+            with psycopg.connect(db_url, autocommit=True) as other:
+                deleted.append(other.execute("DELETE FROM lines").rowcount)
+        return texts(conn, group)
+
+    monkeypatch.setattr(archive_search, "_texts", texts_after_a_push)
+    with connect(db_url, read_only=True) as conn:
+        found = run_archive_query(conn, Where(db_url, []), parse("snapword"), limit=100)
+    assert deleted == [30] and found.total == 30 and len(found.hits) == 30

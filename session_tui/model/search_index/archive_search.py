@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +48,8 @@ from .query import Query, plain_ascii
 from .search import COUNT_BUDGET, Found, Hit, cut_snippet, on_active_branch
 from .secrets_masked import masked
 
-ITERSIZE = 500  # candidate lines fetched at a time
+ITERSIZE = 500  # candidate lines' keys fetched at a time
+TEXTS = 64  # candidate lines' texts fetched at a time, at most
 BACK = 200  # lines read back at a time looking for the model named last
 FIRST_BATCH = 2 << 20  # bytes of the newest files whose candidates are asked first
 NEAR = 64 << 10  # bytes before a result in which its call is looked for first, line by line
@@ -173,15 +174,17 @@ def _budget(read: int, hits: int, limit: int) -> int:
 
 def _candidates(terms: str | None) -> str:
     """The query giving a batch's candidate lines in the batch's order (file, then last line first):
-    the lines whose chunks meet ``terms``, and every line of a file without chunks (or of any, no terms)."""
+    the lines whose chunks meet ``terms``, and every line of a file without chunks (or of any, no terms).
+    Their keys only: a common word's are every line of the batch, sorted, and few of them are read
+    (``_with_text``)."""
     every = (
-        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset, l.text FROM unnest(%s::bigint[]) "
+        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset FROM unnest(%s::bigint[]) "
         "WITH ORDINALITY AS b(id, n) JOIN lines l ON l.file_id = b.id WHERE l.text IS NOT NULL"
     )
     if terms is None:
         return f"{every} ORDER BY 1, 3 DESC"
     chunked = (
-        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset, l.text FROM unnest(%s::bigint[]) "
+        "SELECT b.n, l.file_id, l.start, l.line_no, l.byte_offset FROM unnest(%s::bigint[]) "
         "WITH ORDINALITY AS b(id, n) JOIN (SELECT DISTINCT c.file_id, c.start FROM chunks c "
         f"WHERE c.file_id = ANY(%s) AND {terms}) h ON h.file_id = b.id "
         "JOIN lines l ON l.file_id = h.file_id AND l.start = h.start WHERE l.text IS NOT NULL"
@@ -206,6 +209,9 @@ def _run(
     counting = True
     checking: float | None = None
     with conn.transaction():
+        # one snapshot for every statement: the batches, and the texts read after their keys, see one archive
+        # whatever a push commits meanwhile
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         files = _files(conn, query, where)
         at, read, budget = 0, 0, FIRST_BATCH
         while at < len(files):
@@ -232,7 +238,7 @@ def _run(
             with conn.cursor(name="session_tui_search") as cur:
                 cur.itersize = ITERSIZE
                 cur.execute(sql, args)
-                for _n, file_id, start, line_no, offset, text in cur:
+                for _n, file_id, start, line_no, offset, text in _with_text(conn, cur):
                     file = by_id[file_id]
                     if not counting and len(kept) >= limit and _older(file, kept[-1]):
                         break
@@ -266,6 +272,35 @@ def _run(
         )
     found.took_ms = (time.perf_counter() - began) * 1000
     return found
+
+
+def _with_text(conn: Any, keys: Any) -> Iterator[tuple[Any, ...]]:
+    """``keys`` (candidate lines: batch order, file id, start, ...) each with its text, read a few
+    lines at a time (8, then up to TEXTS), in their order."""
+    size, group = 8, []
+    for row in keys:
+        group.append(row)
+        if len(group) >= size:
+            yield from _texts(conn, group)
+            size, group = min(size * 2, TEXTS), []
+    yield from _texts(conn, group)
+
+
+def _texts(conn: Any, group: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    if not group:
+        return
+    found = dict(
+        ((file_id, start), text)
+        for file_id, start, text in conn.execute(
+            "SELECT l.file_id, l.start, l.text FROM unnest(%s::bigint[], %s::bigint[]) AS k(f, s) "
+            "JOIN lines l ON l.file_id = k.f AND l.start = k.s",
+            ([row[1] for row in group], [row[2] for row in group]),
+        )
+    )
+    for row in group:
+        text = found.get((row[1], row[2]))
+        if text is not None:
+            yield (*row, text)
 
 
 def _older(file: _File, oldest: _Hit) -> bool:
