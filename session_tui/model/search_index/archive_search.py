@@ -290,6 +290,7 @@ def _with_text(conn: Any, keys: Any) -> Iterator[tuple[Any, ...]]:
 
 
 def _texts(conn: Any, group: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """``group``'s rows, each with its line's text (one statement, by the lines' keys)."""
     if not group:
         return
     found = dict(
