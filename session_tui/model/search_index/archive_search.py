@@ -53,6 +53,9 @@ TEXTS = 64  # candidate lines' texts fetched at a time, at most
 BACK = 200  # lines read back at a time looking for the model named last
 FIRST_BATCH = 2 << 20  # bytes of the newest files whose candidates are asked first
 NEAR = 64 << 10  # bytes before a result in which its call is looked for first, line by line
+# a line (``l``) that may hold the ASCII text given (a parameter) in its strings: as written, or behind a
+# ``\u`` escape (JSON escapes no such character otherwise)
+_MAY_HOLD = "(strpos(l.text, %s) > 0 OR strpos(l.text, '\\u') > 0)"
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -405,8 +408,7 @@ class _Checker:
         if plain_ascii(call_id):
             near = self.conn.execute(
                 "SELECT l.text FROM lines l WHERE l.file_id = %s AND l.start < %s AND l.start >= %s "
-                "AND l.text IS NOT NULL AND (strpos(l.text, %s) > 0 OR strpos(l.text, '\\u') > 0) "
-                "ORDER BY l.start DESC",
+                f"AND l.text IS NOT NULL AND {_MAY_HOLD} ORDER BY l.start DESC",
                 (file_id, start, start - NEAR, call_id),
             )
             named = self._called(near, call_id, fmt)
@@ -456,9 +458,9 @@ class _Checker:
         back = 4  # (the line before most often: a few first, then four times as many, up to BACK)
         while True:
             rows = self.conn.execute(
-                "SELECT start, text FROM lines WHERE file_id = %s AND start < %s AND text IS NOT NULL "
-                "AND (strpos(text, 'model') > 0 OR strpos(text, '\\u') > 0) ORDER BY start DESC LIMIT %s",
-                (file_id, start, back),
+                "SELECT l.start, l.text FROM lines l WHERE l.file_id = %s AND l.start < %s AND l.text IS NOT NULL "
+                f"AND {_MAY_HOLD} ORDER BY l.start DESC LIMIT %s",
+                (file_id, start, "model", back),
             ).fetchall()
             back = min(back * 4, BACK)
             if not rows:
