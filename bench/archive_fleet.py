@@ -16,39 +16,44 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
 
 #: appends ``count`` records to each file named after it, round robin, one every ``pace`` seconds, each with the
-#: time it was written ("w")
+#: time it was written ("w", and as the entry's own time: an agent writes its entries as they happen)
 WRITER = r"""
 import json, os, sys, time
+from datetime import datetime, timezone
 pace, count, paths = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 fds = [os.open(p, os.O_WRONLY | os.O_APPEND) for p in paths]
 for k in range(4, 4 + count):
     for fd in fds:
-        record = {"type": "message", "id": f"e{k}", "parentId": f"e{k - 1}", "createdAt": "2026-03-15T19:10:00.000Z",
+        now = time.time()
+        created = datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        record = {"type": "message", "id": f"e{k}", "parentId": f"e{k - 1}", "createdAt": created,
                   "message": {"role": "user" if k % 2 == 0 else "assistant", "content": f"line {k} " + "x" * 300},
-                  "w": time.time()}
+                  "w": now}
         os.write(fd, json.dumps(record).encode() + b"\n")
         time.sleep(pace)
 """
 
 
 def live_file(folder: Path) -> Path:
-    """The file a machine's agent keeps writing during the fleet phase: a tree session of 3 lines."""
+    """The file a machine's agent keeps writing during the fleet phase: a tree session of 3 lines, begun now."""
     path = folder / "live" / "s.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"type": "session", "version": 1, "id": "live", "createdAt": "2026-03-15T19:10:00.000Z"}]
+    created = iso(time.time())
+    lines = [{"type": "session", "version": 1, "id": "live", "createdAt": created}]
     for k in (2, 3):
         lines.append(
             {
                 "type": "message",
                 "id": f"e{k}",
                 "parentId": None if k == 2 else "e2",
-                "createdAt": "2026-03-15T19:10:00.000Z",
+                "createdAt": created,
                 "message": {"role": "user" if k == 2 else "assistant", "content": f"line {k}"},
             }
         )
@@ -122,10 +127,15 @@ def follow_lag(url: str, files: list[Path], appends: int, pace: float) -> list[f
     return sorted(lags.values())
 
 
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def live_sees(url: str, machines: int, cache: Path, timeout: float = 120) -> tuple[float, int]:
-    """(seconds until ``live --json DB_URL`` has shown a session of every machine, machines seen)."""
+    """(seconds until ``live --json DB_URL`` has shown a session of every machine, machines seen), with its
+    default window (2 h): the sessions the fleet wrote lately, not the archive's older ones."""
     env = dict(ENV, SESSION_TUI_CACHE_DIR=str(cache))
-    argv = [sys.executable, "-m", "session_tui", "live", "--json", "--window", "1000d", url]
+    argv = [sys.executable, "-m", "session_tui", "live", "--json", url]
     began = time.perf_counter()
     process = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     seen: set[str] = set()

@@ -119,6 +119,26 @@ def push_all(url: str, folders: dict[str, list[Path]], parallel: int) -> float:
     return time.perf_counter() - began
 
 
+def dated(path: Path, fmt: str) -> None:
+    """``path``'s time set to its last entry's, as an agent's file has it (the generator's is its own run's:
+    every file would look written a moment ago, and ``live`` read the whole archive as live sessions)."""
+    from session_tui.model.entries.view import parse_time
+    from session_tui.model.formats import get_format
+
+    view = get_format(fmt).view
+    with path.open("rb") as f:
+        f.seek(max(0, path.stat().st_size - (1 << 20)))
+        tail = f.read().split(b"\n")
+    for line in reversed(tail[1:] if len(tail) > 1 else tail):
+        try:
+            when = parse_time(view(json.loads(line)).time)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            continue
+        if when is not None:
+            os.utime(path, (when, when))
+            return
+
+
 def sizes(url: str) -> dict[str, float]:
     import psycopg
 
@@ -128,14 +148,15 @@ def sizes(url: str) -> dict[str, float]:
             "SELECT pg_database_size(current_database()) - pg_database_size('template1'), pg_relation_size('lines'), "
             "pg_total_relation_size('lines'), "
             "(SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) FROM pg_index WHERE indrelid = 'lines'::regclass), "
-            "coalesce(pg_relation_size(to_regclass('lines_trigrams')), 0)"
+            "pg_total_relation_size('chunks'), coalesce(pg_relation_size(to_regclass('chunks_trigrams')), 0)"
         ).fetchone()
-    database, heap, total, indexes, trigrams = (float(v) for v in row)
+    database, heap, total, indexes, chunks, trigrams = (float(v) for v in row)
     return {
         "database": database,
         "heap": heap,
         "toast": total - heap - indexes,
         "indexes": indexes,
+        "chunks": chunks - trigrams,
         "trigram": trigrams,
     }
 
@@ -249,6 +270,8 @@ def main() -> None:
         }
         files = [p for f in folders.values() for p in f.rglob("*.jsonl")]
         total = sum(p.stat().st_size for p in files)
+        for path in files:
+            dated(path, path.relative_to(work / "machines").parts[1])
         print(
             f"{args.machines} machines, {total / MB:.0f} MB in {len(files)} files "
             f"(generated in {time.perf_counter() - began:.0f} s)"
@@ -278,8 +301,13 @@ def main() -> None:
         rows.append(
             (
                 "  lines: heap / TOAST / indexes",
-                f"{size['heap'] / MB:.0f} / {size['toast'] / MB:.0f} / {size['indexes'] / MB:.0f} MB "
-                f"(trigram {size['trigram'] / MB:.0f} MB)",
+                f"{size['heap'] / MB:.0f} / {size['toast'] / MB:.0f} / {size['indexes'] / MB:.0f} MB",
+            )
+        )
+        rows.append(
+            (
+                "  chunks: table and key / trigram index",
+                f"{size['chunks'] / MB:.0f} / {size['trigram'] / MB:.0f} MB",
             )
         )
         rows.append(
