@@ -127,9 +127,10 @@ def dated(path: Path, fmt: str) -> None:
 
     view = get_format(fmt).view
     with path.open("rb") as f:
-        f.seek(max(0, path.stat().st_size - (1 << 20)))
+        at = max(0, path.stat().st_size - (1 << 20))
+        f.seek(at)
         tail = f.read().split(b"\n")
-    for line in reversed(tail[1:] if len(tail) > 1 else tail):
+    for line in reversed(tail[1:] if at else tail):  # (from the middle: its first line is a piece)
         try:
             when = parse_time(view(json.loads(line)).time)
         except (ValueError, TypeError, AttributeError, KeyError):
@@ -313,8 +314,8 @@ def main() -> None:
         rows.append(
             (
                 "  per GB of session files",
-                f"database {size['database'] * per_gb / 1e9:.2f} GB, indexes {size['indexes'] * per_gb / 1e9:.2f} GB "
-                f"(trigram {size['trigram'] * per_gb / 1e9:.2f} GB)",
+                f"database {size['database'] * per_gb / 1e9:.2f} GB, of it the trigram index "
+                f"{size['trigram'] * per_gb / 1e9:.2f} GB",
             )
         )
         mix = query_mix(merged(planted), args.queries, rng)
