@@ -16,8 +16,9 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from datetime import UTC, datetime
 from pathlib import Path
+
+from bench_fleet import stamp
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
@@ -45,7 +46,7 @@ def live_file(folder: Path) -> Path:
     """The file a machine's agent keeps writing during the fleet phase: a tree session of 3 lines, begun now."""
     path = folder / "live" / "s.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    created = iso(time.time())
+    created = stamp(time.time())
     lines = [{"type": "session", "version": 1, "id": "live", "createdAt": created}]
     for k in (2, 3):
         lines.append(
@@ -125,10 +126,6 @@ def follow_lag(url: str, files: list[Path], appends: int, pace: float) -> list[f
     if len(lags) < want:
         print(f"  only {len(lags)} of {want} appends reached the archive")
     return sorted(lags.values())
-
-
-def iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def live_sees(url: str, machines: int, cache: Path, timeout: float = 120) -> tuple[float, int]:
